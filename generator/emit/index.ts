@@ -1,0 +1,27 @@
+/** index.ts: one import path for a version's types, validators and tables. */
+
+import type { ProtocolModel } from "../model.js";
+import { schemaName } from "../naming.js";
+import { renderTemplate } from "../templates.js";
+
+/** Names protocol.ts exports; a definition of the same name would make the re-exports ambiguous. */
+const PROTOCOL_EXPORTS = [
+  "PROTOCOL_VERSION",
+  "LIFECYCLE",
+  "protocol",
+  "clientRequests",
+  "serverRequests",
+  "clientNotifications",
+  "serverNotifications",
+  "ClientRequests",
+  "ServerRequests",
+  "ClientNotifications",
+  "ServerNotifications",
+];
+
+export function emitIndex(model: ProtocolModel): Record<string, string> {
+  const taken = new Set(model.definitions.flatMap((d) => [d.name, schemaName(d.name)]));
+  const clash = PROTOCOL_EXPORTS.find((n) => taken.has(n));
+  if (clash) throw new Error(`definition name ${clash} collides with a protocol.ts export`);
+  return { "index.ts": renderTemplate("index.ts", {}) };
+}

@@ -1,0 +1,45 @@
+/**
+ * protocol.ts: the version string, the lifecycle style and the method tables (method → direction,
+ * handler name, params/result validators, gating capability), as values for the runtime and as
+ * interfaces for the compiler. Tables follow the schema's four unions, so a method sent both ways
+ * (ping, progress, cancelled) has one entry per direction.
+ */
+
+import type { MethodModel, ProtocolModel } from "../model.js";
+import { schemaName } from "../naming.js";
+import { renderTemplate } from "../templates.js";
+
+const TABLES = [
+  { name: "clientRequests", typeName: "ClientRequests", kind: "request", direction: "client-to-server", doc: "Requests a client sends and a server handles." },
+  { name: "serverRequests", typeName: "ServerRequests", kind: "request", direction: "server-to-client", doc: "Requests a server sends and a client handles." },
+  { name: "clientNotifications", typeName: "ClientNotifications", kind: "notification", direction: "client-to-server", doc: "Notifications a client sends." },
+  { name: "serverNotifications", typeName: "ServerNotifications", kind: "notification", direction: "server-to-client", doc: "Notifications a server sends." },
+] as const;
+
+export function emitProtocol(model: ProtocolModel): Record<string, string> {
+  const defs = new Map(model.definitions.map((d) => [d.name, d.schema]));
+  const entry = (m: MethodModel) => {
+    const message = defs.get(m.definition)!;
+    if (!message.properties || message.ref || message.anyOf || message.allOf || message.oneOf) {
+      // `.shape.params` needs the message to be a plain object schema.
+      throw new Error(`${message.pointer}: message ${m.definition} is not a plain object schema`);
+    }
+    return {
+      method: m.method,
+      direction: m.direction,
+      handler: m.handler,
+      messageSchema: schemaName(m.definition),
+      result: m.result ? schemaName(m.result) : null,
+      resultType: m.result,
+      delivery: m.delivery,
+      paramsType: m.params ? `${m.definition}["params"]` : "undefined",
+      capability: m.capability ? JSON.stringify(m.capability) : "null",
+    };
+  };
+  const tables = TABLES.map((t) => ({
+    ...t,
+    entries: model.methods.filter((m) => m.kind === t.kind && m.direction === t.direction).map(entry),
+  }));
+  const text = renderTemplate("protocol.ts", { version: model.protocolVersion, lifecycle: model.lifecycle, tables });
+  return { "protocol.ts": text };
+}

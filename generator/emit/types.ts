@@ -1,0 +1,71 @@
+/**
+ * types.ts: every definition as an exported TypeScript type, with doc comments from descriptions, written
+ * by json-schema-to-typescript. Each `$ref` is handed to it as a named type (`tsType`), so it never
+ * dereferences: a definition is emitted once under its own name (no `Annotations1`, `Annotations2`).
+ */
+
+import { compile, type JSONSchema } from "json-schema-to-typescript";
+import type { SchemaNode } from "../load.js";
+import type { ProtocolModel } from "../model.js";
+import { renderTemplate } from "../templates.js";
+
+const ROOT = "__McpCodegenRoot";
+
+export async function emitTypes(model: ProtocolModel): Promise<Record<string, string>> {
+  const definitions: Record<string, JSONSchema> = {};
+  for (const def of model.definitions) definitions[def.name] = toJsonSchema(def.schema);
+  const out = await compile({ title: ROOT, type: "object", additionalProperties: false, definitions }, ROOT, {
+    bannerComment: "",
+    unreachableDefinitions: true,
+    declareExternallyReferenced: true,
+    // zod infers arrays, not tuples, for minItems/maxItems; the two must agree (see the parity test).
+    ignoreMinAndMaxItems: true,
+    format: false,
+    strictIndexSignatures: false,
+  });
+  return { "types.ts": renderTemplate("types.ts", { body: tidy(out) }) };
+}
+
+/** Drops the synthetic root and the library's "referenced by" notes, which name that root. */
+function tidy(text: string): string {
+  return text
+    .replace(new RegExp(`export interface ${ROOT} \\{\\}\\n?`), "")
+    .replace(/\n \*\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g, "")
+    .replace(/\/\*\*\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g, "");
+}
+
+/** The parsed node back as JSON Schema for the library, with references as named types. */
+function toJsonSchema(node: SchemaNode): JSONSchema {
+  if (node.bool !== undefined) return node.bool ? {} : { not: {} };
+  const out: JSONSchema = {};
+  if (node.description !== undefined) out.description = node.description;
+  if (node.deprecated) out.deprecated = true;
+  if (node.ref) {
+    if (Object.keys(node).every((k) => k === "pointer" || k === "ref" || k === "description")) {
+      out.tsType = node.ref;
+      return out;
+    }
+    // 2020-12 lets `$ref` sit beside other keywords: both apply, as an intersection.
+    const { ref, description: _, ...rest } = node;
+    out.allOf = [{ tsType: ref }, toJsonSchema(rest)];
+    return out;
+  }
+  if (node.type) out.type = node.type.length === 1 ? node.type[0] : node.type;
+  if (node.hasConst) out.const = node.const;
+  if (node.enum) out.enum = node.enum;
+  if (node.properties) {
+    out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, toJsonSchema(v)]));
+  }
+  if (node.required) out.required = node.required;
+  if (node.additionalProperties) out.additionalProperties = toJsonSchema(node.additionalProperties);
+  if (node.patternProperties) {
+    out.patternProperties = Object.fromEntries(
+      Object.entries(node.patternProperties).map(([k, v]) => [k, toJsonSchema(v)]),
+    );
+  }
+  if (node.items) out.items = toJsonSchema(node.items);
+  if (node.anyOf) out.anyOf = node.anyOf.map(toJsonSchema);
+  if (node.oneOf) out.oneOf = node.oneOf.map(toJsonSchema);
+  if (node.allOf) out.allOf = node.allOf.map(toJsonSchema);
+  return out;
+}

@@ -1,0 +1,222 @@
+/**
+ * schemas.ts: one zod v4 validator `<Name>Schema` per definition, accepting exactly what the JSON Schema
+ * accepts (the ajv differential test holds it to that). Objects are never stripped: open objects are
+ * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
+ */
+
+import type { Json, SchemaNode } from "../load.js";
+import type { ProtocolModel } from "../model.js";
+import { propertyKey, schemaName } from "../naming.js";
+import { renderTemplate } from "../templates.js";
+
+export function emitZod(model: ProtocolModel): Record<string, string> {
+  const byName = new Map(model.definitions.map((d) => [d.name, d]));
+  const order = topologicalOrder(model);
+  const emitted = new Set<string>();
+  const recursive = recursiveDefinitions(model);
+  const helpers = new Set<string>();
+
+  const blocks = order.map((name) => {
+    const def = byName.get(name)!;
+    const ctx: Ctx = { emitted, helpers };
+    const body = expr(def.schema, ctx);
+    emitted.add(name);
+    // A recursive validator needs its type spelled out: inference cannot see through z.lazy cycles.
+    const annotation = recursive.has(name) ? `: z.ZodType<T.${name}>` : "";
+    return `export const ${schemaName(name)}${annotation} = ${body};`;
+  });
+
+  const text = renderTemplate("schemas.ts", {
+    helpers: [...helpers].sort().join(", "),
+    typesImport: recursive.size > 0,
+    blocks: blocks.join("\n\n"),
+  });
+  return { "schemas.ts": text };
+}
+
+interface Ctx {
+  emitted: Set<string>;
+  helpers: Set<string>;
+}
+
+function expr(node: SchemaNode, ctx: Ctx): string {
+  if (node.bool === true) return "z.unknown()";
+  if (node.bool === false) return "z.never()";
+  const parts: string[] = [];
+  const base = typedExpr(node, ctx);
+  if (base) parts.push(base);
+  if (node.ref) parts.push(ctx.emitted.has(node.ref) ? schemaName(node.ref) : `z.lazy(() => ${schemaName(node.ref)})`);
+  if (node.anyOf) parts.push(union(node.anyOf.map((n) => expr(n, ctx))));
+  if (node.oneOf) {
+    const options = node.oneOf.map((n) => expr(n, ctx));
+    if (options.length === 1) parts.push(options[0]!);
+    else {
+      ctx.helpers.add("oneOf");
+      parts.push(`oneOf([${options.join(", ")}])`);
+    }
+  }
+  for (const n of node.allOf ?? []) parts.push(expr(n, ctx));
+  if (parts.length === 0) return "z.unknown()";
+  return parts.reduce((acc, p) => `z.intersection(${acc}, ${p})`);
+}
+
+const union = (options: string[]): string => (options.length === 1 ? options[0]! : `z.union([${options.join(", ")}])`);
+
+/** The constraint from type/const/enum and the keywords of each type; undefined when there is none. */
+function typedExpr(node: SchemaNode, ctx: Ctx): string | undefined {
+  const allowed = (v: Json): boolean => !node.type || node.type.some((t) => isOfType(v, t));
+  if (node.hasConst) return allowed(node.const!) ? literal(node.const!, ctx) : "z.never()";
+  if (node.enum) {
+    const values = node.enum.filter(allowed);
+    if (values.length === 0) return "z.never()";
+    if (values.every((v) => typeof v === "string")) return `z.enum(${JSON.stringify(values)})`;
+    return union(values.map((v) => literal(v, ctx)));
+  }
+  if (!node.type) return undefined;
+  return union(node.type.map((t) => typeBranch(t, node, ctx)));
+}
+
+function typeBranch(type: string, node: SchemaNode, ctx: Ctx): string {
+  switch (type) {
+    case "string":
+      return stringExpr(node, ctx);
+    case "number":
+      return `z.number()${bounds(node)}`;
+    case "integer":
+      ctx.helpers.add("integer");
+      return `integer()${bounds(node)}`;
+    case "boolean":
+      return "z.boolean()";
+    case "null":
+      return "z.null()";
+    case "array": {
+      const items = node.items ? expr(node.items, ctx) : "z.unknown()";
+      const min = node.minItems === undefined ? "" : `.min(${node.minItems})`;
+      const max = node.maxItems === undefined ? "" : `.max(${node.maxItems})`;
+      return `z.array(${items})${min}${max}`;
+    }
+    case "object":
+      return objectExpr(node, ctx);
+    default:
+      throw new Error(`unreachable type ${type}`);
+  }
+}
+
+function stringExpr(node: SchemaNode, ctx: Ctx): string {
+  const checks: string[] = [];
+  if (node.minLength !== undefined) {
+    ctx.helpers.add("minLength");
+    checks.push(`minLength(${node.minLength})`);
+  }
+  if (node.maxLength !== undefined) {
+    ctx.helpers.add("maxLength");
+    checks.push(`maxLength(${node.maxLength})`);
+  }
+  if (node.pattern !== undefined) checks.push(`z.regex(new RegExp(${JSON.stringify(node.pattern)}, "u"))`);
+  if (node.format !== undefined) {
+    ctx.helpers.add("format");
+    checks.push(`format(${JSON.stringify(node.format)})`);
+  }
+  return checks.length === 0 ? "z.string()" : `z.string().check(${checks.join(", ")})`;
+}
+
+function bounds(node: SchemaNode): string {
+  let out = "";
+  if (node.minimum !== undefined) out += `.gte(${node.minimum})`;
+  if (node.exclusiveMinimum !== undefined) out += `.gt(${node.exclusiveMinimum})`;
+  if (node.maximum !== undefined) out += `.lte(${node.maximum})`;
+  if (node.exclusiveMaximum !== undefined) out += `.lt(${node.exclusiveMaximum})`;
+  return out;
+}
+
+function objectExpr(node: SchemaNode, ctx: Ctx): string {
+  const required = new Set(node.required ?? []);
+  const props = node.properties ?? {};
+  const entries = Object.entries(props).map(([key, schema]) => {
+    const value = expr(schema, ctx);
+    return `${propertyKey(key)}: ${required.has(key) ? value : `${value}.optional()`}`;
+  });
+  // `required` may name properties the object does not describe: present, with any value.
+  for (const key of required) if (!(key in props)) entries.push(`${propertyKey(key)}: z.unknown()`);
+  const shape = `{ ${entries.join(", ")} }`;
+  const additional = node.additionalProperties;
+  const open = additional === undefined || additional.bool === true || isEmptySchema(additional);
+
+  if (node.patternProperties) {
+    ctx.helpers.add("patternProperties");
+    const patterns = Object.entries(node.patternProperties).map(
+      ([re, schema]) => `[new RegExp(${JSON.stringify(re)}, "u"), ${expr(schema, ctx)}]`,
+    );
+    const extra = open ? "undefined" : additional.bool === false ? "false" : expr(additional, ctx);
+    const declared = JSON.stringify([...new Set([...Object.keys(props), ...required])]);
+    return `z.looseObject(${shape}).check(patternProperties(${declared}, [${patterns.join(", ")}], ${extra}))`;
+  }
+  if (open) return `z.looseObject(${shape})`;
+  if (additional.bool === false) return `z.strictObject(${shape})`;
+  return `z.object(${shape}).catchall(${expr(additional, ctx)})`;
+}
+
+function isEmptySchema(node: SchemaNode): boolean {
+  return Object.keys(node).every((k) => k === "pointer" || k === "description");
+}
+
+function literal(value: Json, ctx: Ctx): string {
+  if (value === null) return "z.null()";
+  if (typeof value === "object") {
+    ctx.helpers.add("constant");
+    return `constant(${JSON.stringify(value)} as const)`;
+  }
+  return `z.literal(${JSON.stringify(value)})`;
+}
+
+function isOfType(value: Json, type: string): boolean {
+  switch (type) {
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    default:
+      return typeof value === type;
+  }
+}
+
+/** Definitions in dependency order (a definition after what it references), ties broken by name. */
+export function topologicalOrder(model: ProtocolModel): string[] {
+  const refs = new Map(model.definitions.map((d) => [d.name, d.refs]));
+  const out: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string) => {
+    if (state.has(name)) return;
+    state.set(name, "visiting");
+    for (const r of refs.get(name) ?? []) visit(r);
+    state.set(name, "done");
+    out.push(name);
+  };
+  for (const name of [...refs.keys()].sort()) visit(name);
+  return out;
+}
+
+/** Definitions that can reach themselves through references. */
+export function recursiveDefinitions(model: ProtocolModel): Set<string> {
+  const refs = new Map(model.definitions.map((d) => [d.name, d.refs]));
+  const out = new Set<string>();
+  for (const start of refs.keys()) {
+    const seen = new Set<string>();
+    const stack = [...(refs.get(start) ?? [])];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (n === start) {
+        out.add(start);
+        break;
+      }
+      if (seen.has(n)) continue;
+      seen.add(n);
+      stack.push(...(refs.get(n) ?? []));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,293 @@
+/**
+ * Strict parse of an MCP schema.json (draft-07 `definitions` or 2020-12 `$defs`) into a typed tree.
+ * Anything the emitters could not honour exactly is an error naming the file and the JSON pointer:
+ * silently ignoring a keyword would make the zod validators looser than the schema.
+ */
+
+export type Dialect = "draft-07" | "2020-12";
+export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** One schema position. `pointer` is its JSON pointer in the source document. */
+export interface SchemaNode {
+  pointer: string;
+  /** `true` / `false` boolean schemas; `{}` is `{ bool: undefined }` with no keywords. */
+  bool?: boolean;
+  ref?: string;
+  type?: JsonType[];
+  const?: Json;
+  hasConst?: boolean;
+  enum?: Json[];
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  additionalProperties?: SchemaNode;
+  patternProperties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  minItems?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+  description?: string;
+  deprecated?: boolean;
+}
+
+export interface ParsedSchema {
+  file: string;
+  dialect: Dialect;
+  /** Where definitions live: `definitions` (draft-07) or `$defs` (2020-12). */
+  defsKey: "definitions" | "$defs";
+  definitions: Record<string, SchemaNode>;
+}
+
+export class SchemaLoadError extends Error {
+  constructor(
+    readonly file: string,
+    readonly pointer: string,
+    readonly reason: string,
+  ) {
+    super(`${file}#${pointer}: ${reason}`);
+    this.name = "SchemaLoadError";
+  }
+}
+
+const DIALECTS: Record<string, Dialect> = {
+  "http://json-schema.org/draft-07/schema#": "draft-07",
+  "http://json-schema.org/draft-07/schema": "draft-07",
+  "https://json-schema.org/draft/2020-12/schema": "2020-12",
+};
+
+const JSON_TYPES = new Set<string>(["string", "number", "integer", "boolean", "object", "array", "null"]);
+
+/** Keywords that only annotate: accepted and, where useful (description), kept. */
+const ANNOTATIONS = new Set(["description", "title", "default", "examples", "deprecated", "$comment"]);
+
+/** Formats the zod emitter asserts; any other format is refused rather than silently unchecked. */
+export const SUPPORTED_FORMATS = new Set(["uri", "uri-template", "byte"]);
+
+export function escapePointer(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** Parse schema text. Throws SchemaLoadError on anything not JSON, not an MCP JSON Schema, or unsupported. */
+export function parseSchema(text: string, file: string): ParsedSchema {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new SchemaLoadError(file, "", `not valid JSON (${(e as Error).message})`);
+  }
+  if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  const declared = doc.$schema;
+  if (typeof declared !== "string") {
+    throw new SchemaLoadError(file, "/$schema", "not a JSON Schema: `$schema` is missing");
+  }
+  const dialect = DIALECTS[declared];
+  if (!dialect) {
+    throw new SchemaLoadError(file, "/$schema", `unsupported JSON Schema dialect ${JSON.stringify(declared)}`);
+  }
+  const defsKey = dialect === "draft-07" ? "definitions" : "$defs";
+  const rawDefs = doc[defsKey];
+  if (!isObject(rawDefs)) {
+    throw new SchemaLoadError(file, `/${defsKey}`, `not an MCP schema: no \`${defsKey}\` object`);
+  }
+  for (const key of Object.keys(doc)) {
+    if (key !== "$schema" && key !== defsKey && !ANNOTATIONS.has(key)) {
+      throw new SchemaLoadError(file, `/${escapePointer(key)}`, `unsupported top-level keyword \`${key}\``);
+    }
+  }
+  const ctx: Ctx = { file, dialect, defsKey, names: new Set(Object.keys(rawDefs)) };
+  const definitions: Record<string, SchemaNode> = {};
+  for (const name of Object.keys(rawDefs).sort()) {
+    definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx);
+  }
+  return { file, dialect, defsKey, definitions };
+}
+
+interface Ctx {
+  file: string;
+  dialect: Dialect;
+  defsKey: string;
+  names: Set<string>;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
+  if (typeof raw === "boolean") return { pointer, bool: raw };
+  if (!isObject(raw)) throw new SchemaLoadError(ctx.file, pointer, "a schema must be an object or a boolean");
+  const node: SchemaNode = { pointer };
+  const fail = (key: string, reason: string): never => {
+    throw new SchemaLoadError(ctx.file, `${pointer}/${escapePointer(key)}`, reason);
+  };
+  const sub = (key: string, v: unknown) => parseNode(v, `${pointer}/${escapePointer(key)}`, ctx);
+  const nonNegInt = (key: string, v: unknown): number =>
+    typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(key, "must be a non-negative integer");
+  const num = (key: string, v: unknown): number =>
+    typeof v === "number" && Number.isFinite(v) ? v : fail(key, "must be a number");
+  const schemaList = (key: string, v: unknown): SchemaNode[] =>
+    Array.isArray(v) && v.length > 0
+      ? v.map((x, i) => parseNode(x, `${pointer}/${escapePointer(key)}/${i}`, ctx))
+      : fail(key, "must be a non-empty array of schemas");
+  const schemaMap = (key: string, v: unknown): Record<string, SchemaNode> => {
+    if (!isObject(v)) return fail(key, "must be an object of schemas");
+    const out: Record<string, SchemaNode> = {};
+    for (const k of Object.keys(v)) {
+      out[k] = parseNode(v[k], `${pointer}/${escapePointer(key)}/${escapePointer(k)}`, ctx);
+    }
+    return out;
+  };
+
+  for (const [key, value] of Object.entries(raw)) {
+    switch (key) {
+      case "$ref":
+        node.ref = resolveRef(value, `${pointer}/$ref`, ctx);
+        break;
+      case "type": {
+        const list = Array.isArray(value) ? value : [value];
+        if (list.length === 0 || !list.every((t) => typeof t === "string" && JSON_TYPES.has(t))) {
+          fail(key, `unknown type ${JSON.stringify(value)}`);
+        }
+        node.type = list as JsonType[];
+        break;
+      }
+      case "const":
+        node.const = value as Json;
+        node.hasConst = true;
+        break;
+      case "enum":
+        if (!Array.isArray(value) || value.length === 0) fail(key, "must be a non-empty array");
+        node.enum = value as Json[];
+        break;
+      case "properties":
+        node.properties = schemaMap(key, value);
+        break;
+      case "patternProperties":
+        node.patternProperties = schemaMap(key, value);
+        for (const p of Object.keys(node.patternProperties)) checkPattern(p, `${pointer}/patternProperties`, ctx);
+        break;
+      case "required":
+        if (!Array.isArray(value) || !value.every((x) => typeof x === "string")) {
+          fail(key, "must be an array of strings");
+        }
+        node.required = value as string[];
+        break;
+      case "additionalProperties":
+        node.additionalProperties = sub(key, value);
+        break;
+      case "items":
+        if (Array.isArray(value)) fail(key, "tuple `items` is not supported");
+        node.items = sub(key, value);
+        break;
+      case "minItems":
+      case "maxItems":
+      case "minLength":
+      case "maxLength":
+        node[key] = nonNegInt(key, value);
+        break;
+      case "minimum":
+      case "maximum":
+        node[key] = num(key, value);
+        break;
+      case "exclusiveMinimum":
+      case "exclusiveMaximum":
+        if (typeof value === "boolean") fail(key, "draft-04 boolean form is not supported");
+        node[key] = num(key, value);
+        break;
+      case "pattern":
+        if (typeof value !== "string") fail(key, "must be a string");
+        checkPattern(value as string, `${pointer}/pattern`, ctx);
+        node.pattern = value as string;
+        break;
+      case "format":
+        if (typeof value !== "string" || !SUPPORTED_FORMATS.has(value)) {
+          fail(key, `unsupported format ${JSON.stringify(value)} (supported: ${[...SUPPORTED_FORMATS].join(", ")})`);
+        }
+        node.format = value as string;
+        break;
+      case "anyOf":
+      case "oneOf":
+      case "allOf":
+        node[key] = schemaList(key, value);
+        break;
+      case "description":
+        if (typeof value !== "string") fail(key, "must be a string");
+        node.description = value as string;
+        break;
+      case "deprecated":
+        node.deprecated = value === true;
+        break;
+      default:
+        if (!ANNOTATIONS.has(key)) fail(key, `unsupported keyword \`${key}\``);
+    }
+  }
+  checkTypedKeywords(node, fail);
+  // In draft-07 `$ref` replaces its siblings; only annotations survive.
+  if (ctx.dialect === "draft-07" && node.ref !== undefined) {
+    return { pointer, ref: node.ref, ...(node.description === undefined ? {} : { description: node.description }) };
+  }
+  return node;
+}
+
+/** Keywords that constrain only values of one type; which JSON type each belongs to. */
+const TYPED_KEYWORDS: Record<string, JsonType[]> = {
+  properties: ["object"],
+  required: ["object"],
+  additionalProperties: ["object"],
+  patternProperties: ["object"],
+  items: ["array"],
+  minItems: ["array"],
+  maxItems: ["array"],
+  minLength: ["string"],
+  maxLength: ["string"],
+  pattern: ["string"],
+  format: ["string"],
+  minimum: ["number", "integer"],
+  maximum: ["number", "integer"],
+  exclusiveMinimum: ["number", "integer"],
+  exclusiveMaximum: ["number", "integer"],
+};
+
+/**
+ * Such keywords pass every value of another type. The emitters attach them to the matching `type` branch,
+ * so a node using them must declare that type; the official schemas always do.
+ */
+function checkTypedKeywords(node: SchemaNode, fail: (key: string, reason: string) => never): void {
+  for (const [key, types] of Object.entries(TYPED_KEYWORDS)) {
+    if (node[key as keyof SchemaNode] === undefined) continue;
+    if (!node.type?.some((t) => types.includes(t))) {
+      fail(key, `\`${key}\` without \`type: ${types.join(" | ")}\` is not supported`);
+    }
+  }
+}
+
+function resolveRef(value: unknown, pointer: string, ctx: Ctx): string {
+  if (typeof value !== "string") throw new SchemaLoadError(ctx.file, pointer, "`$ref` must be a string");
+  const prefix = `#/${ctx.defsKey}/`;
+  if (!value.startsWith(prefix)) {
+    throw new SchemaLoadError(ctx.file, pointer, `unsupported \`$ref\` ${JSON.stringify(value)} (expected ${prefix}<Name>)`);
+  }
+  const name = value.slice(prefix.length).replaceAll("~1", "/").replaceAll("~0", "~");
+  if (!ctx.names.has(name)) {
+    throw new SchemaLoadError(ctx.file, pointer, `dangling \`$ref\` ${JSON.stringify(value)}: no such definition`);
+  }
+  return name;
+}
+
+function checkPattern(pattern: string, pointer: string, ctx: Ctx): void {
+  try {
+    new RegExp(pattern, "u");
+  } catch (e) {
+    throw new SchemaLoadError(ctx.file, pointer, `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`);
+  }
+}

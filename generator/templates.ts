@@ -1,0 +1,22 @@
+/** Handlebars templates for the skeletons of emitted files (`templates/generated/<file>.hbs`). */
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import Handlebars from "handlebars";
+
+const TEMPLATE_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
+const cache = new Map<string, HandlebarsTemplateDelegate>();
+const handlebars = Handlebars.create();
+handlebars.registerHelper("json", (value: unknown) => JSON.stringify(value));
+
+/** Renders `templates/generated/<file>.hbs`. Output is code, so nothing is HTML-escaped. */
+export function renderTemplate(file: string, data: object, folder = "generated"): string {
+  const key = `${folder}/${file}`;
+  let template = cache.get(key);
+  if (!template) {
+    const source = readFileSync(`${TEMPLATE_DIR}${key}.hbs`, "utf8");
+    template = handlebars.compile(source, { noEscape: true, strict: true });
+    cache.set(key, template);
+  }
+  return template(data);
+}

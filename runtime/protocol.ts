@@ -1,0 +1,41 @@
+/**
+ * The shape of the method tables every generated protocol.ts exports. The runtime reads only these
+ * tables and the version string it is handed; it names no protocol version itself.
+ */
+
+import type * as z from "zod";
+
+export type Direction = "client-to-server" | "server-to-client";
+
+export interface CapabilityRef {
+  /** Whose capabilities object declares it: a request's receiver, a notification's sender. */
+  readonly side: "client" | "server";
+  readonly path: readonly string[];
+}
+
+export interface MethodEntry {
+  readonly method: string;
+  readonly direction: Direction;
+  /** Name of the handler that serves it in the generated handler interfaces. */
+  readonly handler: string;
+  /** Validates the message's `params` member (absent params included where the schema allows it). */
+  readonly params: z.ZodType;
+  readonly capability: CapabilityRef | null;
+}
+
+export interface RequestEntry extends MethodEntry {
+  readonly result: z.ZodType;
+  /** `input`: sent inside an InputRequiredResult rather than as a JSON-RPC request (2026-07-28 on). */
+  readonly delivery: "message" | "input";
+}
+
+export type NotificationEntry = MethodEntry;
+
+export interface ProtocolTables {
+  readonly version: string;
+  readonly lifecycle: "initialize" | "discover";
+  readonly clientRequests: Readonly<Record<string, RequestEntry>>;
+  readonly serverRequests: Readonly<Record<string, RequestEntry>>;
+  readonly clientNotifications: Readonly<Record<string, NotificationEntry>>;
+  readonly serverNotifications: Readonly<Record<string, NotificationEntry>>;
+}

@@ -1,0 +1,49 @@
+import registry from "./versions.json" with { type: "json" };
+
+export type Dialect = "draft-07" | "2020-12";
+export type VersionStatus = "released" | "draft";
+
+export interface VersionEntry {
+  /** The version string spoken on the wire (the draft's differs from its folder name). */
+  readonly protocolVersion: string;
+  readonly url: string;
+  readonly sha256: string;
+  readonly dialect: Dialect;
+  readonly status: VersionStatus;
+}
+
+interface Registry {
+  readonly default: string;
+  readonly versions: Readonly<Record<string, VersionEntry>>;
+}
+
+// JSON imports type string fields as plain `string`; versions.json is checked by test/schema/registry.test.ts.
+const data = registry as Registry;
+for (const entry of Object.values(data.versions)) Object.freeze(entry);
+Object.freeze(data.versions);
+
+export const defaultVersion: string = data.default;
+
+// Released versions are ISO dates, so string order is date order; drafts sort after every release.
+const ordered: readonly string[] = Object.keys(data.versions).sort((a, b) => {
+  const da = data.versions[a]!.status === "draft";
+  const db = data.versions[b]!.status === "draft";
+  if (da !== db) return da ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+});
+
+export function listVersions(): string[] {
+  return [...ordered];
+}
+
+export function getVersion(version: string): VersionEntry | undefined {
+  // hasOwn keeps "constructor" and friends from resolving through the prototype.
+  return Object.hasOwn(data.versions, version) ? data.versions[version] : undefined;
+}
+
+// Several versions can share one file (draft equals the newest release until it diverges);
+// the earliest in listVersions order wins, so a released version is preferred over the draft.
+export function knownVersionForSha256(sha256: string): string | undefined {
+  const wanted = sha256.toLowerCase();
+  return ordered.find((v) => data.versions[v]!.sha256 === wanted);
+}
