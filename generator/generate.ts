@@ -37,7 +37,11 @@ export async function generate(input: SchemaInput): Promise<Generated> {
   const used = new Set<string>();
   const model = buildModel(
     parsed,
-    { protocolVersion: input.protocolVersion, schemaSha256: input.sha256, generatorVersion: GENERATOR_VERSION },
+    {
+      protocolVersion: input.protocolVersion,
+      schemaSha256: input.sha256,
+      generatorVersion: GENERATOR_VERSION,
+    },
     used,
   );
   const raw = {

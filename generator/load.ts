@@ -92,7 +92,11 @@ export function parseSchema(text: string, file: string): ParsedSchema {
   }
   const dialect = DIALECTS[declared];
   if (!dialect) {
-    throw new SchemaLoadError(file, "/$schema", `unsupported JSON Schema dialect ${JSON.stringify(declared)}`);
+    throw new SchemaLoadError(
+      file,
+      "/$schema",
+      `unsupported JSON Schema dialect ${JSON.stringify(declared)}`,
+    );
   }
   const defsKey = dialect === "draft-07" ? "definitions" : "$defs";
   const rawDefs = doc[defsKey];
@@ -174,7 +178,8 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
         break;
       case "patternProperties":
         node.patternProperties = schemaMap(key, value);
-        for (const p of Object.keys(node.patternProperties)) checkPattern(p, `${pointer}/patternProperties`, ctx);
+        for (const p of Object.keys(node.patternProperties))
+          checkPattern(p, `${pointer}/patternProperties`, ctx);
         break;
       case "required":
         if (!Array.isArray(value) || !value.every((x) => typeof x === "string")) {
@@ -211,7 +216,10 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
         break;
       case "format":
         if (typeof value !== "string" || !SUPPORTED_FORMATS.has(value)) {
-          fail(key, `unsupported format ${JSON.stringify(value)} (supported: ${[...SUPPORTED_FORMATS].join(", ")})`);
+          fail(
+            key,
+            `unsupported format ${JSON.stringify(value)} (supported: ${[...SUPPORTED_FORMATS].join(", ")})`,
+          );
         }
         node.format = value as string;
         break;
@@ -234,7 +242,11 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
   checkTypedKeywords(node, fail);
   // In draft-07 `$ref` replaces its siblings; only annotations survive.
   if (ctx.dialect === "draft-07" && node.ref !== undefined) {
-    return { pointer, ref: node.ref, ...(node.description === undefined ? {} : { description: node.description }) };
+    return {
+      pointer,
+      ref: node.ref,
+      ...(node.description === undefined ? {} : { description: node.description }),
+    };
   }
   return node;
 }
@@ -275,11 +287,19 @@ function resolveRef(value: unknown, pointer: string, ctx: Ctx): string {
   if (typeof value !== "string") throw new SchemaLoadError(ctx.file, pointer, "`$ref` must be a string");
   const prefix = `#/${ctx.defsKey}/`;
   if (!value.startsWith(prefix)) {
-    throw new SchemaLoadError(ctx.file, pointer, `unsupported \`$ref\` ${JSON.stringify(value)} (expected ${prefix}<Name>)`);
+    throw new SchemaLoadError(
+      ctx.file,
+      pointer,
+      `unsupported \`$ref\` ${JSON.stringify(value)} (expected ${prefix}<Name>)`,
+    );
   }
   const name = value.slice(prefix.length).replaceAll("~1", "/").replaceAll("~0", "~");
   if (!ctx.names.has(name)) {
-    throw new SchemaLoadError(ctx.file, pointer, `dangling \`$ref\` ${JSON.stringify(value)}: no such definition`);
+    throw new SchemaLoadError(
+      ctx.file,
+      pointer,
+      `dangling \`$ref\` ${JSON.stringify(value)}: no such definition`,
+    );
   }
   return name;
 }
@@ -288,6 +308,10 @@ function checkPattern(pattern: string, pointer: string, ctx: Ctx): void {
   try {
     new RegExp(pattern, "u");
   } catch (e) {
-    throw new SchemaLoadError(ctx.file, pointer, `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`);
+    throw new SchemaLoadError(
+      ctx.file,
+      pointer,
+      `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`,
+    );
   }
 }

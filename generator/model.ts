@@ -77,12 +77,17 @@ export class ModelError extends Error {
 }
 
 /** Builds the model; `used` receives the `<TABLE>:<key>` of every table entry consulted. */
-export function buildModel(parsed: ParsedSchema, meta: ModelMeta, used: Set<string> = new Set()): ProtocolModel {
+export function buildModel(
+  parsed: ParsedSchema,
+  meta: ModelMeta,
+  used: Set<string> = new Set(),
+): ProtocolModel {
   const defs = parsed.definitions;
   const fail = (pointer: string, reason: string): never => {
     throw new ModelError(parsed.file, pointer, reason);
   };
-  const def = (name: string): SchemaNode => defs[name] ?? fail(`/${parsed.defsKey}/${name}`, "missing definition");
+  const def = (name: string): SchemaNode =>
+    defs[name] ?? fail(`/${parsed.defsKey}/${name}`, "missing definition");
 
   const definitions: DefinitionModel[] = Object.keys(defs)
     .sort()
@@ -105,12 +110,18 @@ export function buildModel(parsed: ParsedSchema, meta: ModelMeta, used: Set<stri
   };
 
   const methods: MethodModel[] = [];
-  const add = (union: string, kind: MethodModel["kind"], direction: Direction, delivery: MethodModel["delivery"]) => {
+  const add = (
+    union: string,
+    kind: MethodModel["kind"],
+    direction: Direction,
+    delivery: MethodModel["delivery"],
+  ) => {
     for (const name of members(union)) {
       const node = def(name);
       const methodNode = node.properties?.method;
       const method = methodNode?.const;
-      if (typeof method !== "string") fail(`${node.pointer}/properties/method`, "message without a `method` const");
+      if (typeof method !== "string")
+        fail(`${node.pointer}/properties/method`, "message without a `method` const");
       const m = method as string;
       const paramsNode = node.properties?.params;
       const result = kind === "request" ? resultOf(name) : null;
@@ -120,7 +131,9 @@ export function buildModel(parsed: ParsedSchema, meta: ModelMeta, used: Set<stri
         direction,
         definition: name,
         handler: handlerName(name, used),
-        params: paramsNode ? { definition: paramsNode.ref ?? name, path: paramsNode.ref ? [] : ["params"] } : null,
+        params: paramsNode
+          ? { definition: paramsNode.ref ?? name, path: paramsNode.ref ? [] : ["params"] }
+          : null,
         paramsRequired: node.required?.includes("params") ?? false,
         result,
         capability: capabilityOf(m, kind, direction),
@@ -137,7 +150,10 @@ export function buildModel(parsed: ParsedSchema, meta: ModelMeta, used: Set<stri
     }
     const byName = `${request.replace(/Request$/, "")}Result`;
     if (defs[byName]) return byName;
-    return fail(def(request).pointer, `no result definition for ${request} (neither ${byName} nor a tables.RESULT_OF entry)`);
+    return fail(
+      def(request).pointer,
+      `no result definition for ${request} (neither ${byName} nor a tables.RESULT_OF entry)`,
+    );
   };
 
   /** Properties of `<Side>Capabilities`, and of a capability's own object, through `$ref`s. */
@@ -146,14 +162,19 @@ export function buildModel(parsed: ParsedSchema, meta: ModelMeta, used: Set<stri
     while (n?.ref) n = defs[n.ref];
     return n?.properties ?? {};
   };
-  const capsOf = (side: Side) => propsOf(defs[side === "server" ? "ServerCapabilities" : "ClientCapabilities"]);
+  const capsOf = (side: Side) =>
+    propsOf(defs[side === "server" ? "ServerCapabilities" : "ClientCapabilities"]);
 
-  const capabilityOf = (method: string, kind: MethodModel["kind"], direction: Direction): CapabilityRef | null => {
+  const capabilityOf = (
+    method: string,
+    kind: MethodModel["kind"],
+    direction: Direction,
+  ): CapabilityRef | null => {
     // A request is gated by what its receiver offers; a notification by what its sender declared.
-    const side: Side =
-      (kind === "request") === (direction === "client-to-server") ? "server" : "client";
+    const side: Side = (kind === "request") === (direction === "client-to-server") ? "server" : "client";
     const caps = capsOf(side);
-    const exists = (path: string[]) => path.length > 0 && path[0]! in caps && (path.length === 1 || path[1]! in propsOf(caps[path[0]!]));
+    const exists = (path: string[]) =>
+      path.length > 0 && path[0]! in caps && (path.length === 1 || path[1]! in propsOf(caps[path[0]!]));
     const entry = CAPABILITY_OF.find((e) => e.key === method);
     if (entry) {
       used.add(`CAPABILITY_OF:${entry.key}`);
@@ -172,9 +193,7 @@ export function buildModel(parsed: ParsedSchema, meta: ModelMeta, used: Set<stri
   if (defs.ServerRequest) add("ServerRequest", "request", "server-to-client", "message");
   else add("InputRequest", "request", "server-to-client", "input");
 
-  methods.sort(
-    (a, b) => cmp(a.kind, b.kind) || cmp(a.method, b.method) || cmp(a.direction, b.direction),
-  );
+  methods.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.method, b.method) || cmp(a.direction, b.direction));
 
   const lifecycle = defs.InitializeRequest ? "initialize" : defs.DiscoverRequest ? "discover" : null;
   if (!lifecycle) fail(`/${parsed.defsKey}`, "neither InitializeRequest nor DiscoverRequest is defined");

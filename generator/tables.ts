@@ -12,7 +12,11 @@ export interface TableEntry<T> {
 
 /** Request definition → result definition, where `<X>Request` has no `<X>Result`. */
 export const RESULT_OF: TableEntry<string>[] = [
-  { key: "PingRequest", value: "EmptyResult", why: "ping is answered with an empty result; no PingResult exists" },
+  {
+    key: "PingRequest",
+    value: "EmptyResult",
+    why: "ping is answered with an empty result; no PingResult exists",
+  },
   { key: "SetLevelRequest", value: "EmptyResult", why: "logging/setLevel returns an empty result" },
   { key: "SubscribeRequest", value: "EmptyResult", why: "resources/subscribe returns an empty result" },
   { key: "UnsubscribeRequest", value: "EmptyResult", why: "resources/unsubscribe returns an empty result" },

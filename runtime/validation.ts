@@ -38,8 +38,10 @@ const codePoints = (s: string): number => {
   for (const _ of s) n++;
   return n;
 };
-export const minLength = (n: number) => z.refine<string>((s) => codePoints(s) >= n, `Expected at least ${n} characters`);
-export const maxLength = (n: number) => z.refine<string>((s) => codePoints(s) <= n, `Expected at most ${n} characters`);
+export const minLength = (n: number) =>
+  z.refine<string>((s) => codePoints(s) >= n, `Expected at least ${n} characters`);
+export const maxLength = (n: number) =>
+  z.refine<string>((s) => codePoints(s) <= n, `Expected at most ${n} characters`);
 
 /** JSON equality, as `const` and `enum` compare (1 and 1.0 equal, key order irrelevant). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -52,7 +54,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   const bo = b as Record<string, unknown>;
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(bo, k) && jsonEqual((a as Record<string, unknown>)[k], bo[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(bo, k) && jsonEqual((a as Record<string, unknown>)[k], bo[k]))
+  );
 }
 
 /** `const` with an object or array value (primitive constants use `z.literal`). */
@@ -61,9 +66,14 @@ export const constant = <T>(value: T) =>
 
 /** `oneOf`: the union's type, plus the check that exactly one branch matches. */
 export function oneOf<const T extends readonly [z.ZodType, z.ZodType, ...z.ZodType[]]>(options: T) {
-  return z.union(options).check(
-    z.refine((v) => options.filter((o) => o.safeParse(v).success).length === 1, "Expected exactly one schema to match"),
-  );
+  return z
+    .union(options)
+    .check(
+      z.refine(
+        (v) => options.filter((o) => o.safeParse(v).success).length === 1,
+        "Expected exactly one schema to match",
+      ),
+    );
 }
 
 /**
@@ -83,7 +93,11 @@ export function patternProperties(
         if (!re.test(key)) continue;
         matched = true;
         if (!schema.safeParse(value).success) {
-          ctx.addIssue({ code: "custom", path: [key], message: `Property does not match pattern ${re.source}` });
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `Property does not match pattern ${re.source}`,
+          });
         }
       }
       if (matched || additional === undefined) continue;

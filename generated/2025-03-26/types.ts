@@ -19,31 +19,19 @@ export type ClientRequest =
 export type ClientResult = Result | CreateMessageResult | ListRootsResult;
 /**
  * An opaque token used to represent a cursor for pagination.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Cursor".
  */
 export type Cursor = string;
 export type EmptyResult = Result;
 /**
  * A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCBatchRequest".
  */
 export type JSONRPCBatchRequest = (JSONRPCRequest | JSONRPCNotification)[];
 /**
  * A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCBatchResponse".
  */
 export type JSONRPCBatchResponse = (JSONRPCResponse | JSONRPCError)[];
 /**
  * Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCMessage".
  */
 export type JSONRPCMessage =
   | JSONRPCRequest
@@ -57,31 +45,19 @@ export type JSONRPCMessage =
  *
  * These map to syslog message severities, as specified in RFC-5424:
  * https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingLevel".
  */
 export type LoggingLevel =
   "alert" | "critical" | "debug" | "emergency" | "error" | "info" | "notice" | "warning";
 /**
  * A progress token, used to associate progress notifications with the original request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressToken".
  */
 export type ProgressToken = string | number;
 /**
  * A uniquely identifying ID for a request in JSON-RPC.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RequestId".
  */
 export type RequestId = string | number;
 /**
  * The sender or recipient of messages and data in a conversation.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Role".
  */
 export type Role = "assistant" | "user";
 export type ServerNotification =
@@ -108,9 +84,6 @@ export type ServerResult =
 export interface __McpCodegenRoot {}
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Annotations".
  */
 export interface Annotations {
   /**
@@ -131,9 +104,6 @@ export interface Annotations {
 }
 /**
  * Audio provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "AudioContent".
  */
 export interface AudioContent {
   /**
@@ -168,9 +138,6 @@ export interface BlobResourceContents {
 }
 /**
  * Used by the client to invoke a tool provided by the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolRequest".
  */
 export interface CallToolRequest {
   method: "tools/call";
@@ -194,9 +161,6 @@ export interface CallToolRequest {
  * However, any errors in _finding_ the tool, an error indicating that the
  * server does not support tool calls, or any other exceptional conditions,
  * should be reported as an MCP error response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolResult".
  */
 export interface CallToolResult {
   /**
@@ -222,9 +186,6 @@ export interface CallToolResult {
  * This notification indicates that the result will be unused, so any associated processing SHOULD cease.
  *
  * A client MUST NOT attempt to cancel its `initialize` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelledNotification".
  */
 export interface CancelledNotification {
   method: "notifications/cancelled";
@@ -245,9 +206,6 @@ export interface CancelledNotification {
 }
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ClientCapabilities".
  */
 export interface ClientCapabilities {
   /**
@@ -278,9 +236,6 @@ export interface ClientCapabilities {
 }
 /**
  * A request from the client to the server, to ask for completion options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteRequest".
  */
 export interface CompleteRequest {
   method: "completion/complete";
@@ -306,9 +261,6 @@ export interface CompleteRequest {
 }
 /**
  * The server's response to a completion/complete request
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteResult".
  */
 export interface CompleteResult {
   /**
@@ -336,9 +288,6 @@ export interface CompleteResult {
 }
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageRequest".
  */
 export interface CreateMessageRequest {
   method: "sampling/createMessage";
@@ -374,9 +323,6 @@ export interface CreateMessageRequest {
 }
 /**
  * The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageResult".
  */
 export interface CreateMessageResult {
   /**
@@ -402,9 +348,6 @@ export interface CreateMessageResult {
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "EmbeddedResource".
  */
 export interface EmbeddedResource {
   /**
@@ -417,9 +360,6 @@ export interface EmbeddedResource {
 }
 /**
  * Used by the client to get a prompt provided by the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptRequest".
  */
 export interface GetPromptRequest {
   method: "prompts/get";
@@ -440,9 +380,6 @@ export interface GetPromptRequest {
 }
 /**
  * The server's response to a prompts/get request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptResult".
  */
 export interface GetPromptResult {
   /**
@@ -460,9 +397,6 @@ export interface GetPromptResult {
 }
 /**
  * An image provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ImageContent".
  */
 export interface ImageContent {
   /**
@@ -482,9 +416,6 @@ export interface ImageContent {
 }
 /**
  * Describes the name and version of an MCP implementation.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Implementation".
  */
 export interface Implementation {
   name: string;
@@ -493,9 +424,6 @@ export interface Implementation {
 }
 /**
  * This request is sent from the client to the server when it first connects, asking it to begin initialization.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializeRequest".
  */
 export interface InitializeRequest {
   method: "initialize";
@@ -512,9 +440,6 @@ export interface InitializeRequest {
 }
 /**
  * After receiving an initialize request from the client, the server sends this response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializeResult".
  */
 export interface InitializeResult {
   /**
@@ -539,9 +464,6 @@ export interface InitializeResult {
 }
 /**
  * This notification is sent from the client to the server after initialization has finished.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializedNotification".
  */
 export interface InitializedNotification {
   method: "notifications/initialized";
@@ -558,9 +480,6 @@ export interface InitializedNotification {
 }
 /**
  * A response to a request that indicates an error occurred.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCError".
  */
 export interface JSONRPCError {
   error: {
@@ -571,9 +490,7 @@ export interface JSONRPCError {
     /**
      * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
      */
-    data?: {
-      [k: string]: unknown;
-    };
+    data?: unknown;
     /**
      * A short description of the error. The message SHOULD be limited to a concise single sentence.
      */
@@ -586,9 +503,6 @@ export interface JSONRPCError {
 }
 /**
  * A notification which does not expect a response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCNotification".
  */
 export interface JSONRPCNotification {
   jsonrpc: "2.0";
@@ -606,9 +520,6 @@ export interface JSONRPCNotification {
 }
 /**
  * A request that expects a response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCRequest".
  */
 export interface JSONRPCRequest {
   id: RequestId;
@@ -628,9 +539,6 @@ export interface JSONRPCRequest {
 }
 /**
  * A successful (non-error) response to a request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCResponse".
  */
 export interface JSONRPCResponse {
   id: RequestId;
@@ -640,9 +548,6 @@ export interface JSONRPCResponse {
 }
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsRequest".
  */
 export interface ListPromptsRequest {
   method: "prompts/list";
@@ -658,9 +563,6 @@ export interface ListPromptsRequest {
 }
 /**
  * The server's response to a prompts/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsResult".
  */
 export interface ListPromptsResult {
   /**
@@ -679,9 +581,6 @@ export interface ListPromptsResult {
 }
 /**
  * Sent from the client to request a list of resource templates the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesRequest".
  */
 export interface ListResourceTemplatesRequest {
   method: "resources/templates/list";
@@ -697,9 +596,6 @@ export interface ListResourceTemplatesRequest {
 }
 /**
  * The server's response to a resources/templates/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesResult".
  */
 export interface ListResourceTemplatesResult {
   /**
@@ -718,9 +614,6 @@ export interface ListResourceTemplatesResult {
 }
 /**
  * Sent from the client to request a list of resources the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesRequest".
  */
 export interface ListResourcesRequest {
   method: "resources/list";
@@ -736,9 +629,6 @@ export interface ListResourcesRequest {
 }
 /**
  * The server's response to a resources/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesResult".
  */
 export interface ListResourcesResult {
   /**
@@ -763,9 +653,6 @@ export interface ListResourcesResult {
  *
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListRootsRequest".
  */
 export interface ListRootsRequest {
   method: "roots/list";
@@ -785,9 +672,6 @@ export interface ListRootsRequest {
  * The client's response to a roots/list request from the server.
  * This result contains an array of Root objects, each representing a root directory
  * or file that the server can operate on.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListRootsResult".
  */
 export interface ListRootsResult {
   /**
@@ -801,9 +685,6 @@ export interface ListRootsResult {
 }
 /**
  * Sent from the client to request a list of tools the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsRequest".
  */
 export interface ListToolsRequest {
   method: "tools/list";
@@ -819,9 +700,6 @@ export interface ListToolsRequest {
 }
 /**
  * The server's response to a tools/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsResult".
  */
 export interface ListToolsResult {
   /**
@@ -840,9 +718,6 @@ export interface ListToolsResult {
 }
 /**
  * Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingMessageNotification".
  */
 export interface LoggingMessageNotification {
   method: "notifications/message";
@@ -850,9 +725,7 @@ export interface LoggingMessageNotification {
     /**
      * The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
      */
-    data: {
-      [k: string]: unknown;
-    };
+    data: unknown;
     /**
      * The severity of this log message.
      */
@@ -870,9 +743,6 @@ export interface LoggingMessageNotification {
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ModelHint".
  */
 export interface ModelHint {
   /**
@@ -901,9 +771,6 @@ export interface ModelHint {
  * These preferences are always advisory. The client MAY ignore them. It is also
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ModelPreferences".
  */
 export interface ModelPreferences {
   /**
@@ -977,9 +844,6 @@ export interface PaginatedResult {
 }
 /**
  * A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PingRequest".
  */
 export interface PingRequest {
   method: "ping";
@@ -997,9 +861,6 @@ export interface PingRequest {
 }
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressNotification".
  */
 export interface ProgressNotification {
   method: "notifications/progress";
@@ -1026,9 +887,6 @@ export interface ProgressNotification {
 }
 /**
  * A prompt or prompt template that the server offers.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Prompt".
  */
 export interface Prompt {
   /**
@@ -1047,9 +905,6 @@ export interface Prompt {
 }
 /**
  * Describes an argument that a prompt can accept.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptArgument".
  */
 export interface PromptArgument {
   /**
@@ -1068,9 +923,6 @@ export interface PromptArgument {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptListChangedNotification".
  */
 export interface PromptListChangedNotification {
   method: "notifications/prompts/list_changed";
@@ -1090,9 +942,6 @@ export interface PromptListChangedNotification {
  *
  * This is similar to `SamplingMessage`, but also supports the embedding of
  * resources from the MCP server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptMessage".
  */
 export interface PromptMessage {
   content: TextContent | ImageContent | AudioContent | EmbeddedResource;
@@ -1101,9 +950,6 @@ export interface PromptMessage {
 }
 /**
  * Identifies a prompt.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptReference".
  */
 export interface PromptReference {
   /**
@@ -1115,9 +961,6 @@ export interface PromptReference {
 }
 /**
  * Sent from the client to the server, to read a specific resource URI.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceRequest".
  */
 export interface ReadResourceRequest {
   method: "resources/read";
@@ -1132,9 +975,6 @@ export interface ReadResourceRequest {
 }
 /**
  * The server's response to a resources/read request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceResult".
  */
 export interface ReadResourceResult {
   /**
@@ -1162,9 +1002,6 @@ export interface Request {
 }
 /**
  * A known resource that the server is capable of reading.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Resource".
  */
 export interface Resource {
   /**
@@ -1201,9 +1038,6 @@ export interface Resource {
 }
 /**
  * The contents of a specific resource or sub-resource.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceContents".
  */
 export interface ResourceContents {
   /**
@@ -1218,9 +1052,6 @@ export interface ResourceContents {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceListChangedNotification".
  */
 export interface ResourceListChangedNotification {
   method: "notifications/resources/list_changed";
@@ -1237,9 +1068,6 @@ export interface ResourceListChangedNotification {
 }
 /**
  * A reference to a resource or resource template definition.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceReference".
  */
 export interface ResourceReference {
   type: "ref/resource";
@@ -1251,9 +1079,6 @@ export interface ResourceReference {
 }
 /**
  * A template description for resources available on the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceTemplate".
  */
 export interface ResourceTemplate {
   /**
@@ -1284,9 +1109,6 @@ export interface ResourceTemplate {
 }
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceUpdatedNotification".
  */
 export interface ResourceUpdatedNotification {
   method: "notifications/resources/updated";
@@ -1310,9 +1132,6 @@ export interface Result {
 }
 /**
  * Represents a root directory or file that the server can operate on.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Root".
  */
 export interface Root {
   /**
@@ -1333,9 +1152,6 @@ export interface Root {
  * A notification from the client to the server, informing it that the list of roots has changed.
  * This notification should be sent whenever the client adds, removes, or modifies any root.
  * The server should then request an updated list of roots using the ListRootsRequest.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RootsListChangedNotification".
  */
 export interface RootsListChangedNotification {
   method: "notifications/roots/list_changed";
@@ -1352,9 +1168,6 @@ export interface RootsListChangedNotification {
 }
 /**
  * Describes a message issued to or received from an LLM API.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SamplingMessage".
  */
 export interface SamplingMessage {
   content: TextContent | ImageContent | AudioContent;
@@ -1363,9 +1176,6 @@ export interface SamplingMessage {
 }
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ServerCapabilities".
  */
 export interface ServerCapabilities {
   /**
@@ -1426,9 +1236,6 @@ export interface ServerCapabilities {
 }
 /**
  * A request from the client to the server, to enable or adjust logging.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SetLevelRequest".
  */
 export interface SetLevelRequest {
   method: "logging/setLevel";
@@ -1443,9 +1250,6 @@ export interface SetLevelRequest {
 }
 /**
  * Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscribeRequest".
  */
 export interface SubscribeRequest {
   method: "resources/subscribe";
@@ -1460,9 +1264,6 @@ export interface SubscribeRequest {
 }
 /**
  * Text provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TextContent".
  */
 export interface TextContent {
   /**
@@ -1493,9 +1294,6 @@ export interface TextResourceContents {
 }
 /**
  * Definition for a tool the client can call.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Tool".
  */
 export interface Tool {
   /**
@@ -1536,9 +1334,6 @@ export interface Tool {
  *
  * Clients should never make tool use decisions based on ToolAnnotations
  * received from untrusted servers.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolAnnotations".
  */
 export interface ToolAnnotations {
   /**
@@ -1582,9 +1377,6 @@ export interface ToolAnnotations {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolListChangedNotification".
  */
 export interface ToolListChangedNotification {
   method: "notifications/tools/list_changed";
@@ -1601,9 +1393,6 @@ export interface ToolListChangedNotification {
 }
 /**
  * Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UnsubscribeRequest".
  */
 export interface UnsubscribeRequest {
   method: "resources/unsubscribe";

@@ -2,9 +2,6 @@
 
 /**
  * The response to a tasks/cancel request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelTaskResult".
  */
 export type CancelTaskResult = Result & Task;
 export type ClientNotification =
@@ -43,16 +40,10 @@ export type ClientResult =
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 /**
  * An opaque token used to represent a cursor for pagination.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Cursor".
  */
 export type Cursor = string;
 /**
  * The parameters for a request to elicit additional information from the user via the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequestParams".
  */
 export type ElicitRequestParams = ElicitRequestURLParams | ElicitRequestFormParams;
 export type EmptyResult = Result;
@@ -64,24 +55,15 @@ export type EnumSchema =
   | LegacyTitledEnumSchema;
 /**
  * The response to a tasks/get request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetTaskResult".
  */
 export type GetTaskResult = Result & Task;
 /**
  * Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCMessage".
  */
 export type JSONRPCMessage =
   JSONRPCRequest | JSONRPCNotification | JSONRPCResultResponse | JSONRPCErrorResponse;
 /**
  * A response to a request, containing either the result or error.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCResponse".
  */
 export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
 /**
@@ -89,9 +71,6 @@ export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
  *
  * These map to syslog message severities, as specified in RFC-5424:
  * https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingLevel".
  */
 export type LoggingLevel =
   "alert" | "critical" | "debug" | "emergency" | "error" | "info" | "notice" | "warning";
@@ -99,9 +78,6 @@ export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiS
 /**
  * Restricted schema definitions that only allow primitive types
  * without nested objects or arrays.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PrimitiveSchemaDefinition".
  */
 export type PrimitiveSchemaDefinition =
   | StringSchema
@@ -114,23 +90,14 @@ export type PrimitiveSchemaDefinition =
   | LegacyTitledEnumSchema;
 /**
  * A progress token, used to associate progress notifications with the original request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressToken".
  */
 export type ProgressToken = string | number;
 /**
  * A uniquely identifying ID for a request in JSON-RPC.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RequestId".
  */
 export type RequestId = string | number;
 /**
  * The sender or recipient of messages and data in a conversation.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Role".
  */
 export type Role = "assistant" | "user";
 export type SamplingMessageContentBlock =
@@ -172,25 +139,16 @@ export type ServerResult =
 export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
 /**
  * The status of a task.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TaskStatus".
  */
 export type TaskStatus = "cancelled" | "completed" | "failed" | "input_required" | "working";
 /**
  * Parameters for a `notifications/tasks/status` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TaskStatusNotificationParams".
  */
 export type TaskStatusNotificationParams = NotificationParams & Task;
 
 export interface __McpCodegenRoot {}
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Annotations".
  */
 export interface Annotations {
   /**
@@ -220,9 +178,6 @@ export interface Annotations {
 }
 /**
  * Audio provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "AudioContent".
  */
 export interface AudioContent {
   /**
@@ -248,9 +203,6 @@ export interface AudioContent {
 }
 /**
  * Base interface for metadata with name (identifier) and title (display name) properties.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "BaseMetadata".
  */
 export interface BaseMetadata {
   /**
@@ -298,9 +250,6 @@ export interface BooleanSchema {
 }
 /**
  * Used by the client to invoke a tool provided by the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolRequest".
  */
 export interface CallToolRequest {
   id: RequestId;
@@ -311,9 +260,6 @@ export interface CallToolRequest {
 }
 /**
  * Parameters for a `tools/call` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolRequestParams".
  */
 export interface CallToolRequestParams {
   /**
@@ -349,9 +295,6 @@ export interface CallToolRequestParams {
 }
 /**
  * The server's response to a tool call.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolResult".
  */
 export interface CallToolResult {
   /**
@@ -389,9 +332,6 @@ export interface CallToolResult {
 }
 /**
  * A request to cancel a task.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelTaskRequest".
  */
 export interface CancelTaskRequest {
   id: RequestId;
@@ -416,9 +356,6 @@ export interface CancelTaskRequest {
  * A client MUST NOT attempt to cancel its `initialize` request.
  *
  * For task cancellation, use the `tasks/cancel` request instead of this notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelledNotification".
  */
 export interface CancelledNotification {
   jsonrpc: "2.0";
@@ -428,9 +365,6 @@ export interface CancelledNotification {
 }
 /**
  * Parameters for a `notifications/cancelled` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelledNotificationParams".
  */
 export interface CancelledNotificationParams {
   /**
@@ -455,9 +389,6 @@ export interface CancelledNotificationParams {
 }
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ClientCapabilities".
  */
 export interface ClientCapabilities {
   /**
@@ -561,9 +492,6 @@ export interface ClientCapabilities {
 }
 /**
  * A request from the client to the server, to ask for completion options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteRequest".
  */
 export interface CompleteRequest {
   id: RequestId;
@@ -574,9 +502,6 @@ export interface CompleteRequest {
 }
 /**
  * Parameters for a `completion/complete` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteRequestParams".
  */
 export interface CompleteRequestParams {
   /**
@@ -620,9 +545,6 @@ export interface CompleteRequestParams {
 }
 /**
  * The server's response to a completion/complete request
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteResult".
  */
 export interface CompleteResult {
   /**
@@ -650,9 +572,6 @@ export interface CompleteResult {
 }
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageRequest".
  */
 export interface CreateMessageRequest {
   id: RequestId;
@@ -663,9 +582,6 @@ export interface CreateMessageRequest {
 }
 /**
  * Parameters for a `sampling/createMessage` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageRequestParams".
  */
 export interface CreateMessageRequestParams {
   /**
@@ -735,9 +651,6 @@ export interface CreateMessageRequestParams {
  * The client's response to a sampling/createMessage request from the server.
  * The client should inform the user before returning the sampled message, to allow them
  * to inspect the response (human in the loop) and decide whether to allow the server to see it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageResult".
  */
 export interface CreateMessageResult {
   /**
@@ -774,9 +687,6 @@ export interface CreateMessageResult {
 }
 /**
  * A response to a task-augmented request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateTaskResult".
  */
 export interface CreateTaskResult {
   /**
@@ -790,9 +700,6 @@ export interface CreateTaskResult {
 }
 /**
  * A request from the server to elicit additional information from the user via the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequest".
  */
 export interface ElicitRequest {
   id: RequestId;
@@ -803,9 +710,6 @@ export interface ElicitRequest {
 }
 /**
  * The parameters for a request to elicit non-sensitive information from the user via a form in the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequestFormParams".
  */
 export interface ElicitRequestFormParams {
   /**
@@ -852,9 +756,6 @@ export interface ElicitRequestFormParams {
 }
 /**
  * The parameters for a request to elicit information from the user via a URL in the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequestURLParams".
  */
 export interface ElicitRequestURLParams {
   /**
@@ -897,9 +798,6 @@ export interface ElicitRequestURLParams {
 }
 /**
  * The client's response to an elicitation request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitResult".
  */
 export interface ElicitResult {
   /**
@@ -927,9 +825,6 @@ export interface ElicitResult {
 }
 /**
  * An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitationCompleteNotification".
  */
 export interface ElicitationCompleteNotification {
   jsonrpc: "2.0";
@@ -948,9 +843,6 @@ export interface ElicitationCompleteNotification {
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "EmbeddedResource".
  */
 export interface EmbeddedResource {
   /**
@@ -975,9 +867,7 @@ export interface Error {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -986,9 +876,6 @@ export interface Error {
 }
 /**
  * Used by the client to get a prompt provided by the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptRequest".
  */
 export interface GetPromptRequest {
   id: RequestId;
@@ -999,9 +886,6 @@ export interface GetPromptRequest {
 }
 /**
  * Parameters for a `prompts/get` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptRequestParams".
  */
 export interface GetPromptRequestParams {
   /**
@@ -1028,9 +912,6 @@ export interface GetPromptRequestParams {
 }
 /**
  * The server's response to a prompts/get request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptResult".
  */
 export interface GetPromptResult {
   /**
@@ -1048,9 +929,6 @@ export interface GetPromptResult {
 }
 /**
  * A request to retrieve the result of a completed task.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetTaskPayloadRequest".
  */
 export interface GetTaskPayloadRequest {
   id: RequestId;
@@ -1069,9 +947,6 @@ export interface GetTaskPayloadRequest {
  * The response to a tasks/result request.
  * The structure matches the result type of the original request.
  * For example, a tools/call task would return the CallToolResult structure.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetTaskPayloadResult".
  */
 export interface GetTaskPayloadResult {
   /**
@@ -1084,9 +959,6 @@ export interface GetTaskPayloadResult {
 }
 /**
  * A request to retrieve the state of a task.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetTaskRequest".
  */
 export interface GetTaskRequest {
   id: RequestId;
@@ -1103,9 +975,6 @@ export interface GetTaskRequest {
 }
 /**
  * An optionally-sized icon that can be displayed in a user interface.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Icon".
  */
 export interface Icon {
   /**
@@ -1143,9 +1012,6 @@ export interface Icon {
 }
 /**
  * Base interface to add `icons` property.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Icons".
  */
 export interface Icons {
   /**
@@ -1164,9 +1030,6 @@ export interface Icons {
 }
 /**
  * An image provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ImageContent".
  */
 export interface ImageContent {
   /**
@@ -1192,9 +1055,6 @@ export interface ImageContent {
 }
 /**
  * Describes the MCP implementation.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Implementation".
  */
 export interface Implementation {
   /**
@@ -1239,9 +1099,6 @@ export interface Implementation {
 }
 /**
  * This request is sent from the client to the server when it first connects, asking it to begin initialization.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializeRequest".
  */
 export interface InitializeRequest {
   id: RequestId;
@@ -1252,9 +1109,6 @@ export interface InitializeRequest {
 }
 /**
  * Parameters for an `initialize` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializeRequestParams".
  */
 export interface InitializeRequestParams {
   /**
@@ -1277,9 +1131,6 @@ export interface InitializeRequestParams {
 }
 /**
  * After receiving an initialize request from the client, the server sends this response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializeResult".
  */
 export interface InitializeResult {
   /**
@@ -1304,9 +1155,6 @@ export interface InitializeResult {
 }
 /**
  * This notification is sent from the client to the server after initialization has finished.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InitializedNotification".
  */
 export interface InitializedNotification {
   jsonrpc: "2.0";
@@ -1316,9 +1164,6 @@ export interface InitializedNotification {
 }
 /**
  * A response to a request that indicates an error occurred.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCErrorResponse".
  */
 export interface JSONRPCErrorResponse {
   error: Error;
@@ -1328,9 +1173,6 @@ export interface JSONRPCErrorResponse {
 }
 /**
  * A notification which does not expect a response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCNotification".
  */
 export interface JSONRPCNotification {
   jsonrpc: "2.0";
@@ -1342,9 +1184,6 @@ export interface JSONRPCNotification {
 }
 /**
  * A request that expects a response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCRequest".
  */
 export interface JSONRPCRequest {
   id: RequestId;
@@ -1357,9 +1196,6 @@ export interface JSONRPCRequest {
 }
 /**
  * A successful (non-error) response to a request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCResultResponse".
  */
 export interface JSONRPCResultResponse {
   id: RequestId;
@@ -1370,9 +1206,6 @@ export interface JSONRPCResultResponse {
 /**
  * Use TitledSingleSelectEnumSchema instead.
  * This interface will be removed in a future version.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LegacyTitledEnumSchema".
  */
 export interface LegacyTitledEnumSchema {
   default?: string;
@@ -1389,9 +1222,6 @@ export interface LegacyTitledEnumSchema {
 }
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsRequest".
  */
 export interface ListPromptsRequest {
   id: RequestId;
@@ -1402,9 +1232,6 @@ export interface ListPromptsRequest {
 }
 /**
  * The server's response to a prompts/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsResult".
  */
 export interface ListPromptsResult {
   /**
@@ -1423,9 +1250,6 @@ export interface ListPromptsResult {
 }
 /**
  * Sent from the client to request a list of resource templates the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesRequest".
  */
 export interface ListResourceTemplatesRequest {
   id: RequestId;
@@ -1436,9 +1260,6 @@ export interface ListResourceTemplatesRequest {
 }
 /**
  * The server's response to a resources/templates/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesResult".
  */
 export interface ListResourceTemplatesResult {
   /**
@@ -1457,9 +1278,6 @@ export interface ListResourceTemplatesResult {
 }
 /**
  * Sent from the client to request a list of resources the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesRequest".
  */
 export interface ListResourcesRequest {
   id: RequestId;
@@ -1470,9 +1288,6 @@ export interface ListResourcesRequest {
 }
 /**
  * The server's response to a resources/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesResult".
  */
 export interface ListResourcesResult {
   /**
@@ -1497,9 +1312,6 @@ export interface ListResourcesResult {
  *
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListRootsRequest".
  */
 export interface ListRootsRequest {
   id: RequestId;
@@ -1512,9 +1324,6 @@ export interface ListRootsRequest {
  * The client's response to a roots/list request from the server.
  * This result contains an array of Root objects, each representing a root directory
  * or file that the server can operate on.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListRootsResult".
  */
 export interface ListRootsResult {
   /**
@@ -1528,9 +1337,6 @@ export interface ListRootsResult {
 }
 /**
  * A request to retrieve a list of tasks.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListTasksRequest".
  */
 export interface ListTasksRequest {
   id: RequestId;
@@ -1541,9 +1347,6 @@ export interface ListTasksRequest {
 }
 /**
  * The response to a tasks/list request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListTasksResult".
  */
 export interface ListTasksResult {
   /**
@@ -1562,9 +1365,6 @@ export interface ListTasksResult {
 }
 /**
  * Sent from the client to request a list of tools the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsRequest".
  */
 export interface ListToolsRequest {
   id: RequestId;
@@ -1575,9 +1375,6 @@ export interface ListToolsRequest {
 }
 /**
  * The server's response to a tools/list request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsResult".
  */
 export interface ListToolsResult {
   /**
@@ -1596,9 +1393,6 @@ export interface ListToolsResult {
 }
 /**
  * JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingMessageNotification".
  */
 export interface LoggingMessageNotification {
   jsonrpc: "2.0";
@@ -1608,9 +1402,6 @@ export interface LoggingMessageNotification {
 }
 /**
  * Parameters for a `notifications/message` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingMessageNotificationParams".
  */
 export interface LoggingMessageNotificationParams {
   /**
@@ -1622,9 +1413,7 @@ export interface LoggingMessageNotificationParams {
   /**
    * The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
    */
-  data: {
-    [k: string]: unknown;
-  };
+  data: unknown;
   /**
    * The severity of this log message.
    */
@@ -1640,9 +1429,6 @@ export interface LoggingMessageNotificationParams {
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ModelHint".
  */
 export interface ModelHint {
   /**
@@ -1671,9 +1457,6 @@ export interface ModelHint {
  * These preferences are always advisory. The client MAY ignore them. It is also
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ModelPreferences".
  */
 export interface ModelPreferences {
   /**
@@ -1740,9 +1523,6 @@ export interface PaginatedRequest {
 }
 /**
  * Common parameters for paginated requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PaginatedRequestParams".
  */
 export interface PaginatedRequestParams {
   /**
@@ -1778,9 +1558,6 @@ export interface PaginatedResult {
 }
 /**
  * A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PingRequest".
  */
 export interface PingRequest {
   id: RequestId;
@@ -1791,9 +1568,6 @@ export interface PingRequest {
 }
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressNotification".
  */
 export interface ProgressNotification {
   jsonrpc: "2.0";
@@ -1803,9 +1577,6 @@ export interface ProgressNotification {
 }
 /**
  * Parameters for a `notifications/progress` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressNotificationParams".
  */
 export interface ProgressNotificationParams {
   /**
@@ -1834,9 +1605,6 @@ export interface ProgressNotificationParams {
 }
 /**
  * A prompt or prompt template that the server offers.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Prompt".
  */
 export interface Prompt {
   /**
@@ -1882,9 +1650,6 @@ export interface Prompt {
 }
 /**
  * Describes an argument that a prompt can accept.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptArgument".
  */
 export interface PromptArgument {
   /**
@@ -1912,9 +1677,6 @@ export interface PromptArgument {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptListChangedNotification".
  */
 export interface PromptListChangedNotification {
   jsonrpc: "2.0";
@@ -1927,9 +1689,6 @@ export interface PromptListChangedNotification {
  *
  * This is similar to `SamplingMessage`, but also supports the embedding of
  * resources from the MCP server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptMessage".
  */
 export interface PromptMessage {
   content: ContentBlock;
@@ -1938,9 +1697,6 @@ export interface PromptMessage {
 }
 /**
  * Identifies a prompt.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptReference".
  */
 export interface PromptReference {
   /**
@@ -1961,9 +1717,6 @@ export interface PromptReference {
 }
 /**
  * Sent from the client to the server, to read a specific resource URI.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceRequest".
  */
 export interface ReadResourceRequest {
   id: RequestId;
@@ -1974,9 +1727,6 @@ export interface ReadResourceRequest {
 }
 /**
  * Parameters for a `resources/read` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceRequestParams".
  */
 export interface ReadResourceRequestParams {
   /**
@@ -1997,9 +1747,6 @@ export interface ReadResourceRequestParams {
 }
 /**
  * The server's response to a resources/read request from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceResult".
  */
 export interface ReadResourceResult {
   /**
@@ -2014,9 +1761,6 @@ export interface ReadResourceResult {
 /**
  * Metadata for associating messages with a task.
  * Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RelatedTaskMetadata".
  */
 export interface RelatedTaskMetadata {
   /**
@@ -2034,9 +1778,6 @@ export interface Request {
 }
 /**
  * Common params for any request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RequestParams".
  */
 export interface RequestParams {
   /**
@@ -2053,9 +1794,6 @@ export interface RequestParams {
 }
 /**
  * A known resource that the server is capable of reading.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Resource".
  */
 export interface Resource {
   /**
@@ -2117,9 +1855,6 @@ export interface Resource {
 }
 /**
  * The contents of a specific resource or sub-resource.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceContents".
  */
 export interface ResourceContents {
   /**
@@ -2142,9 +1877,6 @@ export interface ResourceContents {
  * A resource that the server is capable of reading, included in a prompt or tool call result.
  *
  * Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceLink".
  */
 export interface ResourceLink {
   /**
@@ -2207,9 +1939,6 @@ export interface ResourceLink {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceListChangedNotification".
  */
 export interface ResourceListChangedNotification {
   jsonrpc: "2.0";
@@ -2219,9 +1948,6 @@ export interface ResourceListChangedNotification {
 }
 /**
  * Common parameters when working with resources.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceRequestParams".
  */
 export interface ResourceRequestParams {
   /**
@@ -2242,9 +1968,6 @@ export interface ResourceRequestParams {
 }
 /**
  * A template description for resources available on the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceTemplate".
  */
 export interface ResourceTemplate {
   /**
@@ -2300,9 +2023,6 @@ export interface ResourceTemplate {
 }
 /**
  * A reference to a resource or resource template definition.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceTemplateReference".
  */
 export interface ResourceTemplateReference {
   type: "ref/resource";
@@ -2314,9 +2034,6 @@ export interface ResourceTemplateReference {
 }
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceUpdatedNotification".
  */
 export interface ResourceUpdatedNotification {
   jsonrpc: "2.0";
@@ -2326,9 +2043,6 @@ export interface ResourceUpdatedNotification {
 }
 /**
  * Parameters for a `notifications/resources/updated` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceUpdatedNotificationParams".
  */
 export interface ResourceUpdatedNotificationParams {
   /**
@@ -2354,9 +2068,6 @@ export interface Result {
 }
 /**
  * Represents a root directory or file that the server can operate on.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Root".
  */
 export interface Root {
   /**
@@ -2383,9 +2094,6 @@ export interface Root {
  * A notification from the client to the server, informing it that the list of roots has changed.
  * This notification should be sent whenever the client adds, removes, or modifies any root.
  * The server should then request an updated list of roots using the ListRootsRequest.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RootsListChangedNotification".
  */
 export interface RootsListChangedNotification {
   jsonrpc: "2.0";
@@ -2395,9 +2103,6 @@ export interface RootsListChangedNotification {
 }
 /**
  * Describes a message issued to or received from an LLM API.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SamplingMessage".
  */
 export interface SamplingMessage {
   /**
@@ -2418,9 +2123,6 @@ export interface SamplingMessage {
 }
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ServerCapabilities".
  */
 export interface ServerCapabilities {
   /**
@@ -2517,9 +2219,6 @@ export interface ServerCapabilities {
 }
 /**
  * A request from the client to the server, to enable or adjust logging.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SetLevelRequest".
  */
 export interface SetLevelRequest {
   id: RequestId;
@@ -2530,9 +2229,6 @@ export interface SetLevelRequest {
 }
 /**
  * Parameters for a `logging/setLevel` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SetLevelRequestParams".
  */
 export interface SetLevelRequestParams {
   /**
@@ -2563,9 +2259,6 @@ export interface StringSchema {
 }
 /**
  * Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscribeRequest".
  */
 export interface SubscribeRequest {
   id: RequestId;
@@ -2576,9 +2269,6 @@ export interface SubscribeRequest {
 }
 /**
  * Parameters for a `resources/subscribe` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscribeRequestParams".
  */
 export interface SubscribeRequestParams {
   /**
@@ -2599,9 +2289,6 @@ export interface SubscribeRequestParams {
 }
 /**
  * Data associated with a task.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Task".
  */
 export interface Task {
   /**
@@ -2640,9 +2327,6 @@ export interface Task {
 }
 /**
  * Common params for any task-augmented request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TaskAugmentedRequestParams".
  */
 export interface TaskAugmentedRequestParams {
   /**
@@ -2669,9 +2353,6 @@ export interface TaskAugmentedRequestParams {
 /**
  * Metadata for augmenting a request with task execution.
  * Include this in the `task` field of the request parameters.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TaskMetadata".
  */
 export interface TaskMetadata {
   /**
@@ -2682,9 +2363,6 @@ export interface TaskMetadata {
 }
 /**
  * An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TaskStatusNotification".
  */
 export interface TaskStatusNotification {
   jsonrpc: "2.0";
@@ -2694,9 +2372,6 @@ export interface TaskStatusNotification {
 }
 /**
  * Text provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TextContent".
  */
 export interface TextContent {
   /**
@@ -2739,9 +2414,6 @@ export interface TextResourceContents {
 }
 /**
  * Schema for multiple-selection enumeration with display titles for each option.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TitledMultiSelectEnumSchema".
  */
 export interface TitledMultiSelectEnumSchema {
   /**
@@ -2789,9 +2461,6 @@ export interface TitledMultiSelectEnumSchema {
 }
 /**
  * Schema for single-selection enumeration with display titles for each option.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TitledSingleSelectEnumSchema".
  */
 export interface TitledSingleSelectEnumSchema {
   /**
@@ -2825,9 +2494,6 @@ export interface TitledSingleSelectEnumSchema {
 }
 /**
  * Definition for a tool the client can call.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Tool".
  */
 export interface Tool {
   /**
@@ -2920,9 +2586,6 @@ export interface Tool {
  *
  * Clients should never make tool use decisions based on ToolAnnotations
  * received from untrusted servers.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolAnnotations".
  */
 export interface ToolAnnotations {
   /**
@@ -2966,9 +2629,6 @@ export interface ToolAnnotations {
 }
 /**
  * Controls tool selection behavior for sampling requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolChoice".
  */
 export interface ToolChoice {
   /**
@@ -2982,9 +2642,6 @@ export interface ToolChoice {
 }
 /**
  * Execution-related properties for a tool.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolExecution".
  */
 export interface ToolExecution {
   /**
@@ -3003,9 +2660,6 @@ export interface ToolExecution {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolListChangedNotification".
  */
 export interface ToolListChangedNotification {
   jsonrpc: "2.0";
@@ -3015,9 +2669,6 @@ export interface ToolListChangedNotification {
 }
 /**
  * The result of a tool use, provided by the user back to the assistant.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolResultContent".
  */
 export interface ToolResultContent {
   /**
@@ -3062,9 +2713,6 @@ export interface ToolResultContent {
 }
 /**
  * A request from the assistant to call a tool.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolUseContent".
  */
 export interface ToolUseContent {
   /**
@@ -3097,9 +2745,6 @@ export interface ToolUseContent {
 }
 /**
  * An error response that indicates that the server requires the client to provide additional information via an elicitation request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "URLElicitationRequiredError".
  */
 export interface URLElicitationRequiredError {
   error: Error & {
@@ -3116,9 +2761,6 @@ export interface URLElicitationRequiredError {
 }
 /**
  * Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UnsubscribeRequest".
  */
 export interface UnsubscribeRequest {
   id: RequestId;
@@ -3129,9 +2771,6 @@ export interface UnsubscribeRequest {
 }
 /**
  * Parameters for a `resources/unsubscribe` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UnsubscribeRequestParams".
  */
 export interface UnsubscribeRequestParams {
   /**
@@ -3152,9 +2791,6 @@ export interface UnsubscribeRequestParams {
 }
 /**
  * Schema for multiple-selection enumeration without display titles for options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UntitledMultiSelectEnumSchema".
  */
 export interface UntitledMultiSelectEnumSchema {
   /**
@@ -3193,9 +2829,6 @@ export interface UntitledMultiSelectEnumSchema {
 }
 /**
  * Schema for single-selection enumeration without display titles for options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UntitledSingleSelectEnumSchema".
  */
 export interface UntitledSingleSelectEnumSchema {
   /**

@@ -13,31 +13,19 @@ export type ClientRequest =
   | CompleteRequest;
 /**
  * Common result fields.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ClientResult".
  */
 export type ClientResult = Result;
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 /**
  * An opaque token used to represent a cursor for pagination.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Cursor".
  */
 export type Cursor = string;
 /**
  * The parameters for a request to elicit additional information from the user via the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequestParams".
  */
 export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
 /**
  * Common result fields.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "EmptyResult".
  */
 export type EmptyResult = Result;
 export type EnumSchema =
@@ -51,17 +39,11 @@ export type InputResponse = CreateMessageResult | ListRootsResult | ElicitResult
 export type JSONArray = JSONValue[];
 /**
  * Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCMessage".
  */
 export type JSONRPCMessage =
   JSONRPCRequest | JSONRPCNotification | JSONRPCResultResponse | JSONRPCErrorResponse;
 /**
  * A response to a request, containing either the result or error.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCResponse".
  */
 export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
 export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean);
@@ -70,9 +52,6 @@ export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean);
  *
  * These map to syslog message severities, as specified in RFC-5424:
  * https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingLevel".
  */
 export type LoggingLevel =
   "alert" | "critical" | "debug" | "emergency" | "error" | "info" | "notice" | "warning";
@@ -80,9 +59,6 @@ export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiS
 /**
  * Restricted schema definitions that only allow primitive types
  * without nested objects or arrays.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PrimitiveSchemaDefinition".
  */
 export type PrimitiveSchemaDefinition =
   | StringSchema
@@ -95,16 +71,10 @@ export type PrimitiveSchemaDefinition =
   | LegacyTitledEnumSchema;
 /**
  * A progress token, used to associate progress notifications with the original request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressToken".
  */
 export type ProgressToken = string | number;
 /**
  * A uniquely identifying ID for a request in JSON-RPC.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RequestId".
  */
 export type RequestId = string | number;
 /**
@@ -113,16 +83,10 @@ export type RequestId = string | number;
  *
  * complete - the request completed successfully and the result contains the final content.
  * input_required - the request requires additional input and the result contains an {@link InputRequiredResult} object with instructions for the client to provide additional input before retrying the original request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResultType".
  */
 export type ResultType = string;
 /**
  * The sender or recipient of messages and data in a conversation.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Role".
  */
 export type Role = "assistant" | "user";
 export type SamplingMessageContentBlock =
@@ -154,9 +118,6 @@ export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSing
 export interface __McpCodegenRoot {}
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Annotations".
  */
 export interface Annotations {
   /**
@@ -186,9 +147,6 @@ export interface Annotations {
 }
 /**
  * Audio provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "AudioContent".
  */
 export interface AudioContent {
   _meta?: MetaObject;
@@ -209,9 +167,6 @@ export interface AudioContent {
 }
 /**
  * Base interface for metadata with name (identifier) and title (display name) properties.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "BaseMetadata".
  */
 export interface BaseMetadata {
   /**
@@ -254,9 +209,6 @@ export interface BooleanSchema {
 }
 /**
  * A result that supports a time-to-live (TTL) hint for client-side caching.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CacheableResult".
  */
 export interface CacheableResult {
   _meta?: ResultMetaObject;
@@ -298,9 +250,6 @@ export interface CacheableResult {
 }
 /**
  * Used by the client to invoke a tool provided by the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolRequest".
  */
 export interface CallToolRequest {
   id: RequestId;
@@ -311,9 +260,6 @@ export interface CallToolRequest {
 }
 /**
  * Parameters for a `tools/call` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolRequestParams".
  */
 export interface CallToolRequestParams {
   _meta: RequestMetaObject;
@@ -333,9 +279,6 @@ export interface CallToolRequestParams {
 }
 /**
  * The result returned by the server for a {@link CallToolRequesttools/call} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolResult".
  */
 export interface CallToolResult {
   _meta?: ResultMetaObject;
@@ -374,16 +317,11 @@ export interface CallToolResult {
    * This can be any JSON value (object, array, string, number, boolean, or null)
    * that conforms to the tool's outputSchema if one is defined.
    */
-  structuredContent?: {
-    [k: string]: unknown;
-  };
+  structuredContent?: unknown;
   [k: string]: unknown;
 }
 /**
  * A successful response from the server for a {@link CallToolRequesttools/call} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CallToolResultResponse".
  */
 export interface CallToolResultResponse {
   id: RequestId;
@@ -399,9 +337,6 @@ export interface CallToolResultResponse {
  * The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
  *
  * This notification indicates that the result will be unused, so any associated processing SHOULD cease.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelledNotification".
  */
 export interface CancelledNotification {
   jsonrpc: "2.0";
@@ -411,9 +346,6 @@ export interface CancelledNotification {
 }
 /**
  * Parameters for a `notifications/cancelled` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CancelledNotificationParams".
  */
 export interface CancelledNotificationParams {
   _meta?: NotificationMetaObject;
@@ -431,9 +363,6 @@ export interface CancelledNotificationParams {
 }
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ClientCapabilities".
  */
 export interface ClientCapabilities {
   /**
@@ -492,9 +421,6 @@ export interface ClientCapabilities {
  * The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
  *
  * This notification indicates that the result will be unused, so any associated processing SHOULD cease.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ClientNotification".
  */
 export interface ClientNotification {
   jsonrpc: "2.0";
@@ -504,9 +430,6 @@ export interface ClientNotification {
 }
 /**
  * A request from the client to the server, to ask for completion options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteRequest".
  */
 export interface CompleteRequest {
   id: RequestId;
@@ -517,9 +440,6 @@ export interface CompleteRequest {
 }
 /**
  * Parameters for a `completion/complete` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteRequestParams".
  */
 export interface CompleteRequestParams {
   _meta: RequestMetaObject;
@@ -554,9 +474,6 @@ export interface CompleteRequestParams {
 }
 /**
  * The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteResult".
  */
 export interface CompleteResult {
   _meta?: ResultMetaObject;
@@ -589,9 +506,6 @@ export interface CompleteResult {
 }
 /**
  * A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CompleteResultResponse".
  */
 export interface CompleteResultResponse {
   id: RequestId;
@@ -601,9 +515,6 @@ export interface CompleteResultResponse {
 }
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageRequest".
  */
 export interface CreateMessageRequest {
   method: "sampling/createMessage";
@@ -612,9 +523,6 @@ export interface CreateMessageRequest {
 }
 /**
  * Parameters for a `sampling/createMessage` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageRequestParams".
  */
 export interface CreateMessageRequestParams {
   /**
@@ -664,9 +572,6 @@ export interface CreateMessageRequestParams {
  * The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
  * The client should inform the user before returning the sampled message, to allow them
  * to inspect the response (human in the loop) and decide whether to allow the server to see it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "CreateMessageResult".
  */
 export interface CreateMessageResult {
   _meta?: MetaObject;
@@ -701,9 +606,6 @@ export interface CreateMessageResult {
  * protocol versions, capabilities, and other metadata. Servers **MUST**
  * implement `server/discover`. Clients **MAY** call it but are not required
  * to — version negotiation can also happen inline via per-request `_meta`.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "DiscoverRequest".
  */
 export interface DiscoverRequest {
   id: RequestId;
@@ -714,9 +616,6 @@ export interface DiscoverRequest {
 }
 /**
  * The result returned by the server for a {@link DiscoverRequestserver/discover} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "DiscoverResult".
  */
 export interface DiscoverResult {
   _meta?: ResultMetaObject;
@@ -776,9 +675,6 @@ export interface DiscoverResult {
 }
 /**
  * A successful response from the server for a {@link DiscoverRequestserver/discover} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "DiscoverResultResponse".
  */
 export interface DiscoverResultResponse {
   id: RequestId;
@@ -788,9 +684,6 @@ export interface DiscoverResultResponse {
 }
 /**
  * A request from the server to elicit additional information from the user via the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequest".
  */
 export interface ElicitRequest {
   method: "elicitation/create";
@@ -799,9 +692,6 @@ export interface ElicitRequest {
 }
 /**
  * The parameters for a request to elicit non-sensitive information from the user via a form in the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequestFormParams".
  */
 export interface ElicitRequestFormParams {
   /**
@@ -829,9 +719,6 @@ export interface ElicitRequestFormParams {
 }
 /**
  * The parameters for a request to elicit information from the user via a URL in the client.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitRequestURLParams".
  */
 export interface ElicitRequestURLParams {
   /**
@@ -850,9 +737,6 @@ export interface ElicitRequestURLParams {
 }
 /**
  * The result returned by the client for an {@link ElicitRequestelicitation/create} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ElicitResult".
  */
 export interface ElicitResult {
   /**
@@ -877,9 +761,6 @@ export interface ElicitResult {
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "EmbeddedResource".
  */
 export interface EmbeddedResource {
   _meta?: MetaObject;
@@ -899,9 +780,7 @@ export interface Error {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -910,9 +789,6 @@ export interface Error {
 }
 /**
  * Used by the client to get a prompt provided by the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptRequest".
  */
 export interface GetPromptRequest {
   id: RequestId;
@@ -923,9 +799,6 @@ export interface GetPromptRequest {
 }
 /**
  * Parameters for a `prompts/get` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptRequestParams".
  */
 export interface GetPromptRequestParams {
   _meta: RequestMetaObject;
@@ -945,9 +818,6 @@ export interface GetPromptRequestParams {
 }
 /**
  * The result returned by the server for a {@link GetPromptRequestprompts/get} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptResult".
  */
 export interface GetPromptResult {
   _meta?: ResultMetaObject;
@@ -970,9 +840,6 @@ export interface GetPromptResult {
 }
 /**
  * A successful response from the server for a {@link GetPromptRequestprompts/get} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "GetPromptResultResponse".
  */
 export interface GetPromptResultResponse {
   id: RequestId;
@@ -985,9 +852,6 @@ export interface GetPromptResultResponse {
  * headers do not match the corresponding values in the request body, or
  * because required headers are missing or malformed. For HTTP, the response
  * status code MUST be `400 Bad Request`.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "HeaderMismatchError".
  */
 export interface HeaderMismatchError {
   error: Error & {
@@ -1000,9 +864,6 @@ export interface HeaderMismatchError {
 }
 /**
  * An optionally-sized icon that can be displayed in a user interface.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Icon".
  */
 export interface Icon {
   /**
@@ -1040,9 +901,6 @@ export interface Icon {
 }
 /**
  * Base interface to add `icons` property.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Icons".
  */
 export interface Icons {
   /**
@@ -1061,9 +919,6 @@ export interface Icons {
 }
 /**
  * An image provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ImageContent".
  */
 export interface ImageContent {
   _meta?: MetaObject;
@@ -1084,9 +939,6 @@ export interface ImageContent {
 }
 /**
  * Describes the MCP implementation.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Implementation".
  */
 export interface Implementation {
   /**
@@ -1135,9 +987,6 @@ export interface Implementation {
 /**
  * A map of server-initiated requests that the client must fulfill.
  * Keys are server-assigned identifiers; values are the request objects.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InputRequests".
  */
 export interface InputRequests {
   [k: string]: InputRequest;
@@ -1147,9 +996,6 @@ export interface InputRequests {
  * before the request can be completed.
  *
  * At least one of `inputRequests` or `requestState` MUST be present.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InputRequiredResult".
  */
 export interface InputRequiredResult {
   _meta?: ResultMetaObject;
@@ -1177,18 +1023,12 @@ export interface InputResponseRequestParams {
  * A map of client responses to server-initiated requests.
  * Keys correspond to the keys in the {@link InputRequests} map;
  * values are the client's result for each request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InputResponses".
  */
 export interface InputResponses {
   [k: string]: InputResponse;
 }
 /**
  * A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InternalError".
  */
 export interface InternalError {
   /**
@@ -1198,9 +1038,7 @@ export interface InternalError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1218,9 +1056,6 @@ export interface InternalError {
  * - **Logging**: Invalid log level
  * - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
  * - **Sampling**: Missing tool result or tool results mixed with other content
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InvalidParamsError".
  */
 export interface InvalidParamsError {
   /**
@@ -1230,9 +1065,7 @@ export interface InvalidParamsError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1241,9 +1074,6 @@ export interface InvalidParamsError {
 }
 /**
  * A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "InvalidRequestError".
  */
 export interface InvalidRequestError {
   /**
@@ -1253,9 +1083,7 @@ export interface InvalidRequestError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1267,9 +1095,6 @@ export interface JSONObject {
 }
 /**
  * A response to a request that indicates an error occurred.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCErrorResponse".
  */
 export interface JSONRPCErrorResponse {
   error: Error;
@@ -1279,9 +1104,6 @@ export interface JSONRPCErrorResponse {
 }
 /**
  * A notification which does not expect a response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCNotification".
  */
 export interface JSONRPCNotification {
   jsonrpc: "2.0";
@@ -1293,9 +1115,6 @@ export interface JSONRPCNotification {
 }
 /**
  * A request that expects a response.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCRequest".
  */
 export interface JSONRPCRequest {
   id: RequestId;
@@ -1308,9 +1127,6 @@ export interface JSONRPCRequest {
 }
 /**
  * A successful (non-error) response to a request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "JSONRPCResultResponse".
  */
 export interface JSONRPCResultResponse {
   id: RequestId;
@@ -1321,9 +1137,6 @@ export interface JSONRPCResultResponse {
 /**
  * Use {@link TitledSingleSelectEnumSchema} instead.
  * This interface will be removed in a future version.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LegacyTitledEnumSchema".
  */
 export interface LegacyTitledEnumSchema {
   default?: string;
@@ -1340,9 +1153,6 @@ export interface LegacyTitledEnumSchema {
 }
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsRequest".
  */
 export interface ListPromptsRequest {
   id: RequestId;
@@ -1353,9 +1163,6 @@ export interface ListPromptsRequest {
 }
 /**
  * The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsResult".
  */
 export interface ListPromptsResult {
   _meta?: ResultMetaObject;
@@ -1403,9 +1210,6 @@ export interface ListPromptsResult {
 }
 /**
  * A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListPromptsResultResponse".
  */
 export interface ListPromptsResultResponse {
   id: RequestId;
@@ -1415,9 +1219,6 @@ export interface ListPromptsResultResponse {
 }
 /**
  * Sent from the client to request a list of resource templates the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesRequest".
  */
 export interface ListResourceTemplatesRequest {
   id: RequestId;
@@ -1428,9 +1229,6 @@ export interface ListResourceTemplatesRequest {
 }
 /**
  * The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesResult".
  */
 export interface ListResourceTemplatesResult {
   _meta?: ResultMetaObject;
@@ -1478,9 +1276,6 @@ export interface ListResourceTemplatesResult {
 }
 /**
  * A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourceTemplatesResultResponse".
  */
 export interface ListResourceTemplatesResultResponse {
   id: RequestId;
@@ -1490,9 +1285,6 @@ export interface ListResourceTemplatesResultResponse {
 }
 /**
  * Sent from the client to request a list of resources the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesRequest".
  */
 export interface ListResourcesRequest {
   id: RequestId;
@@ -1503,9 +1295,6 @@ export interface ListResourcesRequest {
 }
 /**
  * The result returned by the server for a {@link ListResourcesRequestresources/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesResult".
  */
 export interface ListResourcesResult {
   _meta?: ResultMetaObject;
@@ -1553,9 +1342,6 @@ export interface ListResourcesResult {
 }
 /**
  * A successful response from the server for a {@link ListResourcesRequestresources/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListResourcesResultResponse".
  */
 export interface ListResourcesResultResponse {
   id: RequestId;
@@ -1571,9 +1357,6 @@ export interface ListResourcesResultResponse {
  *
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListRootsRequest".
  */
 export interface ListRootsRequest {
   method: "roots/list";
@@ -1587,9 +1370,6 @@ export interface ListRootsRequest {
  * The result returned by the client for a {@link ListRootsRequestroots/list} request.
  * This result contains an array of {@link Root} objects, each representing a root directory
  * or file that the server can operate on.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListRootsResult".
  */
 export interface ListRootsResult {
   roots: Root[];
@@ -1597,9 +1377,6 @@ export interface ListRootsResult {
 }
 /**
  * Sent from the client to request a list of tools the server has.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsRequest".
  */
 export interface ListToolsRequest {
   id: RequestId;
@@ -1610,9 +1387,6 @@ export interface ListToolsRequest {
 }
 /**
  * The result returned by the server for a {@link ListToolsRequesttools/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsResult".
  */
 export interface ListToolsResult {
   _meta?: ResultMetaObject;
@@ -1660,9 +1434,6 @@ export interface ListToolsResult {
 }
 /**
  * A successful response from the server for a {@link ListToolsRequesttools/list} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ListToolsResultResponse".
  */
 export interface ListToolsResultResponse {
   id: RequestId;
@@ -1672,9 +1443,6 @@ export interface ListToolsResultResponse {
 }
 /**
  * JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingMessageNotification".
  */
 export interface LoggingMessageNotification {
   jsonrpc: "2.0";
@@ -1684,18 +1452,13 @@ export interface LoggingMessageNotification {
 }
 /**
  * Parameters for a `notifications/message` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "LoggingMessageNotificationParams".
  */
 export interface LoggingMessageNotificationParams {
   _meta?: NotificationMetaObject;
   /**
    * The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
    */
-  data: {
-    [k: string]: unknown;
-  };
+  data: unknown;
   /**
    * The severity of this log message.
    */
@@ -1722,9 +1485,6 @@ export interface LoggingMessageNotificationParams {
  * **Name:**
  * - Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
  * - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "MetaObject".
  */
 export interface MetaObject {
   [k: string]: unknown;
@@ -1735,9 +1495,6 @@ export interface MetaObject {
  * In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
  *
  * A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "MethodNotFoundError".
  */
 export interface MethodNotFoundError {
   /**
@@ -1747,9 +1504,7 @@ export interface MethodNotFoundError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1760,9 +1515,6 @@ export interface MethodNotFoundError {
  * Returned when processing a request requires a capability the client did not
  * declare in `clientCapabilities`. For HTTP, the response status code MUST be
  * `400 Bad Request`.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "MissingRequiredClientCapabilityError".
  */
 export interface MissingRequiredClientCapabilityError {
   error: Error & {
@@ -1785,9 +1537,6 @@ export interface MissingRequiredClientCapabilityError {
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ModelHint".
  */
 export interface ModelHint {
   /**
@@ -1816,9 +1565,6 @@ export interface ModelHint {
  * These preferences are always advisory. The client MAY ignore them. It is also
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ModelPreferences".
  */
 export interface ModelPreferences {
   /**
@@ -1860,9 +1606,6 @@ export interface Notification {
 }
 /**
  * Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "NotificationMetaObject".
  */
 export interface NotificationMetaObject {
   /**
@@ -1882,9 +1625,6 @@ export interface NotificationMetaObject {
 }
 /**
  * Common params for any notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "NotificationParams".
  */
 export interface NotificationParams {
   _meta?: NotificationMetaObject;
@@ -1908,9 +1648,6 @@ export interface PaginatedRequest {
 }
 /**
  * Common params for paginated requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PaginatedRequestParams".
  */
 export interface PaginatedRequestParams {
   _meta: RequestMetaObject;
@@ -1942,9 +1679,6 @@ export interface PaginatedResult {
 }
 /**
  * A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ParseError".
  */
 export interface ParseError {
   /**
@@ -1954,9 +1688,7 @@ export interface ParseError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1965,9 +1697,6 @@ export interface ParseError {
 }
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressNotification".
  */
 export interface ProgressNotification {
   jsonrpc: "2.0";
@@ -1977,9 +1706,6 @@ export interface ProgressNotification {
 }
 /**
  * Parameters for a {@link ProgressNotificationnotifications/progress} notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ProgressNotificationParams".
  */
 export interface ProgressNotificationParams {
   _meta?: NotificationMetaObject;
@@ -2003,9 +1729,6 @@ export interface ProgressNotificationParams {
 }
 /**
  * A prompt or prompt template that the server offers.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Prompt".
  */
 export interface Prompt {
   _meta?: MetaObject;
@@ -2046,9 +1769,6 @@ export interface Prompt {
 }
 /**
  * Describes an argument that a prompt can accept.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptArgument".
  */
 export interface PromptArgument {
   /**
@@ -2076,9 +1796,6 @@ export interface PromptArgument {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptListChangedNotification".
  */
 export interface PromptListChangedNotification {
   jsonrpc: "2.0";
@@ -2091,9 +1808,6 @@ export interface PromptListChangedNotification {
  *
  * This is similar to {@link SamplingMessage}, but also supports the embedding of
  * resources from the MCP server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptMessage".
  */
 export interface PromptMessage {
   content: ContentBlock;
@@ -2102,9 +1816,6 @@ export interface PromptMessage {
 }
 /**
  * Identifies a prompt.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "PromptReference".
  */
 export interface PromptReference {
   /**
@@ -2125,9 +1836,6 @@ export interface PromptReference {
 }
 /**
  * Sent from the client to the server, to read a specific resource URI.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceRequest".
  */
 export interface ReadResourceRequest {
   id: RequestId;
@@ -2138,9 +1846,6 @@ export interface ReadResourceRequest {
 }
 /**
  * Parameters for a `resources/read` request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceRequestParams".
  */
 export interface ReadResourceRequestParams {
   _meta: RequestMetaObject;
@@ -2154,9 +1859,6 @@ export interface ReadResourceRequestParams {
 }
 /**
  * The result returned by the server for a {@link ReadResourceRequestresources/read} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceResult".
  */
 export interface ReadResourceResult {
   _meta?: ResultMetaObject;
@@ -2199,9 +1901,6 @@ export interface ReadResourceResult {
 }
 /**
  * A successful response from the server for a {@link ReadResourceRequestresources/read} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ReadResourceResultResponse".
  */
 export interface ReadResourceResultResponse {
   id: RequestId;
@@ -2218,9 +1917,6 @@ export interface Request {
 }
 /**
  * Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RequestMetaObject".
  */
 export interface RequestMetaObject {
   /**
@@ -2270,9 +1966,6 @@ export interface RequestMetaObject {
 }
 /**
  * Common params for any request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "RequestParams".
  */
 export interface RequestParams {
   _meta: RequestMetaObject;
@@ -2280,9 +1973,6 @@ export interface RequestParams {
 }
 /**
  * A known resource that the server is capable of reading.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Resource".
  */
 export interface Resource {
   _meta?: MetaObject;
@@ -2339,9 +2029,6 @@ export interface Resource {
 }
 /**
  * The contents of a specific resource or sub-resource.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceContents".
  */
 export interface ResourceContents {
   _meta?: MetaObject;
@@ -2359,9 +2046,6 @@ export interface ResourceContents {
  * A resource that the server is capable of reading, included in a prompt or tool call result.
  *
  * Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceLink".
  */
 export interface ResourceLink {
   _meta?: MetaObject;
@@ -2419,9 +2103,6 @@ export interface ResourceLink {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceListChangedNotification".
  */
 export interface ResourceListChangedNotification {
   jsonrpc: "2.0";
@@ -2431,9 +2112,6 @@ export interface ResourceListChangedNotification {
 }
 /**
  * Common params for resource-related requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceRequestParams".
  */
 export interface ResourceRequestParams {
   _meta: RequestMetaObject;
@@ -2445,9 +2123,6 @@ export interface ResourceRequestParams {
 }
 /**
  * A template description for resources available on the server.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceTemplate".
  */
 export interface ResourceTemplate {
   _meta?: MetaObject;
@@ -2498,9 +2173,6 @@ export interface ResourceTemplate {
 }
 /**
  * A reference to a resource or resource template definition.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceTemplateReference".
  */
 export interface ResourceTemplateReference {
   type: "ref/resource";
@@ -2512,9 +2184,6 @@ export interface ResourceTemplateReference {
 }
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceUpdatedNotification".
  */
 export interface ResourceUpdatedNotification {
   jsonrpc: "2.0";
@@ -2524,9 +2193,6 @@ export interface ResourceUpdatedNotification {
 }
 /**
  * Parameters for a `notifications/resources/updated` notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResourceUpdatedNotificationParams".
  */
 export interface ResourceUpdatedNotificationParams {
   _meta?: NotificationMetaObject;
@@ -2538,9 +2204,6 @@ export interface ResourceUpdatedNotificationParams {
 }
 /**
  * Common result fields.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Result".
  */
 export interface Result {
   _meta?: ResultMetaObject;
@@ -2558,9 +2221,6 @@ export interface Result {
 }
 /**
  * Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ResultMetaObject".
  */
 export interface ResultMetaObject {
   /**
@@ -2581,9 +2241,6 @@ export interface ResultMetaObject {
 }
 /**
  * Represents a root directory or file that the server can operate on.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Root".
  */
 export interface Root {
   _meta?: MetaObject;
@@ -2603,9 +2260,6 @@ export interface Root {
 }
 /**
  * Describes a message issued to or received from an LLM API.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SamplingMessage".
  */
 export interface SamplingMessage {
   _meta?: MetaObject;
@@ -2621,9 +2275,6 @@ export interface SamplingMessage {
 }
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ServerCapabilities".
  */
 export interface ServerCapabilities {
   /**
@@ -2703,9 +2354,6 @@ export interface StringSchema {
  *
  * Each notification type is **opt-in**; the server **MUST NOT** send
  * notification types the client has not explicitly requested here.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionFilter".
  */
 export interface SubscriptionFilter {
   /**
@@ -2738,9 +2386,6 @@ export interface SubscriptionFilter {
  * stdio, where every subscription shares one channel, this ordering is defined
  * per subscription ID and not per channel: messages belonging to other
  * subscriptions MAY be interleaved before it.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsAcknowledgedNotification".
  */
 export interface SubscriptionsAcknowledgedNotification {
   jsonrpc: "2.0";
@@ -2750,9 +2395,6 @@ export interface SubscriptionsAcknowledgedNotification {
 }
 /**
  * Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsAcknowledgedNotificationParams".
  */
 export interface SubscriptionsAcknowledgedNotificationParams {
   _meta?: NotificationMetaObject;
@@ -2769,9 +2411,6 @@ export interface SubscriptionsAcknowledgedNotificationParams {
  * Sent from the client to open a long-lived channel for receiving notifications
  * outside the context of a specific request. Replaces the previous HTTP GET
  * endpoint and ensures consistent behavior between HTTP and STDIO.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsListenRequest".
  */
 export interface SubscriptionsListenRequest {
   id: RequestId;
@@ -2782,9 +2421,6 @@ export interface SubscriptionsListenRequest {
 }
 /**
  * Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsListenRequestParams".
  */
 export interface SubscriptionsListenRequestParams {
   _meta: RequestMetaObject;
@@ -2802,9 +2438,6 @@ export interface SubscriptionsListenRequestParams {
  * during server shutdown). Because the listen stream is long-lived, this result
  * is sent only when the server tears the subscription down; an abrupt transport
  * close carries no response. The result body is otherwise empty.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsListenResult".
  */
 export interface SubscriptionsListenResult {
   _meta: SubscriptionsListenResultMetaObject;
@@ -2823,9 +2456,6 @@ export interface SubscriptionsListenResult {
 /**
  * Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
  * {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsListenResultMetaObject".
  */
 export interface SubscriptionsListenResultMetaObject {
   /**
@@ -2855,9 +2485,6 @@ export interface SubscriptionsListenResultMetaObject {
 /**
  * A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
  * request, sent when the server tears the subscription down gracefully.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "SubscriptionsListenResultResponse".
  */
 export interface SubscriptionsListenResultResponse {
   id: RequestId;
@@ -2867,9 +2494,6 @@ export interface SubscriptionsListenResultResponse {
 }
 /**
  * Text provided to or from an LLM.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TextContent".
  */
 export interface TextContent {
   _meta?: MetaObject;
@@ -2902,9 +2526,6 @@ export interface TextResourceContents {
 }
 /**
  * Schema for multiple-selection enumeration with display titles for each option.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TitledMultiSelectEnumSchema".
  */
 export interface TitledMultiSelectEnumSchema {
   /**
@@ -2952,9 +2573,6 @@ export interface TitledMultiSelectEnumSchema {
 }
 /**
  * Schema for single-selection enumeration with display titles for each option.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "TitledSingleSelectEnumSchema".
  */
 export interface TitledSingleSelectEnumSchema {
   /**
@@ -2988,9 +2606,6 @@ export interface TitledSingleSelectEnumSchema {
 }
 /**
  * Definition for a tool the client can call.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "Tool".
  */
 export interface Tool {
   _meta?: MetaObject;
@@ -3073,9 +2688,6 @@ export interface Tool {
  *
  * Clients should never make tool use decisions based on `ToolAnnotations`
  * received from untrusted servers.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolAnnotations".
  */
 export interface ToolAnnotations {
   /**
@@ -3119,9 +2731,6 @@ export interface ToolAnnotations {
 }
 /**
  * Controls tool selection behavior for sampling requests.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolChoice".
  */
 export interface ToolChoice {
   /**
@@ -3135,9 +2744,6 @@ export interface ToolChoice {
 }
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolListChangedNotification".
  */
 export interface ToolListChangedNotification {
   jsonrpc: "2.0";
@@ -3147,9 +2753,6 @@ export interface ToolListChangedNotification {
 }
 /**
  * The result of a tool use, provided by the user back to the assistant.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolResultContent".
  */
 export interface ToolResultContent {
   /**
@@ -3177,9 +2780,7 @@ export interface ToolResultContent {
    * This can be any JSON value (object, array, string, number, boolean, or null).
    * If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
    */
-  structuredContent?: {
-    [k: string]: unknown;
-  };
+  structuredContent?: unknown;
   /**
    * The ID of the tool use this result corresponds to.
    *
@@ -3191,9 +2792,6 @@ export interface ToolResultContent {
 }
 /**
  * A request from the assistant to call a tool.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "ToolUseContent".
  */
 export interface ToolUseContent {
   /**
@@ -3225,9 +2823,6 @@ export interface ToolUseContent {
  * unsupported (e.g., a known experimental or draft version the server has
  * chosen not to implement). For HTTP, the response status code MUST be
  * `400 Bad Request`.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UnsupportedProtocolVersionError".
  */
 export interface UnsupportedProtocolVersionError {
   error: Error & {
@@ -3252,9 +2847,6 @@ export interface UnsupportedProtocolVersionError {
 }
 /**
  * Schema for multiple-selection enumeration without display titles for options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UntitledMultiSelectEnumSchema".
  */
 export interface UntitledMultiSelectEnumSchema {
   /**
@@ -3293,9 +2885,6 @@ export interface UntitledMultiSelectEnumSchema {
 }
 /**
  * Schema for single-selection enumeration without display titles for options.
- *
- * This interface was referenced by `__McpCodegenRoot`'s JSON-Schema
- * via the `definition` "UntitledSingleSelectEnumSchema".
  */
 export interface UntitledSingleSelectEnumSchema {
   /**

@@ -18,5 +18,10 @@ export class CliError extends Error {
 
 /** Errors caused by the input (schema, version, flags) rather than by the generator itself. */
 export function isInputError(e: unknown): e is Error {
-  return e instanceof CliError || e instanceof SchemaLoadError || e instanceof SchemaSourceError || e instanceof ModelError;
+  return (
+    e instanceof CliError ||
+    e instanceof SchemaLoadError ||
+    e instanceof SchemaSourceError ||
+    e instanceof ModelError
+  );
 }

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { getVersion, listVersions } from "../../schema/registry.js";
 import { loadSchemaSource } from "../../schema/loader.js";
+import { getVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate } from "../generate.js";
 import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeOutput } from "../write.js";
@@ -64,12 +64,17 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
       location: source.location,
     });
     results.push(result);
-    step.done(`${source.version}: ${result.model.definitions.length} definitions, ${result.model.methods.length} methods (${source.origin} ${source.location})`);
+    step.done(
+      `${source.version}: ${result.model.definitions.length} definitions, ${result.model.methods.length} methods (${source.origin} ${source.location})`,
+    );
   }
   if (opts.all) {
     const unused = unusedTableEntries(results.flatMap((r) => [...r.usedTableEntries]));
     if (unused.length > 0) {
-      throw new CliError(`generator/tables.ts entries match nothing in any version: ${unused.join(", ")}`, EXIT.failure);
+      throw new CliError(
+        `generator/tables.ts entries match nothing in any version: ${unused.join(", ")}`,
+        EXIT.failure,
+      );
     }
   }
   const out = resolve(opts.out);
@@ -85,6 +90,8 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
   }
   let written = 0;
   for (const r of results) written += (await writeOutput(join(out, r.version), r.files)).length;
-  report.info(`${written} file(s) written, ${results.length} version(s) in ${Math.round(performance.now() - started)} ms`);
+  report.info(
+    `${written} file(s) written, ${results.length} version(s) in ${Math.round(performance.now() - started)} ms`,
+  );
   return EXIT.ok;
 }

@@ -30,14 +30,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const invoked = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").slice(-3).join("/"));
+const invoked =
+  process.argv[1] &&
+  import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").slice(-3).join("/"));
 if (invoked) {
   main(process.argv).then(
     (code) => {
       process.exitCode = code;
     },
     (e: unknown) => {
-      process.stderr.write(`mcp-codegen: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(
+        `mcp-codegen: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      );
       process.exitCode = EXIT.failure;
     },
   );

@@ -5,6 +5,7 @@ export interface Step {
 }
 
 export interface Reporter {
+  /** Starts a timed step; its `done` line reports the duration. */
   step(message: string): Step;
   info(message: string): void;
   error(message: string): void;
@@ -15,7 +16,7 @@ export function createReporter(opts: { quiet?: boolean } = {}): Reporter {
     if (!opts.quiet) process.stderr.write(`${line}\n`);
   };
   return {
-    step: (message) => {
+    step: () => {
       const started = performance.now();
       return { done: (m) => write(`✓ ${m} [${Math.round(performance.now() - started)} ms]`) };
     },

@@ -10,10 +10,34 @@ import { schemaName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 
 const TABLES = [
-  { name: "clientRequests", typeName: "ClientRequests", kind: "request", direction: "client-to-server", doc: "Requests a client sends and a server handles." },
-  { name: "serverRequests", typeName: "ServerRequests", kind: "request", direction: "server-to-client", doc: "Requests a server sends and a client handles." },
-  { name: "clientNotifications", typeName: "ClientNotifications", kind: "notification", direction: "client-to-server", doc: "Notifications a client sends." },
-  { name: "serverNotifications", typeName: "ServerNotifications", kind: "notification", direction: "server-to-client", doc: "Notifications a server sends." },
+  {
+    name: "clientRequests",
+    typeName: "ClientRequests",
+    kind: "request",
+    direction: "client-to-server",
+    doc: "Requests a client sends and a server handles.",
+  },
+  {
+    name: "serverRequests",
+    typeName: "ServerRequests",
+    kind: "request",
+    direction: "server-to-client",
+    doc: "Requests a server sends and a client handles.",
+  },
+  {
+    name: "clientNotifications",
+    typeName: "ClientNotifications",
+    kind: "notification",
+    direction: "client-to-server",
+    doc: "Notifications a client sends.",
+  },
+  {
+    name: "serverNotifications",
+    typeName: "ServerNotifications",
+    kind: "notification",
+    direction: "server-to-client",
+    doc: "Notifications a server sends.",
+  },
 ] as const;
 
 export function emitProtocol(model: ProtocolModel): Record<string, string> {
@@ -40,6 +64,10 @@ export function emitProtocol(model: ProtocolModel): Record<string, string> {
     ...t,
     entries: model.methods.filter((m) => m.kind === t.kind && m.direction === t.direction).map(entry),
   }));
-  const text = renderTemplate("protocol.ts", { version: model.protocolVersion, lifecycle: model.lifecycle, tables });
+  const text = renderTemplate("protocol.ts", {
+    version: model.protocolVersion,
+    lifecycle: model.lifecycle,
+    tables,
+  });
   return { "protocol.ts": text };
 }

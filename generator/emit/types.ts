@@ -30,8 +30,14 @@ export async function emitTypes(model: ProtocolModel): Promise<Record<string, st
 function tidy(text: string): string {
   return text
     .replace(new RegExp(`export interface ${ROOT} \\{\\}\\n?`), "")
-    .replace(/\n \*\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g, "")
-    .replace(/\/\*\*\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g, "");
+    .replace(
+      /\n \* ?\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g,
+      "",
+    )
+    .replace(
+      /\/\*\*\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g,
+      "",
+    );
 }
 
 /** The parsed node back as JSON Schema for the library, with references as named types. */
@@ -40,6 +46,11 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   const out: JSONSchema = {};
   if (node.description !== undefined) out.description = node.description;
   if (node.deprecated) out.deprecated = true;
+  // The library reads a keyword-less schema as an object; in JSON Schema it accepts any value.
+  if (Object.keys(node).every((k) => k === "pointer" || k === "description" || k === "deprecated")) {
+    out.tsType = "unknown";
+    return out;
+  }
   if (node.ref) {
     if (Object.keys(node).every((k) => k === "pointer" || k === "ref" || k === "description")) {
       out.tsType = node.ref;
@@ -54,7 +65,9 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   if (node.hasConst) out.const = node.const;
   if (node.enum) out.enum = node.enum;
   if (node.properties) {
-    out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, toJsonSchema(v)]));
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([k, v]) => [k, toJsonSchema(v)]),
+    );
   }
   if (node.required) out.required = node.required;
   if (node.additionalProperties) out.additionalProperties = toJsonSchema(node.additionalProperties);

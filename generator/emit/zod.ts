@@ -45,7 +45,8 @@ function expr(node: SchemaNode, ctx: Ctx): string {
   const parts: string[] = [];
   const base = typedExpr(node, ctx);
   if (base) parts.push(base);
-  if (node.ref) parts.push(ctx.emitted.has(node.ref) ? schemaName(node.ref) : `z.lazy(() => ${schemaName(node.ref)})`);
+  if (node.ref)
+    parts.push(ctx.emitted.has(node.ref) ? schemaName(node.ref) : `z.lazy(() => ${schemaName(node.ref)})`);
   if (node.anyOf) parts.push(union(node.anyOf.map((n) => expr(n, ctx))));
   if (node.oneOf) {
     const options = node.oneOf.map((n) => expr(n, ctx));
@@ -60,7 +61,8 @@ function expr(node: SchemaNode, ctx: Ctx): string {
   return parts.reduce((acc, p) => `z.intersection(${acc}, ${p})`);
 }
 
-const union = (options: string[]): string => (options.length === 1 ? options[0]! : `z.union([${options.join(", ")}])`);
+const union = (options: string[]): string =>
+  options.length === 1 ? options[0]! : `z.union([${options.join(", ")}])`;
 
 /** The constraint from type/const/enum and the keywords of each type; undefined when there is none. */
 function typedExpr(node: SchemaNode, ctx: Ctx): string | undefined {

@@ -1,0 +1,100 @@
+/**
+ * Type-level facts per version (checked by `tsc --noEmit`, which `npm test` runs first) and the same
+ * facts at run time through the generated method tables.
+ */
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type * as z from "zod";
+import * as V2024 from "../../generated/2024-11-05/index.js";
+import * as V202503 from "../../generated/2025-03-26/index.js";
+import * as V202506 from "../../generated/2025-06-18/index.js";
+import * as V202511 from "../../generated/2025-11-25/index.js";
+import * as V2026 from "../../generated/2026-07-28/index.js";
+import * as VDraft from "../../generated/draft/index.js";
+
+describe("2024-11-05", () => {
+  it("types a request, a result and a notification", () => {
+    expectTypeOf<V2024.CallToolRequest["method"]>().toEqualTypeOf<"tools/call">();
+    expectTypeOf<V2024.ClientRequests["tools/call"]["params"]["name"]>().toEqualTypeOf<string>();
+    expectTypeOf<V2024.ClientRequests["tools/call"]["result"]>().toEqualTypeOf<V2024.CallToolResult>();
+    expectTypeOf<V2024.CallToolResult["content"][number]>().toEqualTypeOf<
+      V2024.TextContent | V2024.ImageContent | V2024.EmbeddedResource
+    >();
+    expectTypeOf<
+      V2024.ServerNotifications["notifications/progress"]["params"]["progressToken"]
+    >().toEqualTypeOf<string | number>();
+    expectTypeOf<z.infer<typeof V2024.LoggingLevelSchema>>().toEqualTypeOf<V2024.LoggingLevel>();
+    expect(V2024.PROTOCOL_VERSION).toBe("2024-11-05");
+    expect(V2024.clientRequests["tools/call"].params.safeParse({ name: "echo" }).success).toBe(true);
+    expect(V2024.clientRequests["tools/call"].params.safeParse({}).success).toBe(false);
+  });
+});
+
+describe("2025-03-26", () => {
+  it("types a request, a result and a notification", () => {
+    expectTypeOf<
+      V202503.ClientRequests["completion/complete"]["result"]
+    >().toEqualTypeOf<V202503.CompleteResult>();
+    expectTypeOf<V202503.CallToolResult["content"][number]>().toEqualTypeOf<
+      V202503.TextContent | V202503.ImageContent | V202503.AudioContent | V202503.EmbeddedResource
+    >();
+    expectTypeOf<V202503.ToolAnnotations["destructiveHint"]>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<
+      V202503.ServerNotifications["notifications/message"]["params"]["level"]
+    >().toEqualTypeOf<V202503.LoggingLevel>();
+    expect(V202503.clientRequests["completion/complete"].capability).toEqual({
+      side: "server",
+      path: ["completions"],
+    });
+  });
+});
+
+describe("2025-06-18", () => {
+  it("types a request, a result and a notification", () => {
+    expectTypeOf<V202506.ServerRequests["elicitation/create"]["result"]["action"]>().toEqualTypeOf<
+      "accept" | "decline" | "cancel"
+    >();
+    expectTypeOf<V202506.CallToolResult["structuredContent"]>().toEqualTypeOf<
+      { [k: string]: unknown } | undefined
+    >();
+    expectTypeOf<V202506.ClientNotifications["notifications/roots/list_changed"]["params"]>().not.toBeAny();
+    expect(V202506.serverRequests["elicitation/create"].result.safeParse({ action: "maybe" }).success).toBe(
+      false,
+    );
+  });
+});
+
+describe("2025-11-25", () => {
+  it("types a request, a result and a notification", () => {
+    expectTypeOf<
+      V202511.ClientRequests["tools/call"]["params"]
+    >().toEqualTypeOf<V202511.CallToolRequestParams>();
+    expectTypeOf<V202511.ClientRequests["tasks/get"]["result"]>().toEqualTypeOf<V202511.GetTaskResult>();
+    expectTypeOf<
+      V202511.ServerNotifications["notifications/tasks/status"]["params"]["status"]
+    >().toEqualTypeOf<V202511.TaskStatus>();
+    expect(V202511.LIFECYCLE).toBe("initialize");
+    expect(
+      V202511.clientRequests["tools/call"].result.safeParse({ content: [{ type: "text", text: "hi" }] })
+        .success,
+    ).toBe(true);
+    expect(
+      V202511.clientRequests["tools/call"].result.safeParse({ content: [{ type: "text" }] }).success,
+    ).toBe(false);
+  });
+});
+
+describe("2026-07-28 and draft", () => {
+  it("types a request, a result and a notification", () => {
+    expectTypeOf<V2026.ClientRequests["server/discover"]["result"]>().toEqualTypeOf<V2026.DiscoverResult>();
+    expectTypeOf<V2026.CallToolResult["resultType"]>().toEqualTypeOf<string>();
+    expectTypeOf<
+      V2026.ServerNotifications["notifications/subscriptions/acknowledged"]["params"]
+    >().not.toBeAny();
+    expectTypeOf<V2026.JSONValue>().toEqualTypeOf<VDraft.JSONValue>();
+    expect(V2026.LIFECYCLE).toBe("discover");
+    expect(VDraft.PROTOCOL_VERSION).toBe("DRAFT-2026-v1");
+    expect("initialize" in V2026.clientRequests).toBe(false);
+    expect(V2026.JSONValueSchema.safeParse({ a: [1, "x", { b: true }] }).success).toBe(true);
+    expect(V2026.JSONValueSchema.safeParse({ a: [1.5] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,61 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseSchema } from "../../generator/load.js";
+import { REPO, schemaPath, VERSIONS } from "./paths.js";
+
+const TMP = `${REPO}test/.tmp/parity`;
+
+/**
+ * One file per version stating, for every definition, that the type zod infers from `<Name>Schema` and the
+ * emitted `<Name>` are assignable to each other. A mismatch is a compile error on that definition's line.
+ */
+function parityFile(version: string): string {
+  const names = Object.keys(
+    parseSchema(readFileSync(schemaPath(version), "utf8"), schemaPath(version)).definitions,
+  );
+  const lines = [
+    `import type * as z from "zod";`,
+    `import type * as S from "../../../generated/${version}/schemas.js";`,
+    `import type * as T from "../../../generated/${version}/types.js";`,
+    "type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
+    ...names.map((n) => `export const ${n}: Mutual<z.infer<typeof S.${n}Schema>, T.${n}> = true;`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+describe("generated TypeScript", () => {
+  it("compiles under tsc --strict, and every schema's inferred type is mutually assignable with its emitted type", () => {
+    rmSync(TMP, { recursive: true, force: true });
+    mkdirSync(TMP, { recursive: true });
+    let definitions = 0;
+    for (const v of VERSIONS) {
+      const text = parityFile(v);
+      definitions += text.split("\n").filter((l) => l.startsWith("export const")).length;
+      writeFileSync(`${TMP}/${v}.ts`, text);
+    }
+    writeFileSync(
+      `${TMP}/tsconfig.json`,
+      JSON.stringify({
+        extends: "../../../tsconfig.json",
+        compilerOptions: { noEmit: true, strict: true, skipLibCheck: true, noUnusedLocals: false },
+        include: ["./*.ts", "../../../generated/**/*.ts"],
+        // The base config excludes test/.tmp; without this override tsc would check nothing here.
+        exclude: [],
+      }),
+    );
+    writeFileSync(`${TMP}/canary.ts`, "export const canary: string = 1;\n");
+    let output = "";
+    try {
+      execFileSync(`${REPO}node_modules/.bin/tsc`, ["-p", `${TMP}/tsconfig.json`], { encoding: "utf8" });
+    } catch (e) {
+      output = String((e as { stdout?: string }).stdout ?? e);
+    }
+    console.log(`parity checked for ${definitions} definitions across ${VERSIONS.length} versions`);
+    expect(definitions).toBeGreaterThan(700);
+    // The canary proves tsc really checked this folder; nothing else may fail.
+    const errors = output.split("\n").filter((l) => l.includes("error TS"));
+    expect(errors.filter((l) => l.includes("canary.ts"))).toHaveLength(1);
+    expect(errors.filter((l) => !l.includes("canary.ts"))).toEqual([]);
+  });
+});
