@@ -10,7 +10,7 @@ import { emitZod } from "./emit/zod.js";
 import { parseSchema } from "./load.js";
 import { buildModel, type ProtocolModel } from "./model.js";
 import { GENERATOR_VERSION } from "./version.js";
-import { formatTs, withHeader } from "./write.js";
+import { withHeader } from "./write.js";
 
 export interface SchemaInput {
   /** Folder name and registry key, e.g. `2025-11-25` or `draft`. */
@@ -52,7 +52,7 @@ export async function generate(input: SchemaInput): Promise<Generated> {
   };
   const files: Record<string, string> = {};
   for (const name of Object.keys(raw).sort()) {
-    files[name] = withHeader(await formatTs(raw[name]!), model);
+    files[name] = withHeader(raw[name]!, model);
   }
   return { version: input.version, model, files, usedTableEntries: used };
 }

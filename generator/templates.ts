@@ -1,10 +1,11 @@
 /** Handlebars templates for the skeletons of emitted files (`templates/generated/<file>.hbs`). */
 
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import Handlebars from "handlebars";
+import { PACKAGE_ROOT } from "../schema/package.js";
 
-const TEMPLATE_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
+const TEMPLATE_DIR = join(PACKAGE_ROOT, "templates");
 const cache = new Map<string, HandlebarsTemplateDelegate>();
 const handlebars = Handlebars.create();
 handlebars.registerHelper("json", (value: unknown) => JSON.stringify(value));
@@ -14,7 +15,7 @@ export function renderTemplate(file: string, data: object, folder = "generated")
   const key = `${folder}/${file}`;
   let template = cache.get(key);
   if (!template) {
-    const source = readFileSync(`${TEMPLATE_DIR}${key}.hbs`, "utf8");
+    const source = readFileSync(join(TEMPLATE_DIR, `${key}.hbs`), "utf8");
     template = handlebars.compile(source, { noEscape: true, strict: true });
     cache.set(key, template);
   }

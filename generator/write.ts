@@ -4,14 +4,26 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import * as prettier from "prettier";
+import { createFromBuffer, type Formatter } from "@dprint/formatter";
+import { getPath } from "@dprint/typescript";
 import type { ProtocolModel } from "./model.js";
 
-const PRETTIER: prettier.Options = { parser: "typescript", printWidth: 110, trailingComma: "all" };
+let formatter: Formatter | undefined;
 
-export const formatTs = (text: string): Promise<string> => prettier.format(text, PRETTIER);
+/**
+ * Formats TypeScript in-process with dprint's wasm plugin (several times faster than prettier, which
+ * dominated generation time). Used on text the emitters do not lay out themselves.
+ */
+export function formatTs(text: string, file = "file.ts"): string {
+  if (!formatter) {
+    formatter = createFromBuffer(readFileSync(getPath()));
+    formatter.setConfig({ indentWidth: 2, lineWidth: 110 }, { quoteStyle: "preferDouble" });
+  }
+  return formatter.formatText({ filePath: file, fileText: text });
+}
 
 export function header(
   model: Pick<ProtocolModel, "generatorVersion" | "protocolVersion" | "schemaSha256">,

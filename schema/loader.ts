@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PACKAGE_NAME, PACKAGE_ROOT } from "./package.js";
 import { type Dialect, defaultVersion, getVersion, knownVersionForSha256, listVersions } from "./registry.js";
 
 export interface LoadOptions {
@@ -63,7 +64,6 @@ export class SchemaSourceError extends Error {
   }
 }
 
-const PACKAGE_NAME = "mcp-codegen";
 const DOWNLOAD_TIMEOUT_MS = 60_000;
 
 /** MCP_CODEGEN_CACHE_DIR, else $XDG_CACHE_HOME/mcp-codegen, else ~/.cache/mcp-codegen. */
@@ -264,9 +264,8 @@ async function download(url: string, version: string | undefined, doFetch: typeo
 // Every ancestor's shared/ covers both "<dir>/shared" and "<dir>/../shared"; cwd first so the
 // user's own layout beats the one around the installed package, nearest directory first.
 async function sharedCandidates(version: string, cwd: string): Promise<string[]> {
-  const root = await packageRoot();
   const paths = new Set<string>();
-  for (const start of root === undefined ? [cwd] : [cwd, root]) {
+  for (const start of [cwd, PACKAGE_ROOT]) {
     for (const dir of ancestors(start)) paths.add(join(dir, "shared", "mcp-schema", version, "schema.json"));
   }
   return [...paths];
@@ -281,20 +280,6 @@ function ancestors(start: string): string[] {
     if (parent === dir) return dirs;
     dir = parent;
   }
-}
-
-// Located by name rather than a fixed "..", so it works from the sources and from a build output dir.
-async function packageRoot(): Promise<string | undefined> {
-  for (const dir of ancestors(dirname(fileURLToPath(import.meta.url)))) {
-    const text = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
-    if (text === undefined) continue;
-    try {
-      if ((JSON.parse(text) as { name?: unknown }).name === PACKAGE_NAME) return dir;
-    } catch {
-      // Not ours; keep looking.
-    }
-  }
-  return undefined;
 }
 
 // The cache is an optimisation: a read-only or full disk must not fail a verified download.

@@ -21,7 +21,7 @@ export const clientRequests = {
     delivery: "message",
     capability: null,
   },
-  initialize: {
+  "initialize": {
     method: "initialize",
     direction: "client-to-server",
     handler: "initialize",
@@ -39,7 +39,7 @@ export const clientRequests = {
     delivery: "message",
     capability: { side: "server", path: ["logging"] },
   },
-  ping: {
+  "ping": {
     method: "ping",
     direction: "client-to-server",
     handler: "ping",
@@ -134,18 +134,15 @@ export const clientRequests = {
 /** Types of clientRequests, by method. */
 export interface ClientRequests {
   "completion/complete": { params: T.CompleteRequest["params"]; result: T.CompleteResult };
-  initialize: { params: T.InitializeRequest["params"]; result: T.InitializeResult };
+  "initialize": { params: T.InitializeRequest["params"]; result: T.InitializeResult };
   "logging/setLevel": { params: T.SetLevelRequest["params"]; result: T.EmptyResult };
-  ping: { params: T.PingRequest["params"]; result: T.EmptyResult };
+  "ping": { params: T.PingRequest["params"]; result: T.EmptyResult };
   "prompts/get": { params: T.GetPromptRequest["params"]; result: T.GetPromptResult };
   "prompts/list": { params: T.ListPromptsRequest["params"]; result: T.ListPromptsResult };
   "resources/list": { params: T.ListResourcesRequest["params"]; result: T.ListResourcesResult };
   "resources/read": { params: T.ReadResourceRequest["params"]; result: T.ReadResourceResult };
   "resources/subscribe": { params: T.SubscribeRequest["params"]; result: T.EmptyResult };
-  "resources/templates/list": {
-    params: T.ListResourceTemplatesRequest["params"];
-    result: T.ListResourceTemplatesResult;
-  };
+  "resources/templates/list": { params: T.ListResourceTemplatesRequest["params"]; result: T.ListResourceTemplatesResult };
   "resources/unsubscribe": { params: T.UnsubscribeRequest["params"]; result: T.EmptyResult };
   "tools/call": { params: T.CallToolRequest["params"]; result: T.CallToolResult };
   "tools/list": { params: T.ListToolsRequest["params"]; result: T.ListToolsResult };
@@ -153,7 +150,7 @@ export interface ClientRequests {
 
 /** Requests a server sends and a client handles. */
 export const serverRequests = {
-  ping: {
+  "ping": {
     method: "ping",
     direction: "server-to-client",
     handler: "ping",
@@ -184,7 +181,7 @@ export const serverRequests = {
 
 /** Types of serverRequests, by method. */
 export interface ServerRequests {
-  ping: { params: T.PingRequest["params"]; result: T.EmptyResult };
+  "ping": { params: T.PingRequest["params"]; result: T.EmptyResult };
   "roots/list": { params: T.ListRootsRequest["params"]; result: T.ListRootsResult };
   "sampling/createMessage": { params: T.CreateMessageRequest["params"]; result: T.CreateMessageResult };
 }

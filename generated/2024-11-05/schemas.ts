@@ -6,9 +6,10 @@ import { format, integer } from "mcp-codegen/runtime/validation";
 export const RoleSchema = z.enum(["assistant", "user"]);
 
 export const AnnotatedSchema = z.looseObject({
-  annotations: z
-    .looseObject({ audience: z.array(RoleSchema).optional(), priority: z.number().gte(0).lte(1).optional() })
-    .optional(),
+  annotations: z.looseObject({
+    audience: z.array(RoleSchema).optional(),
+    priority: z.number().gte(0).lte(1).optional(),
+  }).optional(),
 });
 
 export const BlobResourceContentsSchema = z.looseObject({
@@ -29,26 +30,29 @@ export const TextResourceContentsSchema = z.looseObject({
 });
 
 export const EmbeddedResourceSchema = z.looseObject({
-  annotations: z
-    .looseObject({ audience: z.array(RoleSchema).optional(), priority: z.number().gte(0).lte(1).optional() })
-    .optional(),
+  annotations: z.looseObject({
+    audience: z.array(RoleSchema).optional(),
+    priority: z.number().gte(0).lte(1).optional(),
+  }).optional(),
   resource: z.union([TextResourceContentsSchema, BlobResourceContentsSchema]),
   type: z.literal("resource"),
 });
 
 export const ImageContentSchema = z.looseObject({
-  annotations: z
-    .looseObject({ audience: z.array(RoleSchema).optional(), priority: z.number().gte(0).lte(1).optional() })
-    .optional(),
+  annotations: z.looseObject({
+    audience: z.array(RoleSchema).optional(),
+    priority: z.number().gte(0).lte(1).optional(),
+  }).optional(),
   data: z.string().check(format("byte")),
   mimeType: z.string(),
   type: z.literal("image"),
 });
 
 export const TextContentSchema = z.looseObject({
-  annotations: z
-    .looseObject({ audience: z.array(RoleSchema).optional(), priority: z.number().gte(0).lte(1).optional() })
-    .optional(),
+  annotations: z.looseObject({
+    audience: z.array(RoleSchema).optional(),
+    priority: z.number().gte(0).lte(1).optional(),
+  }).optional(),
   text: z.string(),
   type: z.literal("text"),
 });
@@ -153,9 +157,7 @@ export const ListToolsRequestSchema = z.looseObject({
 
 export const PingRequestSchema = z.looseObject({
   method: z.literal("ping"),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ReadResourceRequestSchema = z.looseObject({
@@ -213,10 +215,7 @@ export const CreateMessageResultSchema = z.looseObject({
   stopReason: z.string().optional(),
 });
 
-export const RootSchema = z.looseObject({
-  name: z.string().optional(),
-  uri: z.string().check(format("uri")),
-});
+export const RootSchema = z.looseObject({ name: z.string().optional(), uri: z.string().check(format("uri")) });
 
 export const ListRootsResultSchema = z.looseObject({
   _meta: z.looseObject({}).optional(),
@@ -283,9 +282,7 @@ export const ServerCapabilitiesSchema = z.looseObject({
   experimental: z.object({}).catchall(z.looseObject({})).optional(),
   logging: z.looseObject({}).optional(),
   prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  resources: z
-    .looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() })
-    .optional(),
+  resources: z.looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() }).optional(),
   tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
 });
 
@@ -313,9 +310,7 @@ export const JSONRPCRequestSchema = z.looseObject({
   id: RequestIdSchema,
   jsonrpc: z.literal("2.0"),
   method: z.string(),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const JSONRPCResponseSchema = z.looseObject({
@@ -350,9 +345,10 @@ export const ListPromptsResultSchema = z.looseObject({
 });
 
 export const ResourceTemplateSchema = z.looseObject({
-  annotations: z
-    .looseObject({ audience: z.array(RoleSchema).optional(), priority: z.number().gte(0).lte(1).optional() })
-    .optional(),
+  annotations: z.looseObject({
+    audience: z.array(RoleSchema).optional(),
+    priority: z.number().gte(0).lte(1).optional(),
+  }).optional(),
   description: z.string().optional(),
   mimeType: z.string().optional(),
   name: z.string(),
@@ -366,9 +362,10 @@ export const ListResourceTemplatesResultSchema = z.looseObject({
 });
 
 export const ResourceSchema = z.looseObject({
-  annotations: z
-    .looseObject({ audience: z.array(RoleSchema).optional(), priority: z.number().gte(0).lte(1).optional() })
-    .optional(),
+  annotations: z.looseObject({
+    audience: z.array(RoleSchema).optional(),
+    priority: z.number().gte(0).lte(1).optional(),
+  }).optional(),
   description: z.string().optional(),
   mimeType: z.string().optional(),
   name: z.string(),
@@ -384,9 +381,7 @@ export const ListResourcesResultSchema = z.looseObject({
 
 export const ListRootsRequestSchema = z.looseObject({
   method: z.literal("roots/list"),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ToolSchema = z.looseObject({
@@ -437,9 +432,7 @@ export const ReadResourceResultSchema = z.looseObject({
 
 export const RequestSchema = z.looseObject({
   method: z.string(),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ResourceContentsSchema = z.looseObject({

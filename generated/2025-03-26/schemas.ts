@@ -156,9 +156,7 @@ export const ListToolsRequestSchema = z.looseObject({
 
 export const PingRequestSchema = z.looseObject({
   method: z.literal("ping"),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ReadResourceRequestSchema = z.looseObject({
@@ -216,10 +214,7 @@ export const CreateMessageResultSchema = z.looseObject({
   stopReason: z.string().optional(),
 });
 
-export const RootSchema = z.looseObject({
-  name: z.string().optional(),
-  uri: z.string().check(format("uri")),
-});
+export const RootSchema = z.looseObject({ name: z.string().optional(), uri: z.string().check(format("uri")) });
 
 export const ListRootsResultSchema = z.looseObject({
   _meta: z.looseObject({}).optional(),
@@ -287,9 +282,7 @@ export const ServerCapabilitiesSchema = z.looseObject({
   experimental: z.object({}).catchall(z.looseObject({})).optional(),
   logging: z.looseObject({}).optional(),
   prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  resources: z
-    .looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() })
-    .optional(),
+  resources: z.looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() }).optional(),
   tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
 });
 
@@ -311,9 +304,7 @@ export const JSONRPCRequestSchema = z.looseObject({
   id: RequestIdSchema,
   jsonrpc: z.literal("2.0"),
   method: z.string(),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const JSONRPCBatchRequestSchema = z.array(z.union([JSONRPCRequestSchema, JSONRPCNotificationSchema]));
@@ -390,9 +381,7 @@ export const ListResourcesResultSchema = z.looseObject({
 
 export const ListRootsRequestSchema = z.looseObject({
   method: z.literal("roots/list"),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ToolAnnotationsSchema = z.looseObject({
@@ -452,9 +441,7 @@ export const ReadResourceResultSchema = z.looseObject({
 
 export const RequestSchema = z.looseObject({
   method: z.string(),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ResourceContentsSchema = z.looseObject({

@@ -201,9 +201,7 @@ export const ListToolsRequestSchema = z.looseObject({
 
 export const PingRequestSchema = z.looseObject({
   method: z.literal("ping"),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ReadResourceRequestSchema = z.looseObject({
@@ -264,10 +262,7 @@ export const CreateMessageResultSchema = z.looseObject({
 export const ElicitResultSchema = z.looseObject({
   _meta: z.looseObject({}).optional(),
   action: z.enum(["accept", "cancel", "decline"]),
-  content: z
-    .object({})
-    .catchall(z.union([z.string(), integer(), z.boolean()]))
-    .optional(),
+  content: z.object({}).catchall(z.union([z.string(), integer(), z.boolean()])).optional(),
 });
 
 export const RootSchema = z.looseObject({
@@ -388,9 +383,7 @@ export const ServerCapabilitiesSchema = z.looseObject({
   experimental: z.object({}).catchall(z.looseObject({})).optional(),
   logging: z.looseObject({}).optional(),
   prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  resources: z
-    .looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() })
-    .optional(),
+  resources: z.looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() }).optional(),
   tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
 });
 
@@ -418,9 +411,7 @@ export const JSONRPCRequestSchema = z.looseObject({
   id: RequestIdSchema,
   jsonrpc: z.literal("2.0"),
   method: z.string(),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const JSONRPCResponseSchema = z.looseObject({
@@ -492,9 +483,7 @@ export const ListResourcesResultSchema = z.looseObject({
 
 export const ListRootsRequestSchema = z.looseObject({
   method: z.literal("roots/list"),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ToolAnnotationsSchema = z.looseObject({
@@ -515,13 +504,11 @@ export const ToolSchema = z.looseObject({
     type: z.literal("object"),
   }),
   name: z.string(),
-  outputSchema: z
-    .looseObject({
-      properties: z.object({}).catchall(z.looseObject({})).optional(),
-      required: z.array(z.string()).optional(),
-      type: z.literal("object"),
-    })
-    .optional(),
+  outputSchema: z.looseObject({
+    properties: z.object({}).catchall(z.looseObject({})).optional(),
+    required: z.array(z.string()).optional(),
+    type: z.literal("object"),
+  }).optional(),
   title: z.string().optional(),
 });
 
@@ -563,9 +550,7 @@ export const ReadResourceResultSchema = z.looseObject({
 
 export const RequestSchema = z.looseObject({
   method: z.string(),
-  params: z
-    .looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() })
-    .optional(),
+  params: z.looseObject({ _meta: z.looseObject({ progressToken: ProgressTokenSchema.optional() }).optional() }).optional(),
 });
 
 export const ResourceContentsSchema = z.looseObject({

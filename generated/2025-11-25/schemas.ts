@@ -155,26 +155,18 @@ export const CancelledNotificationSchema = z.looseObject({
 });
 
 export const ClientCapabilitiesSchema = z.looseObject({
-  elicitation: z
-    .looseObject({ form: z.looseObject({}).optional(), url: z.looseObject({}).optional() })
-    .optional(),
+  elicitation: z.looseObject({ form: z.looseObject({}).optional(), url: z.looseObject({}).optional() }).optional(),
   experimental: z.object({}).catchall(z.looseObject({})).optional(),
   roots: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  sampling: z
-    .looseObject({ context: z.looseObject({}).optional(), tools: z.looseObject({}).optional() })
-    .optional(),
-  tasks: z
-    .looseObject({
-      cancel: z.looseObject({}).optional(),
-      list: z.looseObject({}).optional(),
-      requests: z
-        .looseObject({
-          elicitation: z.looseObject({ create: z.looseObject({}).optional() }).optional(),
-          sampling: z.looseObject({ createMessage: z.looseObject({}).optional() }).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
+  sampling: z.looseObject({ context: z.looseObject({}).optional(), tools: z.looseObject({}).optional() }).optional(),
+  tasks: z.looseObject({
+    cancel: z.looseObject({}).optional(),
+    list: z.looseObject({}).optional(),
+    requests: z.looseObject({
+      elicitation: z.looseObject({ create: z.looseObject({}).optional() }).optional(),
+      sampling: z.looseObject({ createMessage: z.looseObject({}).optional() }).optional(),
+    }).optional(),
+  }).optional(),
 });
 
 export const NotificationParamsSchema = z.looseObject({ _meta: z.looseObject({}).optional() });
@@ -469,10 +461,9 @@ export const CreateMessageResultSchema = z.looseObject({
 export const ElicitResultSchema = z.looseObject({
   _meta: z.looseObject({}).optional(),
   action: z.enum(["accept", "cancel", "decline"]),
-  content: z
-    .object({})
-    .catchall(z.union([z.array(z.string()), z.union([z.string(), integer(), z.boolean()])]))
-    .optional(),
+  content: z.object({}).catchall(
+    z.union([z.array(z.string()), z.union([z.string(), integer(), z.boolean()])]),
+  ).optional(),
 });
 
 export const GetTaskPayloadResultSchema = z.looseObject({ _meta: z.looseObject({}).optional() });
@@ -563,14 +554,12 @@ export const ToolSchema = z.looseObject({
     type: z.literal("object"),
   }),
   name: z.string(),
-  outputSchema: z
-    .looseObject({
-      $schema: z.string().optional(),
-      properties: z.object({}).catchall(z.looseObject({})).optional(),
-      required: z.array(z.string()).optional(),
-      type: z.literal("object"),
-    })
-    .optional(),
+  outputSchema: z.looseObject({
+    $schema: z.string().optional(),
+    properties: z.object({}).catchall(z.looseObject({})).optional(),
+    required: z.array(z.string()).optional(),
+    type: z.literal("object"),
+  }).optional(),
   title: z.string().optional(),
 });
 
@@ -598,10 +587,7 @@ export const CreateMessageRequestSchema = z.looseObject({
   params: CreateMessageRequestParamsSchema,
 });
 
-export const CreateTaskResultSchema = z.looseObject({
-  _meta: z.looseObject({}).optional(),
-  task: TaskSchema,
-});
+export const CreateTaskResultSchema = z.looseObject({ _meta: z.looseObject({}).optional(), task: TaskSchema });
 
 export const CursorSchema = z.string();
 
@@ -702,10 +688,7 @@ export const ElicitRequestURLParamsSchema = z.looseObject({
   url: z.string().check(format("uri")),
 });
 
-export const ElicitRequestParamsSchema = z.union([
-  ElicitRequestURLParamsSchema,
-  ElicitRequestFormParamsSchema,
-]);
+export const ElicitRequestParamsSchema = z.union([ElicitRequestURLParamsSchema, ElicitRequestFormParamsSchema]);
 
 export const ElicitRequestSchema = z.looseObject({
   id: RequestIdSchema,
@@ -751,18 +734,12 @@ export const ServerCapabilitiesSchema = z.looseObject({
   experimental: z.object({}).catchall(z.looseObject({})).optional(),
   logging: z.looseObject({}).optional(),
   prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  resources: z
-    .looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() })
-    .optional(),
-  tasks: z
-    .looseObject({
-      cancel: z.looseObject({}).optional(),
-      list: z.looseObject({}).optional(),
-      requests: z
-        .looseObject({ tools: z.looseObject({ call: z.looseObject({}).optional() }).optional() })
-        .optional(),
-    })
-    .optional(),
+  resources: z.looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() }).optional(),
+  tasks: z.looseObject({
+    cancel: z.looseObject({}).optional(),
+    list: z.looseObject({}).optional(),
+    requests: z.looseObject({ tools: z.looseObject({ call: z.looseObject({}).optional() }).optional() }).optional(),
+  }).optional(),
   tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
 });
 

@@ -61,7 +61,10 @@ export type GetTaskResult = Result & Task;
  * Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
  */
 export type JSONRPCMessage =
-  JSONRPCRequest | JSONRPCNotification | JSONRPCResultResponse | JSONRPCErrorResponse;
+  | JSONRPCRequest
+  | JSONRPCNotification
+  | JSONRPCResultResponse
+  | JSONRPCErrorResponse;
 /**
  * A response to a request, containing either the result or error.
  */
@@ -73,7 +76,14 @@ export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
  * https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
  */
 export type LoggingLevel =
-  "alert" | "critical" | "debug" | "emergency" | "error" | "info" | "notice" | "warning";
+  | "alert"
+  | "critical"
+  | "debug"
+  | "emergency"
+  | "error"
+  | "info"
+  | "notice"
+  | "warning";
 export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema;
 /**
  * Restricted schema definitions that only allow primitive types
@@ -101,7 +111,11 @@ export type RequestId = string | number;
  */
 export type Role = "assistant" | "user";
 export type SamplingMessageContentBlock =
-  TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+  | TextContent
+  | ImageContent
+  | AudioContent
+  | ToolUseContent
+  | ToolResultContent;
 export type ServerNotification =
   | CancelledNotification
   | ProgressNotification
@@ -146,7 +160,8 @@ export type TaskStatus = "cancelled" | "completed" | "failed" | "input_required"
  */
 export type TaskStatusNotificationParams = NotificationParams & Task;
 
-export interface __McpCodegenRoot {}
+export interface __McpCodegenRoot {
+}
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */

@@ -111,15 +111,9 @@ export interface ClientRequests {
   "prompts/list": { params: T.ListPromptsRequest["params"]; result: T.ListPromptsResult };
   "resources/list": { params: T.ListResourcesRequest["params"]; result: T.ListResourcesResult };
   "resources/read": { params: T.ReadResourceRequest["params"]; result: T.ReadResourceResult };
-  "resources/templates/list": {
-    params: T.ListResourceTemplatesRequest["params"];
-    result: T.ListResourceTemplatesResult;
-  };
+  "resources/templates/list": { params: T.ListResourceTemplatesRequest["params"]; result: T.ListResourceTemplatesResult };
   "server/discover": { params: T.DiscoverRequest["params"]; result: T.DiscoverResult };
-  "subscriptions/listen": {
-    params: T.SubscriptionsListenRequest["params"];
-    result: T.SubscriptionsListenResult;
-  };
+  "subscriptions/listen": { params: T.SubscriptionsListenRequest["params"]; result: T.SubscriptionsListenResult };
   "tools/call": { params: T.CallToolRequest["params"]; result: T.CallToolResult };
   "tools/list": { params: T.ListToolsRequest["params"]; result: T.ListToolsResult };
 }

@@ -157,10 +157,9 @@ export const CreateMessageResultSchema = z.looseObject({
 
 export const ElicitResultSchema = z.looseObject({
   action: z.enum(["accept", "cancel", "decline"]),
-  content: z
-    .object({})
-    .catchall(z.union([z.array(z.string()), z.union([z.string(), integer(), z.boolean()])]))
-    .optional(),
+  content: z.object({}).catchall(
+    z.union([z.array(z.string()), z.union([z.string(), integer(), z.boolean()])]),
+  ).optional(),
 });
 
 export const RootSchema = z.looseObject({
@@ -188,15 +187,11 @@ export const JSONValueSchema: z.ZodType<T.JSONValue> = z.union([
 export const JSONObjectSchema: z.ZodType<T.JSONObject> = z.object({}).catchall(JSONValueSchema);
 
 export const ClientCapabilitiesSchema = z.looseObject({
-  elicitation: z
-    .looseObject({ form: JSONObjectSchema.optional(), url: JSONObjectSchema.optional() })
-    .optional(),
+  elicitation: z.looseObject({ form: JSONObjectSchema.optional(), url: JSONObjectSchema.optional() }).optional(),
   experimental: z.object({}).catchall(JSONObjectSchema).optional(),
   extensions: z.object({}).catchall(JSONObjectSchema).optional(),
   roots: z.looseObject({}).optional(),
-  sampling: z
-    .looseObject({ context: JSONObjectSchema.optional(), tools: JSONObjectSchema.optional() })
-    .optional(),
+  sampling: z.looseObject({ context: JSONObjectSchema.optional(), tools: JSONObjectSchema.optional() }).optional(),
 });
 
 export const LoggingLevelSchema = z.enum([
@@ -398,10 +393,7 @@ export const ElicitRequestURLParamsSchema = z.looseObject({
   url: z.string().check(format("uri")),
 });
 
-export const ElicitRequestParamsSchema = z.union([
-  ElicitRequestFormParamsSchema,
-  ElicitRequestURLParamsSchema,
-]);
+export const ElicitRequestParamsSchema = z.union([ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema]);
 
 export const ElicitRequestSchema = z.looseObject({
   method: z.literal("elicitation/create"),
@@ -584,10 +576,7 @@ export const ClientRequestSchema = z.union([
   CompleteRequestSchema,
 ]);
 
-export const ResultSchema = z.looseObject({
-  _meta: ResultMetaObjectSchema.optional(),
-  resultType: z.string(),
-});
+export const ResultSchema = z.looseObject({ _meta: ResultMetaObjectSchema.optional(), resultType: z.string() });
 
 export const ClientResultSchema = ResultSchema;
 
@@ -615,9 +604,7 @@ export const ServerCapabilitiesSchema = z.looseObject({
   extensions: z.object({}).catchall(JSONObjectSchema).optional(),
   logging: JSONObjectSchema.optional(),
   prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  resources: z
-    .looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() })
-    .optional(),
+  resources: z.looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() }).optional(),
   tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
 });
 

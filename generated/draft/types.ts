@@ -41,7 +41,10 @@ export type JSONArray = JSONValue[];
  * Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
  */
 export type JSONRPCMessage =
-  JSONRPCRequest | JSONRPCNotification | JSONRPCResultResponse | JSONRPCErrorResponse;
+  | JSONRPCRequest
+  | JSONRPCNotification
+  | JSONRPCResultResponse
+  | JSONRPCErrorResponse;
 /**
  * A response to a request, containing either the result or error.
  */
@@ -54,7 +57,14 @@ export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean);
  * https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
  */
 export type LoggingLevel =
-  "alert" | "critical" | "debug" | "emergency" | "error" | "info" | "notice" | "warning";
+  | "alert"
+  | "critical"
+  | "debug"
+  | "emergency"
+  | "error"
+  | "info"
+  | "notice"
+  | "warning";
 export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema;
 /**
  * Restricted schema definitions that only allow primitive types
@@ -90,7 +100,11 @@ export type ResultType = string;
  */
 export type Role = "assistant" | "user";
 export type SamplingMessageContentBlock =
-  TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+  | TextContent
+  | ImageContent
+  | AudioContent
+  | ToolUseContent
+  | ToolResultContent;
 export type ServerNotification =
   | CancelledNotification
   | ProgressNotification
@@ -115,7 +129,8 @@ export type ServerResult =
   | CompleteResult;
 export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
 
-export interface __McpCodegenRoot {}
+export interface __McpCodegenRoot {
+}
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */

@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { GENERATOR_VERSION } from "../version.js";
 import { EXIT, isInputError } from "./errors.js";
@@ -30,19 +31,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const invoked =
-  process.argv[1] &&
-  import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").slice(-3).join("/"));
-if (invoked) {
-  main(process.argv).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(
-        `mcp-codegen: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-      );
-      process.exitCode = EXIT.failure;
-    },
-  );
+/** Runs the CLI and sets the exit code; an internal error (a bug, not bad input) is printed with its stack. */
+export async function run(argv: string[]): Promise<void> {
+  try {
+    process.exitCode = await main(argv);
+  } catch (e) {
+    process.stderr.write(
+      `mcp-codegen: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
+    process.exitCode = EXIT.failure;
+  }
 }
+
+// Run directly (`tsx generator/cli/index.ts`); the published bin calls run() itself.
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1]))
+  await run(process.argv);

@@ -57,7 +57,9 @@ export function emitProtocol(model: ProtocolModel): Record<string, string> {
       resultType: m.result,
       delivery: m.delivery,
       paramsType: m.params ? `${m.definition}["params"]` : "undefined",
-      capability: m.capability ? JSON.stringify(m.capability) : "null",
+      capability: m.capability
+        ? `{ side: ${JSON.stringify(m.capability.side)}, path: [${m.capability.path.map((p) => JSON.stringify(p)).join(", ")}] }`
+        : "null",
     };
   };
   const tables = TABLES.map((t) => ({

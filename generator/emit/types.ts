@@ -8,6 +8,7 @@ import { compile, type JSONSchema } from "json-schema-to-typescript";
 import type { SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
+import { formatTs } from "../write.js";
 
 const ROOT = "__McpCodegenRoot";
 
@@ -23,7 +24,8 @@ export async function emitTypes(model: ProtocolModel): Promise<Record<string, st
     format: false,
     strictIndexSignatures: false,
   });
-  return { "types.ts": renderTemplate("types.ts", { body: tidy(out) }) };
+  // The library's unformatted output has no indentation; its own formatting pass would run prettier.
+  return { "types.ts": formatTs(renderTemplate("types.ts", { body: tidy(out) }), "types.ts") };
 }
 
 /** Drops the synthetic root and the library's "referenced by" notes, which name that root. */

@@ -8,6 +8,7 @@ import type { Json, SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { propertyKey, schemaName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
+import { type Doc, group, print } from "./layout.js";
 
 export function emitZod(model: ProtocolModel): Record<string, string> {
   const byName = new Map(model.definitions.map((d) => [d.name, d]));
@@ -23,7 +24,7 @@ export function emitZod(model: ProtocolModel): Record<string, string> {
     emitted.add(name);
     // A recursive validator needs its type spelled out: inference cannot see through z.lazy cycles.
     const annotation = recursive.has(name) ? `: z.ZodType<T.${name}>` : "";
-    return `export const ${schemaName(name)}${annotation} = ${body};`;
+    return print([`export const ${schemaName(name)}${annotation} = `, body, ";"]);
   });
 
   const text = renderTemplate("schemas.ts", {
@@ -39,10 +40,10 @@ interface Ctx {
   helpers: Set<string>;
 }
 
-function expr(node: SchemaNode, ctx: Ctx): string {
+function expr(node: SchemaNode, ctx: Ctx): Doc {
   if (node.bool === true) return "z.unknown()";
   if (node.bool === false) return "z.never()";
-  const parts: string[] = [];
+  const parts: Doc[] = [];
   const base = typedExpr(node, ctx);
   if (base) parts.push(base);
   if (node.ref)
@@ -53,32 +54,41 @@ function expr(node: SchemaNode, ctx: Ctx): string {
     if (options.length === 1) parts.push(options[0]!);
     else {
       ctx.helpers.add("oneOf");
-      parts.push(`oneOf([${options.join(", ")}])`);
+      parts.push(["oneOf(", group("[", options, "]"), ")"]);
     }
   }
   for (const n of node.allOf ?? []) parts.push(expr(n, ctx));
   if (parts.length === 0) return "z.unknown()";
-  return parts.reduce((acc, p) => `z.intersection(${acc}, ${p})`);
+  return parts.reduce((acc, p) => group("z.intersection(", [acc, p], ")"));
 }
 
-const union = (options: string[]): string =>
-  options.length === 1 ? options[0]! : `z.union([${options.join(", ")}])`;
+const union = (options: Doc[]): Doc =>
+  options.length === 1 ? options[0]! : ["z.union(", group("[", options, "]"), ")"];
 
 /** The constraint from type/const/enum and the keywords of each type; undefined when there is none. */
-function typedExpr(node: SchemaNode, ctx: Ctx): string | undefined {
+function typedExpr(node: SchemaNode, ctx: Ctx): Doc | undefined {
   const allowed = (v: Json): boolean => !node.type || node.type.some((t) => isOfType(v, t));
   if (node.hasConst) return allowed(node.const!) ? literal(node.const!, ctx) : "z.never()";
   if (node.enum) {
     const values = node.enum.filter(allowed);
     if (values.length === 0) return "z.never()";
-    if (values.every((v) => typeof v === "string")) return `z.enum(${JSON.stringify(values)})`;
+    if (values.every((v) => typeof v === "string"))
+      return [
+        "z.enum(",
+        group(
+          "[",
+          values.map((v) => JSON.stringify(v)),
+          "]",
+        ),
+        ")",
+      ];
     return union(values.map((v) => literal(v, ctx)));
   }
   if (!node.type) return undefined;
   return union(node.type.map((t) => typeBranch(t, node, ctx)));
 }
 
-function typeBranch(type: string, node: SchemaNode, ctx: Ctx): string {
+function typeBranch(type: string, node: SchemaNode, ctx: Ctx): Doc {
   switch (type) {
     case "string":
       return stringExpr(node, ctx);
@@ -95,7 +105,7 @@ function typeBranch(type: string, node: SchemaNode, ctx: Ctx): string {
       const items = node.items ? expr(node.items, ctx) : "z.unknown()";
       const min = node.minItems === undefined ? "" : `.min(${node.minItems})`;
       const max = node.maxItems === undefined ? "" : `.max(${node.maxItems})`;
-      return `z.array(${items})${min}${max}`;
+      return [group("z.array(", [items], ")"), min, max];
     }
     case "object":
       return objectExpr(node, ctx);
@@ -131,31 +141,33 @@ function bounds(node: SchemaNode): string {
   return out;
 }
 
-function objectExpr(node: SchemaNode, ctx: Ctx): string {
+function objectExpr(node: SchemaNode, ctx: Ctx): Doc {
   const required = new Set(node.required ?? []);
   const props = node.properties ?? {};
-  const entries = Object.entries(props).map(([key, schema]) => {
-    const value = expr(schema, ctx);
-    return `${propertyKey(key)}: ${required.has(key) ? value : `${value}.optional()`}`;
-  });
+  const entries: Doc[] = Object.entries(props).map(([key, schema]) => [
+    `${propertyKey(key)}: `,
+    expr(schema, ctx),
+    required.has(key) ? "" : ".optional()",
+  ]);
   // `required` may name properties the object does not describe: present, with any value.
   for (const key of required) if (!(key in props)) entries.push(`${propertyKey(key)}: z.unknown()`);
-  const shape = `{ ${entries.join(", ")} }`;
+  const shape = group("{", entries, "}");
   const additional = node.additionalProperties;
   const open = additional === undefined || additional.bool === true || isEmptySchema(additional);
 
   if (node.patternProperties) {
     ctx.helpers.add("patternProperties");
-    const patterns = Object.entries(node.patternProperties).map(
-      ([re, schema]) => `[new RegExp(${JSON.stringify(re)}, "u"), ${expr(schema, ctx)}]`,
+    const patterns = Object.entries(node.patternProperties).map(([re, schema]) =>
+      group("[", [`new RegExp(${JSON.stringify(re)}, "u")`, expr(schema, ctx)], "]"),
     );
     const extra = open ? "undefined" : additional.bool === false ? "false" : expr(additional, ctx);
     const declared = JSON.stringify([...new Set([...Object.keys(props), ...required])]);
-    return `z.looseObject(${shape}).check(patternProperties(${declared}, [${patterns.join(", ")}], ${extra}))`;
+    const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra], ")");
+    return ["z.looseObject(", shape, ")", group(".check(", [check], ")")];
   }
-  if (open) return `z.looseObject(${shape})`;
-  if (additional.bool === false) return `z.strictObject(${shape})`;
-  return `z.object(${shape}).catchall(${expr(additional, ctx)})`;
+  if (open) return ["z.looseObject(", shape, ")"];
+  if (additional.bool === false) return ["z.strictObject(", shape, ")"];
+  return ["z.object(", shape, ")", group(".catchall(", [expr(additional, ctx)], ")")];
 }
 
 function isEmptySchema(node: SchemaNode): boolean {
