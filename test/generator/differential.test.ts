@@ -1,0 +1,48 @@
+/**
+ * zod ≡ ajv: for every definition of every version, the generated validator accepts or rejects each
+ * instance exactly as ajv judges it against the official schema. Instances: valid ones generated from the
+ * schema, then mutations (test/support/instances.ts).
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { definitionNames, generateInstances } from "../support/instances.js";
+import { createOracle, dialectOf } from "../support/oracle.js";
+import { schemaPath, VERSIONS } from "./paths.js";
+
+const PER_DEFINITION = 200;
+const SEED = 0x5eed;
+
+type Validator = { safeParse(v: unknown): { success: boolean } };
+
+describe("zod ≡ ajv on the official schemas", () => {
+  it.each(VERSIONS)("%s: every instance judged alike", async (version) => {
+    const root = JSON.parse(readFileSync(schemaPath(version), "utf8")) as object;
+    const oracle = createOracle(root, dialectOf(root));
+    const schemas = (await import(`../../generated/${version}/schemas.ts`)) as Record<string, Validator>;
+    const disagreements: string[] = [];
+    let tried = 0;
+    let valid = 0;
+    const names = definitionNames(root);
+    for (const name of names) {
+      const ajv = oracle(name);
+      const zod = schemas[`${name}Schema`];
+      expect(zod, `${name}Schema`).toBeDefined();
+      for (const { value, kind } of generateInstances(root, name, { count: PER_DEFINITION, seed: SEED })) {
+        tried++;
+        const want = ajv(value);
+        if (want) valid++;
+        const got = zod!.safeParse(value).success;
+        if (got !== want) {
+          disagreements.push(
+            `${name} [${kind}] ajv=${want} zod=${got}: ${JSON.stringify(value).slice(0, 300)}`,
+          );
+        }
+      }
+    }
+    console.log(
+      `${version}: ${names.length} definitions, ${tried} instances (${valid} valid, ${tried - valid} invalid), ${disagreements.length} disagreements`,
+    );
+    expect(tried).toBeGreaterThanOrEqual(names.length * PER_DEFINITION);
+    expect(disagreements.slice(0, 20)).toEqual([]);
+  });
+});
