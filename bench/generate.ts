@@ -5,9 +5,9 @@
  */
 
 import { compile } from "json-schema-to-typescript";
-import { generate } from "../generator/generate.js";
+import { generate, registryFacts } from "../generator/generate.js";
 import { loadSchemaSource } from "../schema/loader.js";
-import { getVersion, listVersions } from "../schema/registry.js";
+import { listVersions } from "../schema/registry.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
@@ -53,7 +53,7 @@ for (const version of listVersions()) {
   const source = await loadSchemaSource({ version });
   const input = {
     version,
-    protocolVersion: getVersion(version)!.protocolVersion,
+    ...registryFacts(version),
     text: source.text,
     sha256: source.sha256,
     location: source.location,

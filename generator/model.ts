@@ -7,7 +7,7 @@
 
 import type { Dialect, ParsedSchema, SchemaNode } from "./load.js";
 import { camelCase, handlerName } from "./naming.js";
-import { CAPABILITY_OF, RESULT_OF } from "./tables.js";
+import { CAPABILITY_OF, ERROR_AS_RESULT, RESULT_OF } from "./tables.js";
 
 export type Direction = "client-to-server" | "server-to-client";
 export type Side = "client" | "server";
@@ -22,6 +22,14 @@ export interface CapabilityRef {
   /** Whose capabilities object declares it: the receiver of a request, the sender of a notification. */
   side: Side;
   path: string[];
+  /** What the last path element holds when declared: `true` (a flag like `listChanged`) or an object. */
+  leaf: "flag" | "object";
+}
+
+/** A protocol version the generated code can negotiate, with what the wire allows in it. */
+export interface SupportedVersion {
+  version: string;
+  batches: boolean;
 }
 
 export interface MethodModel {
@@ -38,6 +46,8 @@ export interface MethodModel {
   capability: CapabilityRef | null;
   /** `input`: from 2026-07-28 a server→client request travels inside an InputRequiredResult. */
   delivery: "message" | "input";
+  /** A handler's exception becomes a result with `isError: true` instead of a JSON-RPC error (tools/call). */
+  errorAsResult: boolean;
 }
 
 export interface DefinitionModel {
@@ -55,6 +65,10 @@ export interface ProtocolModel {
   generatorVersion: string;
   /** `initialize` handshake (to 2025-11-25) or stateless `server/discover` (from 2026-07-28). */
   lifecycle: "initialize" | "discover";
+  /** Whether this version's schema defines JSON-RPC batches. */
+  batches: boolean;
+  /** Versions a peer generated from this schema negotiates, newest first; this version first. */
+  supportedVersions: SupportedVersion[];
   definitions: DefinitionModel[];
   methods: MethodModel[];
 }
@@ -63,6 +77,10 @@ export interface ModelMeta {
   protocolVersion: string;
   schemaSha256: string;
   generatorVersion: string;
+  /** Older versions with the same lifecycle this code also speaks (from the registry), newest first. */
+  olderVersions?: SupportedVersion[];
+  /** The registry's claims about this version, checked against the schema. */
+  registry?: { lifecycle: "initialize" | "discover"; batches: boolean };
 }
 
 export class ModelError extends Error {
@@ -138,6 +156,7 @@ export function buildModel(
         result,
         capability: capabilityOf(m, kind, direction),
         delivery,
+        errorAsResult: kind === "request" && direction === "client-to-server" && errorAsResult(m, result!),
       });
     }
   };
@@ -154,6 +173,20 @@ export function buildModel(
       def(request).pointer,
       `no result definition for ${request} (neither ${byName} nor a tables.RESULT_OF entry)`,
     );
+  };
+
+  const errorAsResult = (method: string, result: string): boolean => {
+    const entry = ERROR_AS_RESULT.find((e) => e.key === method);
+    if (!entry) return false;
+    used.add(`ERROR_AS_RESULT:${entry.key}`);
+    const props = propsOf(defs[result]);
+    if (!props.isError || !props.content) {
+      fail(
+        def(result).pointer,
+        `${result} has no isError/content, yet tables.ERROR_AS_RESULT names ${method}`,
+      );
+    }
+    return true;
   };
 
   /** Properties of `<Side>Capabilities`, and of a capability's own object, through `$ref`s. */
@@ -175,16 +208,22 @@ export function buildModel(
     const caps = capsOf(side);
     const exists = (path: string[]) =>
       path.length > 0 && path[0]! in caps && (path.length === 1 || path[1]! in propsOf(caps[path[0]!]));
+    const ref = (path: string[]): CapabilityRef => {
+      let node: SchemaNode | undefined = caps[path[0]!];
+      if (path.length > 1) node = propsOf(node)[path[1]!];
+      while (node?.ref) node = defs[node.ref];
+      return { side, path, leaf: node?.type?.includes("boolean") ? "flag" : "object" };
+    };
     const entry = CAPABILITY_OF.find((e) => e.key === method);
     if (entry) {
       used.add(`CAPABILITY_OF:${entry.key}`);
-      return exists(entry.value) ? { side, path: entry.value } : null;
+      return exists(entry.value) ? ref(entry.value) : null;
     }
     const segments = (kind === "notification" ? method.replace(/^notifications\//, "") : method).split("/");
     const head = segments[0]!;
     if (!(head in caps)) return null;
     const flag = camelCase(segments[segments.length - 1]!);
-    return { side, path: segments.length > 1 && exists([head, flag]) ? [head, flag] : [head] };
+    return ref(segments.length > 1 && exists([head, flag]) ? [head, flag] : [head]);
   };
 
   add("ClientRequest", "request", "client-to-server", "message");
@@ -197,6 +236,13 @@ export function buildModel(
 
   const lifecycle = defs.InitializeRequest ? "initialize" : defs.DiscoverRequest ? "discover" : null;
   if (!lifecycle) fail(`/${parsed.defsKey}`, "neither InitializeRequest nor DiscoverRequest is defined");
+  const batches = "JSONRPCBatchRequest" in defs;
+  if (meta.registry && (meta.registry.lifecycle !== lifecycle || meta.registry.batches !== batches)) {
+    fail(
+      `/${parsed.defsKey}`,
+      `schema/versions.json says ${meta.protocolVersion} has lifecycle ${meta.registry.lifecycle} and batches ${meta.registry.batches}; the schema says ${lifecycle} and ${batches}`,
+    );
+  }
 
   return {
     protocolVersion: meta.protocolVersion,
@@ -204,6 +250,8 @@ export function buildModel(
     dialect: parsed.dialect,
     generatorVersion: meta.generatorVersion,
     lifecycle: lifecycle as ProtocolModel["lifecycle"],
+    batches,
+    supportedVersions: [{ version: meta.protocolVersion, batches }, ...(meta.olderVersions ?? [])],
     definitions,
     methods,
   };

@@ -54,7 +54,16 @@ export const HANDLER_NAME: TableEntry<string>[] = [
   },
 ];
 
-export const TABLES = { RESULT_OF, CAPABILITY_OF, HANDLER_NAME } as const;
+/** Requests whose handler exceptions are reported inside the result rather than as a JSON-RPC error. */
+export const ERROR_AS_RESULT: TableEntry<"isError">[] = [
+  {
+    key: "tools/call",
+    value: "isError",
+    why: "tool execution errors belong in CallToolResult (isError) so the model sees them; lookup errors stay protocol errors",
+  },
+];
+
+export const TABLES = { RESULT_OF, CAPABILITY_OF, HANDLER_NAME, ERROR_AS_RESULT } as const;
 
 /** Entries never used across the given runs. Keys of `used` are `<TABLE>:<key>`. */
 export function unusedTableEntries(used: Iterable<string>): string[] {

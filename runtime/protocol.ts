@@ -11,6 +11,14 @@ export interface CapabilityRef {
   /** Whose capabilities object declares it: a request's receiver, a notification's sender. */
   readonly side: "client" | "server";
   readonly path: readonly string[];
+  /** What the last path element holds when declared: `true` for a flag (`listChanged`), else an object. */
+  readonly leaf: "flag" | "object";
+}
+
+export interface SupportedVersion {
+  readonly version: string;
+  /** JSON-RPC batches are allowed on the wire in this version. */
+  readonly batches: boolean;
 }
 
 export interface MethodEntry {
@@ -27,6 +35,8 @@ export interface RequestEntry extends MethodEntry {
   readonly result: z.ZodType;
   /** `input`: sent inside an InputRequiredResult rather than as a JSON-RPC request (2026-07-28 on). */
   readonly delivery: "message" | "input";
+  /** A handler exception becomes a result with `isError: true` (tools/call) instead of a JSON-RPC error. */
+  readonly errorAsResult?: boolean;
 }
 
 export type NotificationEntry = MethodEntry;
@@ -34,6 +44,8 @@ export type NotificationEntry = MethodEntry;
 export interface ProtocolTables {
   readonly version: string;
   readonly lifecycle: "initialize" | "discover";
+  /** Newest first; the first is the version the code was generated from. */
+  readonly supportedVersions: readonly SupportedVersion[];
   readonly clientRequests: Readonly<Record<string, RequestEntry>>;
   readonly serverRequests: Readonly<Record<string, RequestEntry>>;
   readonly clientNotifications: Readonly<Record<string, NotificationEntry>>;

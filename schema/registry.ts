@@ -10,6 +10,10 @@ export interface VersionEntry {
   readonly sha256: string;
   readonly dialect: Dialect;
   readonly status: VersionStatus;
+  /** How a session starts: the initialize handshake, or stateless discover (checked against the schema). */
+  readonly lifecycle: "initialize" | "discover";
+  /** Whether JSON-RPC batches are allowed (only 2025-03-26; checked against the schema). */
+  readonly batches: boolean;
 }
 
 interface Registry {

@@ -10,6 +10,14 @@ export const PROTOCOL_VERSION = "2025-11-25" as const;
 /** How a session starts: the `initialize` handshake, or stateless `server/discover` with per-request `_meta`. */
 export const LIFECYCLE = "initialize" as const;
 
+/** Versions this code negotiates, newest first, with whether each allows JSON-RPC batches. */
+export const SUPPORTED_VERSIONS = [
+  { version: "2025-11-25", batches: false },
+  { version: "2025-06-18", batches: false },
+  { version: "2025-03-26", batches: true },
+  { version: "2024-11-05", batches: false },
+] as const;
+
 /** Requests a client sends and a server handles. */
 export const clientRequests = {
   "completion/complete": {
@@ -19,7 +27,7 @@ export const clientRequests = {
     params: S.CompleteRequestSchema.shape.params,
     result: S.CompleteResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["completions"] },
+    capability: { side: "server", path: ["completions"], leaf: "object" },
   },
   "initialize": {
     method: "initialize",
@@ -37,7 +45,7 @@ export const clientRequests = {
     params: S.SetLevelRequestSchema.shape.params,
     result: S.EmptyResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["logging"] },
+    capability: { side: "server", path: ["logging"], leaf: "object" },
   },
   "ping": {
     method: "ping",
@@ -55,7 +63,7 @@ export const clientRequests = {
     params: S.GetPromptRequestSchema.shape.params,
     result: S.GetPromptResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["prompts"] },
+    capability: { side: "server", path: ["prompts"], leaf: "object" },
   },
   "prompts/list": {
     method: "prompts/list",
@@ -64,7 +72,7 @@ export const clientRequests = {
     params: S.ListPromptsRequestSchema.shape.params,
     result: S.ListPromptsResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["prompts"] },
+    capability: { side: "server", path: ["prompts"], leaf: "object" },
   },
   "resources/list": {
     method: "resources/list",
@@ -73,7 +81,7 @@ export const clientRequests = {
     params: S.ListResourcesRequestSchema.shape.params,
     result: S.ListResourcesResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources"] },
+    capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/read": {
     method: "resources/read",
@@ -82,7 +90,7 @@ export const clientRequests = {
     params: S.ReadResourceRequestSchema.shape.params,
     result: S.ReadResourceResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources"] },
+    capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/subscribe": {
     method: "resources/subscribe",
@@ -91,7 +99,7 @@ export const clientRequests = {
     params: S.SubscribeRequestSchema.shape.params,
     result: S.EmptyResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources", "subscribe"] },
+    capability: { side: "server", path: ["resources", "subscribe"], leaf: "flag" },
   },
   "resources/templates/list": {
     method: "resources/templates/list",
@@ -100,7 +108,7 @@ export const clientRequests = {
     params: S.ListResourceTemplatesRequestSchema.shape.params,
     result: S.ListResourceTemplatesResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources"] },
+    capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/unsubscribe": {
     method: "resources/unsubscribe",
@@ -109,7 +117,7 @@ export const clientRequests = {
     params: S.UnsubscribeRequestSchema.shape.params,
     result: S.EmptyResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources", "subscribe"] },
+    capability: { side: "server", path: ["resources", "subscribe"], leaf: "flag" },
   },
   "tasks/cancel": {
     method: "tasks/cancel",
@@ -118,7 +126,7 @@ export const clientRequests = {
     params: S.CancelTaskRequestSchema.shape.params,
     result: S.CancelTaskResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tasks", "cancel"] },
+    capability: { side: "server", path: ["tasks", "cancel"], leaf: "object" },
   },
   "tasks/get": {
     method: "tasks/get",
@@ -127,7 +135,7 @@ export const clientRequests = {
     params: S.GetTaskRequestSchema.shape.params,
     result: S.GetTaskResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tasks"] },
+    capability: { side: "server", path: ["tasks"], leaf: "object" },
   },
   "tasks/list": {
     method: "tasks/list",
@@ -136,7 +144,7 @@ export const clientRequests = {
     params: S.ListTasksRequestSchema.shape.params,
     result: S.ListTasksResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tasks", "list"] },
+    capability: { side: "server", path: ["tasks", "list"], leaf: "object" },
   },
   "tasks/result": {
     method: "tasks/result",
@@ -145,7 +153,7 @@ export const clientRequests = {
     params: S.GetTaskPayloadRequestSchema.shape.params,
     result: S.GetTaskPayloadResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tasks"] },
+    capability: { side: "server", path: ["tasks"], leaf: "object" },
   },
   "tools/call": {
     method: "tools/call",
@@ -154,7 +162,8 @@ export const clientRequests = {
     params: S.CallToolRequestSchema.shape.params,
     result: S.CallToolResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tools"] },
+    errorAsResult: true,
+    capability: { side: "server", path: ["tools"], leaf: "object" },
   },
   "tools/list": {
     method: "tools/list",
@@ -163,7 +172,7 @@ export const clientRequests = {
     params: S.ListToolsRequestSchema.shape.params,
     result: S.ListToolsResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tools"] },
+    capability: { side: "server", path: ["tools"], leaf: "object" },
   },
 } as const;
 
@@ -197,7 +206,7 @@ export const serverRequests = {
     params: S.ElicitRequestSchema.shape.params,
     result: S.ElicitResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["elicitation"] },
+    capability: { side: "client", path: ["elicitation"], leaf: "object" },
   },
   "ping": {
     method: "ping",
@@ -215,7 +224,7 @@ export const serverRequests = {
     params: S.ListRootsRequestSchema.shape.params,
     result: S.ListRootsResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["roots"] },
+    capability: { side: "client", path: ["roots"], leaf: "object" },
   },
   "sampling/createMessage": {
     method: "sampling/createMessage",
@@ -224,7 +233,7 @@ export const serverRequests = {
     params: S.CreateMessageRequestSchema.shape.params,
     result: S.CreateMessageResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["sampling"] },
+    capability: { side: "client", path: ["sampling"], leaf: "object" },
   },
   "tasks/cancel": {
     method: "tasks/cancel",
@@ -233,7 +242,7 @@ export const serverRequests = {
     params: S.CancelTaskRequestSchema.shape.params,
     result: S.CancelTaskResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["tasks", "cancel"] },
+    capability: { side: "client", path: ["tasks", "cancel"], leaf: "object" },
   },
   "tasks/get": {
     method: "tasks/get",
@@ -242,7 +251,7 @@ export const serverRequests = {
     params: S.GetTaskRequestSchema.shape.params,
     result: S.GetTaskResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["tasks"] },
+    capability: { side: "client", path: ["tasks"], leaf: "object" },
   },
   "tasks/list": {
     method: "tasks/list",
@@ -251,7 +260,7 @@ export const serverRequests = {
     params: S.ListTasksRequestSchema.shape.params,
     result: S.ListTasksResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["tasks", "list"] },
+    capability: { side: "client", path: ["tasks", "list"], leaf: "object" },
   },
   "tasks/result": {
     method: "tasks/result",
@@ -260,7 +269,7 @@ export const serverRequests = {
     params: S.GetTaskPayloadRequestSchema.shape.params,
     result: S.GetTaskPayloadResultSchema,
     delivery: "message",
-    capability: { side: "client", path: ["tasks"] },
+    capability: { side: "client", path: ["tasks"], leaf: "object" },
   },
 } as const;
 
@@ -304,14 +313,14 @@ export const clientNotifications = {
     direction: "client-to-server",
     handler: "onRootsListChanged",
     params: S.RootsListChangedNotificationSchema.shape.params,
-    capability: { side: "client", path: ["roots", "listChanged"] },
+    capability: { side: "client", path: ["roots", "listChanged"], leaf: "flag" },
   },
   "notifications/tasks/status": {
     method: "notifications/tasks/status",
     direction: "client-to-server",
     handler: "onTaskStatus",
     params: S.TaskStatusNotificationSchema.shape.params,
-    capability: { side: "client", path: ["tasks"] },
+    capability: { side: "client", path: ["tasks"], leaf: "object" },
   },
 } as const;
 
@@ -345,7 +354,7 @@ export const serverNotifications = {
     direction: "server-to-client",
     handler: "onLoggingMessage",
     params: S.LoggingMessageNotificationSchema.shape.params,
-    capability: { side: "server", path: ["logging"] },
+    capability: { side: "server", path: ["logging"], leaf: "object" },
   },
   "notifications/progress": {
     method: "notifications/progress",
@@ -359,35 +368,35 @@ export const serverNotifications = {
     direction: "server-to-client",
     handler: "onPromptListChanged",
     params: S.PromptListChangedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["prompts", "listChanged"] },
+    capability: { side: "server", path: ["prompts", "listChanged"], leaf: "flag" },
   },
   "notifications/resources/list_changed": {
     method: "notifications/resources/list_changed",
     direction: "server-to-client",
     handler: "onResourceListChanged",
     params: S.ResourceListChangedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["resources", "listChanged"] },
+    capability: { side: "server", path: ["resources", "listChanged"], leaf: "flag" },
   },
   "notifications/resources/updated": {
     method: "notifications/resources/updated",
     direction: "server-to-client",
     handler: "onResourceUpdated",
     params: S.ResourceUpdatedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["resources", "subscribe"] },
+    capability: { side: "server", path: ["resources", "subscribe"], leaf: "flag" },
   },
   "notifications/tasks/status": {
     method: "notifications/tasks/status",
     direction: "server-to-client",
     handler: "onTaskStatus",
     params: S.TaskStatusNotificationSchema.shape.params,
-    capability: { side: "server", path: ["tasks"] },
+    capability: { side: "server", path: ["tasks"], leaf: "object" },
   },
   "notifications/tools/list_changed": {
     method: "notifications/tools/list_changed",
     direction: "server-to-client",
     handler: "onToolListChanged",
     params: S.ToolListChangedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["tools", "listChanged"] },
+    capability: { side: "server", path: ["tools", "listChanged"], leaf: "flag" },
   },
 } as const;
 
@@ -407,6 +416,7 @@ export interface ServerNotifications {
 export const protocol = {
   version: PROTOCOL_VERSION,
   lifecycle: LIFECYCLE,
+  supportedVersions: SUPPORTED_VERSIONS,
   clientRequests,
   serverRequests,
   clientNotifications,

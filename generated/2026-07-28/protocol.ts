@@ -10,6 +10,9 @@ export const PROTOCOL_VERSION = "2026-07-28" as const;
 /** How a session starts: the `initialize` handshake, or stateless `server/discover` with per-request `_meta`. */
 export const LIFECYCLE = "discover" as const;
 
+/** Versions this code negotiates, newest first, with whether each allows JSON-RPC batches. */
+export const SUPPORTED_VERSIONS = [{ version: "2026-07-28", batches: false }] as const;
+
 /** Requests a client sends and a server handles. */
 export const clientRequests = {
   "completion/complete": {
@@ -19,7 +22,7 @@ export const clientRequests = {
     params: S.CompleteRequestSchema.shape.params,
     result: S.CompleteResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["completions"] },
+    capability: { side: "server", path: ["completions"], leaf: "object" },
   },
   "prompts/get": {
     method: "prompts/get",
@@ -28,7 +31,7 @@ export const clientRequests = {
     params: S.GetPromptRequestSchema.shape.params,
     result: S.GetPromptResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["prompts"] },
+    capability: { side: "server", path: ["prompts"], leaf: "object" },
   },
   "prompts/list": {
     method: "prompts/list",
@@ -37,7 +40,7 @@ export const clientRequests = {
     params: S.ListPromptsRequestSchema.shape.params,
     result: S.ListPromptsResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["prompts"] },
+    capability: { side: "server", path: ["prompts"], leaf: "object" },
   },
   "resources/list": {
     method: "resources/list",
@@ -46,7 +49,7 @@ export const clientRequests = {
     params: S.ListResourcesRequestSchema.shape.params,
     result: S.ListResourcesResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources"] },
+    capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/read": {
     method: "resources/read",
@@ -55,7 +58,7 @@ export const clientRequests = {
     params: S.ReadResourceRequestSchema.shape.params,
     result: S.ReadResourceResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources"] },
+    capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/templates/list": {
     method: "resources/templates/list",
@@ -64,7 +67,7 @@ export const clientRequests = {
     params: S.ListResourceTemplatesRequestSchema.shape.params,
     result: S.ListResourceTemplatesResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["resources"] },
+    capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "server/discover": {
     method: "server/discover",
@@ -91,7 +94,8 @@ export const clientRequests = {
     params: S.CallToolRequestSchema.shape.params,
     result: S.CallToolResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tools"] },
+    errorAsResult: true,
+    capability: { side: "server", path: ["tools"], leaf: "object" },
   },
   "tools/list": {
     method: "tools/list",
@@ -100,7 +104,7 @@ export const clientRequests = {
     params: S.ListToolsRequestSchema.shape.params,
     result: S.ListToolsResultSchema,
     delivery: "message",
-    capability: { side: "server", path: ["tools"] },
+    capability: { side: "server", path: ["tools"], leaf: "object" },
   },
 } as const;
 
@@ -127,7 +131,7 @@ export const serverRequests = {
     params: S.ElicitRequestSchema.shape.params,
     result: S.ElicitResultSchema,
     delivery: "input",
-    capability: { side: "client", path: ["elicitation"] },
+    capability: { side: "client", path: ["elicitation"], leaf: "object" },
   },
   "roots/list": {
     method: "roots/list",
@@ -136,7 +140,7 @@ export const serverRequests = {
     params: S.ListRootsRequestSchema.shape.params,
     result: S.ListRootsResultSchema,
     delivery: "input",
-    capability: { side: "client", path: ["roots"] },
+    capability: { side: "client", path: ["roots"], leaf: "object" },
   },
   "sampling/createMessage": {
     method: "sampling/createMessage",
@@ -145,7 +149,7 @@ export const serverRequests = {
     params: S.CreateMessageRequestSchema.shape.params,
     result: S.CreateMessageResultSchema,
     delivery: "input",
-    capability: { side: "client", path: ["sampling"] },
+    capability: { side: "client", path: ["sampling"], leaf: "object" },
   },
 } as const;
 
@@ -186,7 +190,7 @@ export const serverNotifications = {
     direction: "server-to-client",
     handler: "onLoggingMessage",
     params: S.LoggingMessageNotificationSchema.shape.params,
-    capability: { side: "server", path: ["logging"] },
+    capability: { side: "server", path: ["logging"], leaf: "object" },
   },
   "notifications/progress": {
     method: "notifications/progress",
@@ -200,21 +204,21 @@ export const serverNotifications = {
     direction: "server-to-client",
     handler: "onPromptListChanged",
     params: S.PromptListChangedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["prompts", "listChanged"] },
+    capability: { side: "server", path: ["prompts", "listChanged"], leaf: "flag" },
   },
   "notifications/resources/list_changed": {
     method: "notifications/resources/list_changed",
     direction: "server-to-client",
     handler: "onResourceListChanged",
     params: S.ResourceListChangedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["resources", "listChanged"] },
+    capability: { side: "server", path: ["resources", "listChanged"], leaf: "flag" },
   },
   "notifications/resources/updated": {
     method: "notifications/resources/updated",
     direction: "server-to-client",
     handler: "onResourceUpdated",
     params: S.ResourceUpdatedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["resources", "subscribe"] },
+    capability: { side: "server", path: ["resources", "subscribe"], leaf: "flag" },
   },
   "notifications/subscriptions/acknowledged": {
     method: "notifications/subscriptions/acknowledged",
@@ -228,7 +232,7 @@ export const serverNotifications = {
     direction: "server-to-client",
     handler: "onToolListChanged",
     params: S.ToolListChangedNotificationSchema.shape.params,
-    capability: { side: "server", path: ["tools", "listChanged"] },
+    capability: { side: "server", path: ["tools", "listChanged"], leaf: "flag" },
   },
 } as const;
 
@@ -247,6 +251,7 @@ export interface ServerNotifications {
 export const protocol = {
   version: PROTOCOL_VERSION,
   lifecycle: LIFECYCLE,
+  supportedVersions: SUPPORTED_VERSIONS,
   clientRequests,
   serverRequests,
   clientNotifications,

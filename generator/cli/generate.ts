@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
-import { getVersion, listVersions } from "../../schema/registry.js";
-import { type Generated, generate } from "../generate.js";
+import { listVersions } from "../../schema/registry.js";
+import { type Generated, generate, registryFacts } from "../generate.js";
 import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
@@ -58,7 +58,7 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
     });
     const result = await generate({
       version: source.version,
-      protocolVersion: getVersion(source.version)?.protocolVersion ?? source.version,
+      ...registryFacts(source.version),
       text: source.text,
       sha256: source.sha256,
       location: source.location,

@@ -8,6 +8,7 @@
 import type { MethodModel, ProtocolModel } from "../model.js";
 import { schemaName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
+import { group, print } from "./layout.js";
 
 const TABLES = [
   {
@@ -58,17 +59,22 @@ export function emitProtocol(model: ProtocolModel): Record<string, string> {
       delivery: m.delivery,
       paramsType: m.params ? `${m.definition}["params"]` : "undefined",
       capability: m.capability
-        ? `{ side: ${JSON.stringify(m.capability.side)}, path: [${m.capability.path.map((p) => JSON.stringify(p)).join(", ")}] }`
+        ? `{ side: ${JSON.stringify(m.capability.side)}, path: [${m.capability.path.map((p) => JSON.stringify(p)).join(", ")}], leaf: ${JSON.stringify(m.capability.leaf)} }`
         : "null",
+      errorAsResult: m.errorAsResult,
     };
   };
   const tables = TABLES.map((t) => ({
     ...t,
     entries: model.methods.filter((m) => m.kind === t.kind && m.direction === t.direction).map(entry),
   }));
+  const supported = model.supportedVersions.map(
+    (v) => `{ version: ${JSON.stringify(v.version)}, batches: ${v.batches} }`,
+  );
   const text = renderTemplate("protocol.ts", {
     version: model.protocolVersion,
     lifecycle: model.lifecycle,
+    supported: print(group("[", supported, "]")),
     tables,
   });
   return { "protocol.ts": text };

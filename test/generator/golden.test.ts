@@ -1,19 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { generate } from "../../generator/generate.js";
+import { generate, registryFacts } from "../../generator/generate.js";
 import { getVersion } from "../../schema/registry.js";
 import { REPO, schemaPath, VERSIONS } from "./paths.js";
 
-const input = (version: string) => {
-  const entry = getVersion(version)!;
-  return {
-    version,
-    protocolVersion: entry.protocolVersion,
-    text: readFileSync(schemaPath(version), "utf8"),
-    sha256: entry.sha256,
-    location: schemaPath(version),
-  };
-};
+const input = (version: string) => ({
+  version,
+  ...registryFacts(version),
+  text: readFileSync(schemaPath(version), "utf8"),
+  sha256: getVersion(version)!.sha256,
+  location: schemaPath(version),
+});
 
 describe("golden output", () => {
   it.each(VERSIONS)("regenerating %s yields the committed bytes, twice over", async (version) => {

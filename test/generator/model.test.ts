@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { registryFacts } from "../../generator/generate.js";
 import { parseSchema } from "../../generator/load.js";
 import { buildModel, type ProtocolModel } from "../../generator/model.js";
 import { unusedTableEntries } from "../../generator/tables.js";
@@ -10,11 +11,7 @@ const used = new Set<string>();
 const models = new Map<string, ProtocolModel>(
   VERSIONS.map((v) => {
     const parsed = parseSchema(readFileSync(schemaPath(v), "utf8"), schemaPath(v));
-    const meta = {
-      protocolVersion: getVersion(v)!.protocolVersion,
-      schemaSha256: getVersion(v)!.sha256,
-      generatorVersion: "test",
-    };
+    const meta = { ...registryFacts(v), schemaSha256: getVersion(v)!.sha256, generatorVersion: "test" };
     return [v, buildModel(parsed, meta, used)];
   }),
 );
@@ -84,6 +81,16 @@ describe("protocol model", () => {
     });
     expect(find("2025-11-25", "ping")).toMatchObject({ result: "EmptyResult", capability: null });
     expect(find("2025-11-25", "ping", "server-to-client")).toMatchObject({ result: "EmptyResult" });
+    expect(find("2025-11-25", "resources/subscribe")?.capability?.leaf).toBe("flag");
+    expect(find("2025-11-25", "tools/list")?.capability?.leaf).toBe("object");
+    expect(find("2025-11-25", "tools/call")?.errorAsResult).toBe(true);
+    expect(find("2025-11-25", "prompts/get")?.errorAsResult).toBe(false);
+    expect(models.get("2025-06-18")!.supportedVersions.map((s) => s.version)).toEqual([
+      "2025-06-18",
+      "2025-03-26",
+      "2024-11-05",
+    ]);
+    expect(models.get("2025-03-26")!.batches).toBe(true);
     expect(find("2025-11-25", "notifications/tools/list_changed", "server-to-client")).toMatchObject({
       handler: "onToolListChanged",
       capability: { side: "server", path: ["tools", "listChanged"] },

@@ -44,7 +44,13 @@ describe("2025-03-26", () => {
     expect(V202503.clientRequests["completion/complete"].capability).toEqual({
       side: "server",
       path: ["completions"],
+      leaf: "object",
     });
+    expect(V202503.SUPPORTED_VERSIONS).toEqual([
+      { version: "2025-03-26", batches: true },
+      { version: "2024-11-05", batches: false },
+    ]);
+    expect(V202503.clientRequests["tools/call"].errorAsResult).toBe(true);
   });
 });
 

@@ -1,0 +1,488 @@
+/**
+ * One JSON-RPC peer over a Transport: runs handlers for incoming requests, matches responses to the
+ * requests it sent, and applies the cancellation, progress and timeout rules every MCP version shares.
+ * Method tables, validation and lifecycle live above it; framing lives below it.
+ */
+
+import type { MessageExtra, Transport } from "../transports/transport.js";
+import {
+  classify,
+  ErrorCode,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  McpError,
+  type RequestId,
+} from "./messages.js";
+
+/** Local code for a request the caller abandoned through its AbortSignal (never sent on the wire). */
+export const REQUEST_CANCELLED = -32800;
+
+export type ProgressToken = string | number;
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface IncomingRequestContext {
+  id: RequestId;
+  method: string;
+  /** Aborted on `notifications/cancelled` naming this id, or when the connection closes. */
+  signal: AbortSignal;
+  /** `params._meta.progressToken` when the request carried one. */
+  progressToken?: ProgressToken;
+  extra?: MessageExtra;
+}
+
+export interface RequestOptions {
+  /** Abort → the peer is sent `notifications/cancelled` and the request rejects with REQUEST_CANCELLED. */
+  signal?: AbortSignal;
+  /** Defaults to the connection's `defaultTimeoutMs`; `Infinity` waits forever. */
+  timeoutMs?: number;
+  /** When given, the request carries `params._meta.progressToken` and the peer's progress reaches it. */
+  onprogress?: (progress: Progress) => void;
+  resetTimeoutOnProgress?: boolean;
+}
+
+export interface ConnectionOptions {
+  transport: Transport;
+  onRequest: (
+    request: JsonRpcRequest,
+    ctx: IncomingRequestContext,
+  ) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  onNotification?: (notification: JsonRpcNotification, extra?: MessageExtra) => void | Promise<void>;
+  /** Whether an incoming JSON array (batch) is processed; the protocol version decides. */
+  acceptBatches?: () => boolean;
+  defaultTimeoutMs?: number;
+  /** Handler exceptions other than McpError, for logging; the peer only ever sees "Internal error". */
+  onHandlerError?: (error: unknown, request: JsonRpcRequest) => void;
+}
+
+const CANCELLED = "notifications/cancelled";
+const PROGRESS = "notifications/progress";
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** setTimeout fires at once for longer delays, so anything above this means "no timeout". */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export class Connection {
+  readonly #options: ConnectionOptions;
+  readonly #transport: Transport;
+  readonly #outgoing = new OutgoingRequests();
+  readonly #incoming = new IncomingRequests();
+  #started = false;
+  #closed = false;
+  #finished = false;
+  #closing?: Promise<void>;
+
+  /** After the transport closed and everything in flight was aborted or rejected. */
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(options: ConnectionOptions) {
+    this.#options = options;
+    this.#transport = options.transport;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Outgoing requests still waiting for a response. */
+  get pendingCount(): number {
+    return this.#outgoing.size;
+  }
+
+  /** Incoming requests whose handler has not finished. */
+  get inflightCount(): number {
+    return this.#incoming.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("Connection already started");
+    this.#started = true;
+    const transport = this.#transport;
+    transport.onmessage = (value, extra) => this.#receive(value, extra);
+    transport.onframeerror = (error) => this.#reply(failure(null, error));
+    transport.onerror = (error) => this.#report(error);
+    transport.onclose = () => this.#finish();
+    await transport.start();
+  }
+
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.#closed) return Promise.reject(closedError());
+    if (options.signal?.aborted) return Promise.reject(cancelledError(reasonText(options.signal.reason)));
+    const id = this.#outgoing.nextId();
+    const sent = options.onprogress ? withProgressToken(params, id) : params;
+    const result = new Promise<Record<string, unknown>>((resolve, reject) => {
+      this.#outgoing.add(id, this.#track(id, { resolve, reject }, options));
+    });
+    this.#send({ jsonrpc: "2.0", id, method, ...paramsMember(sent) }).catch((error) =>
+      this.#outgoing.take(id)?.reject(toError(error)),
+    );
+    return result;
+  }
+
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError());
+    return this.#send({ jsonrpc: "2.0", method, ...paramsMember(params) });
+  }
+
+  /** Reports progress on an incoming request that carried `token`. */
+  progress(token: ProgressToken, p: Progress): Promise<void> {
+    const params: Record<string, unknown> = { progressToken: token, progress: p.progress };
+    if (p.total !== undefined) params.total = p.total;
+    if (p.message !== undefined) params.message = p.message;
+    return this.notify(PROGRESS, params);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    this.#closed = true;
+    try {
+      await this.#transport.close();
+    } finally {
+      this.#finish();
+    }
+  }
+
+  /** Runs once, whichever of close() and the transport's onclose comes first. */
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#closed = true;
+    this.#incoming.abortAll("connection closed");
+    for (const pending of this.#outgoing.drain()) pending.reject(closedError());
+    this.#guard(() => this.onclose?.());
+  }
+
+  // Outgoing requests
+
+  #track(id: RequestId, settle: Settle, options: RequestOptions): Pending {
+    const { signal, onprogress } = options;
+    const ms = options.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const abandon = (error: McpError, reason: string) => {
+      if (!this.#outgoing.take(id)) return;
+      settle.reject(error);
+      if (!this.#closed) this.notify(CANCELLED, { requestId: id, reason }).catch((e) => this.#report(e));
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      if (!(ms <= MAX_TIMER_MS)) return;
+      timer = setTimeout(() => {
+        const error = new McpError(ErrorCode.RequestTimeout, `Request timed out after ${ms} ms`);
+        abandon(error, error.message);
+      }, ms);
+    };
+    const onAbort = () => {
+      const reason = reasonText(signal?.reason);
+      abandon(cancelledError(reason), reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    arm();
+    return {
+      ...settle,
+      progress:
+        onprogress &&
+        ((p) => {
+          if (options.resetTimeoutOnProgress) arm();
+          onprogress(p);
+        }),
+      dispose: () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      },
+    };
+  }
+
+  // Incoming messages
+
+  #receive(value: unknown, extra?: MessageExtra): void {
+    if (this.#closed) return;
+    if (Array.isArray(value)) {
+      void this.#receiveBatch(value, extra);
+      return;
+    }
+    void this.#dispatch(value, extra).then((response) => response && this.#reply(response));
+  }
+
+  async #receiveBatch(values: unknown[], extra?: MessageExtra): Promise<void> {
+    if (!this.#options.acceptBatches?.()) {
+      const message = "JSON-RPC batches are not supported in this protocol version";
+      return this.#reply(failure(null, { code: ErrorCode.InvalidRequest, message }));
+    }
+    if (values.length === 0) {
+      return this.#reply(failure(null, { code: ErrorCode.InvalidRequest, message: "empty batch" }));
+    }
+    const responses = await Promise.all(values.map((value) => this.#dispatch(value, extra)));
+    const sent = responses.filter((r): r is JsonRpcResponse => r !== undefined);
+    if (sent.length > 0) this.#reply(sent);
+  }
+
+  /** Handles one message; resolves with the response it needs, if any. Runs synchronously up to the handler. */
+  async #dispatch(value: unknown, extra?: MessageExtra): Promise<JsonRpcResponse | undefined> {
+    const c = classify(value);
+    switch (c.kind) {
+      case "request":
+        return this.#serve(c.message, extra);
+      case "notification":
+        this.#onNotification(c.message, extra);
+        return undefined;
+      case "response":
+        this.#onResponse(c.message);
+        return undefined;
+      case "invalid":
+        return failure(c.id, { code: ErrorCode.InvalidRequest, message: c.reason });
+    }
+  }
+
+  async #serve(request: JsonRpcRequest, extra?: MessageExtra): Promise<JsonRpcResponse | undefined> {
+    const controller = this.#incoming.begin(request.id);
+    if (!controller) {
+      return failure(request.id, { code: ErrorCode.InvalidRequest, message: "duplicate request id" });
+    }
+    const ctx: IncomingRequestContext = { id: request.id, method: request.method, signal: controller.signal };
+    const token = readProgressToken(request.params);
+    if (token !== undefined) ctx.progressToken = token;
+    if (extra !== undefined) ctx.extra = extra;
+    try {
+      const response = await this.#runHandler(request, ctx);
+      // A cancelled request gets no response: the peer has already forgotten it.
+      return controller.signal.aborted ? undefined : response;
+    } finally {
+      this.#incoming.end(request.id, controller);
+    }
+  }
+
+  async #runHandler(request: JsonRpcRequest, ctx: IncomingRequestContext): Promise<JsonRpcResponse> {
+    try {
+      const result = await this.#options.onRequest(request, ctx);
+      if (isPlainObject(result)) return { jsonrpc: "2.0", id: request.id, result };
+      throw new Error(`the ${request.method} handler returned ${describe(result)}, not a plain object`);
+    } catch (error) {
+      if (error instanceof McpError) return failure(request.id, error.toJSON());
+      // After cancellation a throw is the expected way out, not a bug worth logging.
+      if (!ctx.signal.aborted) this.#guard(() => this.#options.onHandlerError?.(error, request));
+      return failure(request.id, {
+        code: ErrorCode.InternalError,
+        message: "Internal error",
+        data: { message: errorMessage(error) },
+      });
+    }
+  }
+
+  #onNotification(notification: JsonRpcNotification, extra?: MessageExtra): void {
+    const params = notification.params ?? {};
+    if (notification.method === CANCELLED) {
+      if (isRequestId(params.requestId)) this.#incoming.cancel(params.requestId, cancelReason(params.reason));
+    } else if (notification.method === PROGRESS) {
+      this.#onProgress(params);
+    } else {
+      this.#guard(() => this.#options.onNotification?.(notification, extra));
+    }
+  }
+
+  #onProgress(params: Record<string, unknown>): void {
+    const { progressToken, progress, total, message } = params;
+    if (!isRequestId(progressToken) || typeof progress !== "number") return;
+    const report = this.#outgoing.get(progressToken)?.progress;
+    if (!report) return;
+    const p: Progress = { progress };
+    if (typeof total === "number") p.total = total;
+    if (typeof message === "string") p.message = message;
+    this.#guard(() => report(p));
+  }
+
+  #onResponse(response: JsonRpcResponse): void {
+    if (response.id === null) {
+      const { code, message } = (response as { error: JsonRpcErrorObject }).error;
+      return this.#report(new Error(`The peer could not read a message: ${message} (${code})`));
+    }
+    const pending = this.#outgoing.take(response.id);
+    if (!pending) {
+      return this.#report(new Error(`Received a response for unknown request id ${JSON.stringify(response.id)}`));
+    }
+    if ("error" in response) pending.reject(McpError.from(response.error));
+    else pending.resolve(response.result);
+  }
+
+  // Sending
+
+  /** Sends a response; after close it is dropped, and a failed send is reported rather than thrown. */
+  #reply(response: JsonRpcResponse | JsonRpcResponse[]): void {
+    if (this.#closed) return;
+    this.#send(response).catch((error) => {
+      if (!this.#closed) this.#report(error);
+    });
+  }
+
+  /** Async so that a transport throwing synchronously still only rejects this send. */
+  async #send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    await this.#transport.send(message);
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.onerror?.(toError(error));
+    } catch {
+      // An error reporter that throws has nowhere left to report to.
+    }
+  }
+
+  /** Calls user code that must not break message processing: throws and rejections go to onerror. */
+  #guard(fn: () => unknown): void {
+    try {
+      const result = fn();
+      if (result instanceof Promise) result.catch((error) => this.#report(error));
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+}
+
+interface Settle {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+interface Pending extends Settle {
+  progress?: (p: Progress) => void;
+  /** Clears the timer and the abort listener; called when the request leaves the table. */
+  dispose: () => void;
+}
+
+/** Requests this side sent, by id. An entry leaves the table exactly once, however it settles. */
+class OutgoingRequests {
+  readonly #pending = new Map<RequestId, Pending>();
+  #next = 0;
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  nextId(): number {
+    return this.#next++;
+  }
+
+  add(id: RequestId, pending: Pending): void {
+    this.#pending.set(id, pending);
+  }
+
+  get(id: RequestId): Pending | undefined {
+    return this.#pending.get(id);
+  }
+
+  take(id: RequestId): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    pending.dispose();
+    return pending;
+  }
+
+  drain(): Pending[] {
+    return [...this.#pending.keys()].map((id) => this.take(id)!);
+  }
+}
+
+/** Requests the peer sent whose handlers are still running, with the controller that cancels each. */
+class IncomingRequests {
+  readonly #inflight = new Map<RequestId, AbortController>();
+
+  get size(): number {
+    return this.#inflight.size;
+  }
+
+  /** Undefined when the id is already in flight. */
+  begin(id: RequestId): AbortController | undefined {
+    if (this.#inflight.has(id)) return undefined;
+    const controller = new AbortController();
+    this.#inflight.set(id, controller);
+    return controller;
+  }
+
+  end(id: RequestId, controller: AbortController): void {
+    if (this.#inflight.get(id) === controller) this.#inflight.delete(id);
+  }
+
+  cancel(id: RequestId, reason: string): void {
+    this.#inflight.get(id)?.abort(reason);
+  }
+
+  abortAll(reason: string): void {
+    for (const controller of this.#inflight.values()) controller.abort(reason);
+    this.#inflight.clear();
+  }
+}
+
+const failure = (id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse => ({
+  jsonrpc: "2.0",
+  id,
+  error,
+});
+
+const closedError = () => new McpError(ErrorCode.ConnectionClosed, "Connection closed");
+const cancelledError = (reason: string) => new McpError(REQUEST_CANCELLED, `Request cancelled: ${reason}`);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A result must serialize as a JSON object: class instances and arrays would not round-trip. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (!isObject(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+const isRequestId = (v: unknown): v is RequestId =>
+  typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+
+const paramsMember = (params: Record<string, unknown> | undefined) => (params === undefined ? {} : { params });
+
+function withProgressToken(params: Record<string, unknown> | undefined, token: ProgressToken) {
+  const meta = isObject(params?._meta) ? params._meta : {};
+  return { ...params, _meta: { ...meta, progressToken: token } };
+}
+
+function readProgressToken(params: Record<string, unknown> | undefined): ProgressToken | undefined {
+  const meta = params?._meta;
+  return isObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
+}
+
+const cancelReason = (reason: unknown): string => (typeof reason === "string" ? reason : "cancelled by the peer");
+
+function reasonText(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === "string" ? reason : "aborted";
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(errorMessage(error));
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return "unprintable error";
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "a class instance" : typeof value;
+}

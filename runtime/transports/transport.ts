@@ -1,0 +1,29 @@
+/**
+ * A transport moves JSON-RPC messages and nothing else: framing, size limits and backpressure live here,
+ * protocol logic never does.
+ */
+
+import type { JsonRpcErrorObject, JsonRpcMessage } from "../jsonrpc/messages.js";
+
+/** What came with a message: set by transports that know more than the bytes (HTTP auth, sessions). */
+export interface MessageExtra {
+  /** Result of the transport's authentication hook, handed to handlers as `ctx.auth`. */
+  auth?: unknown;
+  sessionId?: string;
+}
+
+export interface Transport {
+  /** Begins reading. Messages arrive through `onmessage` only after this. */
+  start(): Promise<void>;
+  /** Sends one message (or a JSON-RPC batch); resolves once the transport has accepted it (backpressure). */
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void>;
+  /** Closes; `onclose` fires once, whichever side closed first. */
+  close(): Promise<void>;
+
+  /** One parsed JSON value per frame (object or batch array), not yet checked as JSON-RPC. */
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
+  /** A frame that could not be read: not JSON (-32700) or over the size limit (-32600). Answered with id null. */
+  onframeerror?: (error: JsonRpcErrorObject) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+}
