@@ -5,6 +5,7 @@
 
 import { getVersion, listVersions } from "../schema/registry.js";
 import { emitIndex } from "./emit/index.js";
+import { emitPeers } from "./emit/peers.js";
 import { emitProtocol } from "./emit/protocol.js";
 import { emitTypes } from "./emit/types.js";
 import { emitZod } from "./emit/zod.js";
@@ -75,6 +76,7 @@ export async function generate(input: SchemaInput): Promise<Generated> {
     ...(await emitTypes(model)),
     ...emitZod(model),
     ...emitProtocol(model),
+    ...emitPeers(model, used),
     ...emitIndex(model),
   };
   const files: Record<string, string> = {};

@@ -63,7 +63,16 @@ export const ERROR_AS_RESULT: TableEntry<"isError">[] = [
   },
 ];
 
-export const TABLES = { RESULT_OF, CAPABILITY_OF, HANDLER_NAME, ERROR_AS_RESULT } as const;
+/** Error codes the spec text assigns but the schema does not define, keyed by the method that uses them. */
+export const ERROR_CODE_OF: TableEntry<{ name: string; code: number }>[] = [
+  {
+    key: "resources/read",
+    value: { name: "RESOURCE_NOT_FOUND", code: -32002 },
+    why: "server/resources (Error Handling): an unknown resource SHOULD be answered with -32002",
+  },
+];
+
+export const TABLES = { RESULT_OF, CAPABILITY_OF, HANDLER_NAME, ERROR_AS_RESULT, ERROR_CODE_OF } as const;
 
 /** Entries never used across the given runs. Keys of `used` are `<TABLE>:<key>`. */
 export function unusedTableEntries(used: Iterable<string>): string[] {

@@ -140,7 +140,7 @@ export const clientRequests = {
 } as const;
 
 /** Types of clientRequests, by method. */
-export interface ClientRequests {
+export type ClientRequests = {
   "completion/complete": { params: T.CompleteRequest["params"]; result: T.CompleteResult };
   "initialize": { params: T.InitializeRequest["params"]; result: T.InitializeResult };
   "logging/setLevel": { params: T.SetLevelRequest["params"]; result: T.EmptyResult };
@@ -154,7 +154,7 @@ export interface ClientRequests {
   "resources/unsubscribe": { params: T.UnsubscribeRequest["params"]; result: T.EmptyResult };
   "tools/call": { params: T.CallToolRequest["params"]; result: T.CallToolResult };
   "tools/list": { params: T.ListToolsRequest["params"]; result: T.ListToolsResult };
-}
+};
 
 /** Requests a server sends and a client handles. */
 export const serverRequests = {
@@ -197,12 +197,12 @@ export const serverRequests = {
 } as const;
 
 /** Types of serverRequests, by method. */
-export interface ServerRequests {
+export type ServerRequests = {
   "elicitation/create": { params: T.ElicitRequest["params"]; result: T.ElicitResult };
   "ping": { params: T.PingRequest["params"]; result: T.EmptyResult };
   "roots/list": { params: T.ListRootsRequest["params"]; result: T.ListRootsResult };
   "sampling/createMessage": { params: T.CreateMessageRequest["params"]; result: T.CreateMessageResult };
-}
+};
 
 /** Notifications a client sends. */
 export const clientNotifications = {
@@ -237,12 +237,12 @@ export const clientNotifications = {
 } as const;
 
 /** Types of clientNotifications, by method. */
-export interface ClientNotifications {
+export type ClientNotifications = {
   "notifications/cancelled": { params: T.CancelledNotification["params"] };
   "notifications/initialized": { params: T.InitializedNotification["params"] };
   "notifications/progress": { params: T.ProgressNotification["params"] };
   "notifications/roots/list_changed": { params: T.RootsListChangedNotification["params"] };
-}
+};
 
 /** Notifications a server sends. */
 export const serverNotifications = {
@@ -298,7 +298,7 @@ export const serverNotifications = {
 } as const;
 
 /** Types of serverNotifications, by method. */
-export interface ServerNotifications {
+export type ServerNotifications = {
   "notifications/cancelled": { params: T.CancelledNotification["params"] };
   "notifications/message": { params: T.LoggingMessageNotification["params"] };
   "notifications/progress": { params: T.ProgressNotification["params"] };
@@ -306,7 +306,7 @@ export interface ServerNotifications {
   "notifications/resources/list_changed": { params: T.ResourceListChangedNotification["params"] };
   "notifications/resources/updated": { params: T.ResourceUpdatedNotification["params"] };
   "notifications/tools/list_changed": { params: T.ToolListChangedNotification["params"] };
-}
+};
 
 export const protocol = {
   version: PROTOCOL_VERSION,

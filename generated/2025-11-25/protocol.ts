@@ -177,7 +177,7 @@ export const clientRequests = {
 } as const;
 
 /** Types of clientRequests, by method. */
-export interface ClientRequests {
+export type ClientRequests = {
   "completion/complete": { params: T.CompleteRequest["params"]; result: T.CompleteResult };
   "initialize": { params: T.InitializeRequest["params"]; result: T.InitializeResult };
   "logging/setLevel": { params: T.SetLevelRequest["params"]; result: T.EmptyResult };
@@ -195,7 +195,7 @@ export interface ClientRequests {
   "tasks/result": { params: T.GetTaskPayloadRequest["params"]; result: T.GetTaskPayloadResult };
   "tools/call": { params: T.CallToolRequest["params"]; result: T.CallToolResult };
   "tools/list": { params: T.ListToolsRequest["params"]; result: T.ListToolsResult };
-}
+};
 
 /** Requests a server sends and a client handles. */
 export const serverRequests = {
@@ -274,7 +274,7 @@ export const serverRequests = {
 } as const;
 
 /** Types of serverRequests, by method. */
-export interface ServerRequests {
+export type ServerRequests = {
   "elicitation/create": { params: T.ElicitRequest["params"]; result: T.ElicitResult };
   "ping": { params: T.PingRequest["params"]; result: T.EmptyResult };
   "roots/list": { params: T.ListRootsRequest["params"]; result: T.ListRootsResult };
@@ -283,7 +283,7 @@ export interface ServerRequests {
   "tasks/get": { params: T.GetTaskRequest["params"]; result: T.GetTaskResult };
   "tasks/list": { params: T.ListTasksRequest["params"]; result: T.ListTasksResult };
   "tasks/result": { params: T.GetTaskPayloadRequest["params"]; result: T.GetTaskPayloadResult };
-}
+};
 
 /** Notifications a client sends. */
 export const clientNotifications = {
@@ -325,13 +325,13 @@ export const clientNotifications = {
 } as const;
 
 /** Types of clientNotifications, by method. */
-export interface ClientNotifications {
+export type ClientNotifications = {
   "notifications/cancelled": { params: T.CancelledNotification["params"] };
   "notifications/initialized": { params: T.InitializedNotification["params"] };
   "notifications/progress": { params: T.ProgressNotification["params"] };
   "notifications/roots/list_changed": { params: T.RootsListChangedNotification["params"] };
   "notifications/tasks/status": { params: T.TaskStatusNotification["params"] };
-}
+};
 
 /** Notifications a server sends. */
 export const serverNotifications = {
@@ -401,7 +401,7 @@ export const serverNotifications = {
 } as const;
 
 /** Types of serverNotifications, by method. */
-export interface ServerNotifications {
+export type ServerNotifications = {
   "notifications/cancelled": { params: T.CancelledNotification["params"] };
   "notifications/elicitation/complete": { params: T.ElicitationCompleteNotification["params"] };
   "notifications/message": { params: T.LoggingMessageNotification["params"] };
@@ -411,7 +411,7 @@ export interface ServerNotifications {
   "notifications/resources/updated": { params: T.ResourceUpdatedNotification["params"] };
   "notifications/tasks/status": { params: T.TaskStatusNotification["params"] };
   "notifications/tools/list_changed": { params: T.ToolListChangedNotification["params"] };
-}
+};
 
 export const protocol = {
   version: PROTOCOL_VERSION,

@@ -109,7 +109,7 @@ export const clientRequests = {
 } as const;
 
 /** Types of clientRequests, by method. */
-export interface ClientRequests {
+export type ClientRequests = {
   "completion/complete": { params: T.CompleteRequest["params"]; result: T.CompleteResult };
   "prompts/get": { params: T.GetPromptRequest["params"]; result: T.GetPromptResult };
   "prompts/list": { params: T.ListPromptsRequest["params"]; result: T.ListPromptsResult };
@@ -120,7 +120,7 @@ export interface ClientRequests {
   "subscriptions/listen": { params: T.SubscriptionsListenRequest["params"]; result: T.SubscriptionsListenResult };
   "tools/call": { params: T.CallToolRequest["params"]; result: T.CallToolResult };
   "tools/list": { params: T.ListToolsRequest["params"]; result: T.ListToolsResult };
-}
+};
 
 /** Requests a server sends and a client handles. */
 export const serverRequests = {
@@ -154,11 +154,11 @@ export const serverRequests = {
 } as const;
 
 /** Types of serverRequests, by method. */
-export interface ServerRequests {
+export type ServerRequests = {
   "elicitation/create": { params: T.ElicitRequest["params"]; result: T.ElicitResult };
   "roots/list": { params: T.ListRootsRequest["params"]; result: T.ListRootsResult };
   "sampling/createMessage": { params: T.CreateMessageRequest["params"]; result: T.CreateMessageResult };
-}
+};
 
 /** Notifications a client sends. */
 export const clientNotifications = {
@@ -172,9 +172,9 @@ export const clientNotifications = {
 } as const;
 
 /** Types of clientNotifications, by method. */
-export interface ClientNotifications {
+export type ClientNotifications = {
   "notifications/cancelled": { params: T.ClientNotification["params"] };
-}
+};
 
 /** Notifications a server sends. */
 export const serverNotifications = {
@@ -237,7 +237,7 @@ export const serverNotifications = {
 } as const;
 
 /** Types of serverNotifications, by method. */
-export interface ServerNotifications {
+export type ServerNotifications = {
   "notifications/cancelled": { params: T.CancelledNotification["params"] };
   "notifications/message": { params: T.LoggingMessageNotification["params"] };
   "notifications/progress": { params: T.ProgressNotification["params"] };
@@ -246,7 +246,7 @@ export interface ServerNotifications {
   "notifications/resources/updated": { params: T.ResourceUpdatedNotification["params"] };
   "notifications/subscriptions/acknowledged": { params: T.SubscriptionsAcknowledgedNotification["params"] };
   "notifications/tools/list_changed": { params: T.ToolListChangedNotification["params"] };
-}
+};
 
 export const protocol = {
   version: PROTOCOL_VERSION,

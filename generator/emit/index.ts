@@ -4,7 +4,7 @@ import type { ProtocolModel } from "../model.js";
 import { schemaName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 
-/** Names protocol.ts exports; a definition of the same name would make the re-exports ambiguous. */
+/** Names protocol.ts, server.ts and client.ts export; a definition of the same name would make the re-exports ambiguous. */
 const PROTOCOL_EXPORTS = [
   "PROTOCOL_VERSION",
   "LIFECYCLE",
@@ -17,6 +17,20 @@ const PROTOCOL_EXPORTS = [
   "ServerRequests",
   "ClientNotifications",
   "ServerNotifications",
+  "SUPPORTED_VERSIONS",
+  "ServerContext",
+  "ServerHandlers",
+  "CreateServerOptions",
+  "McpServer",
+  "createServer",
+  "errors",
+  "RESOURCE_NOT_FOUND",
+  "ClientContext",
+  "ClientHandlers",
+  "ClientMethods",
+  "McpClient",
+  "CreateClientOptions",
+  "createClient",
 ];
 
 export function emitIndex(model: ProtocolModel): Record<string, string> {

@@ -1,0 +1,79 @@
+/**
+ * server.ts and client.ts: typed handler interfaces for each side, `createServer` / `createClient`, and the
+ * client's typed request methods. Messages the runtime answers itself (initialize, ping, cancellation,
+ * progress) get no handler.
+ */
+
+import type { MethodModel, ProtocolModel } from "../model.js";
+import { ERROR_CODE_OF } from "../tables.js";
+import { renderTemplate } from "../templates.js";
+
+/** Answered by the runtime in every version; see runtime/server.ts RUNTIME_METHODS. */
+const RUNTIME_METHODS = new Set(["initialize", "ping", "notifications/cancelled", "notifications/progress"]);
+/** Members of the runtime Client that typed methods must not shadow. */
+const CLIENT_MEMBERS = new Set([
+  "connect",
+  "close",
+  "request",
+  "notify",
+  "capabilities",
+  "protocol",
+  "options",
+  "serverDescription",
+  "protocolVersion",
+]);
+
+export function emitPeers(model: ProtocolModel, used?: Set<string>): Record<string, string> {
+  const docs = new Map(model.definitions.map((d) => [d.name, d.description]));
+  const view = (m: MethodModel) => ({
+    method: m.method,
+    handler: m.handler,
+    doc: summary(docs.get(m.definition)),
+    params: m.params ? `T.${m.definition}["params"]` : "undefined",
+    required: m.paramsRequired,
+    result: m.result ? `T.${m.result}` : "void",
+  });
+  const pick = (kind: MethodModel["kind"], direction: MethodModel["direction"], handled: boolean) =>
+    model.methods
+      .filter((m) => m.kind === kind && m.direction === direction && m.delivery === "message")
+      .filter((m) => !handled || !RUNTIME_METHODS.has(m.method))
+      .map(view);
+
+  const methods = pick("request", "client-to-server", false).filter((m) => m.method !== "initialize");
+  const clash = methods.find((m) => CLIENT_MEMBERS.has(m.handler));
+  if (clash)
+    throw new Error(`client method ${clash.handler} (${clash.method}) would shadow a runtime Client member`);
+
+  const errorCodes = ERROR_CODE_OF.filter(
+    (e) => model.lifecycle === "initialize" && model.methods.some((m) => m.method === e.key),
+  ).map((e) => {
+    used?.add(`ERROR_CODE_OF:${e.key}`);
+    return { name: e.value.name, code: e.value.code, why: e.why };
+  });
+  const resourceNotFound = errorCodes.find((e) => e.name === "RESOURCE_NOT_FOUND")?.name;
+
+  return {
+    "server.ts": renderTemplate("server.ts", {
+      version: model.protocolVersion,
+      requests: pick("request", "client-to-server", true),
+      notifications: pick("notification", "client-to-server", true),
+      errorCodes,
+      resourceNotFound,
+    }),
+    "client.ts": renderTemplate("client.ts", {
+      version: model.protocolVersion,
+      requests: pick("request", "server-to-client", true),
+      notifications: pick("notification", "server-to-client", true),
+      methods,
+    }),
+  };
+}
+
+/** The first paragraph of a description, on one line, safe inside a doc comment. */
+function summary(description: string | undefined): string {
+  if (!description) return "";
+  return description
+    .split("\n\n")[0]!
+    .replace(/\s*\n\s*/g, " ")
+    .replaceAll("*/", "*\\/");
+}

@@ -1,0 +1,23 @@
+import type * as z from "zod";
+import { McpError } from "./jsonrpc/messages.js";
+
+export interface ValidationIssue {
+  /** JSON pointer-like path of the failing value, e.g. `/arguments/count`. */
+  path: string;
+  message: string;
+}
+
+/** Flattens zod issues into paths and messages that say which field failed. */
+export function issuesOf(error: z.ZodError): ValidationIssue[] {
+  return error.issues.slice(0, 20).map((i) => ({
+    path: `/${i.path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`,
+    message: i.message,
+  }));
+}
+
+/** A JSON-RPC error for a failed validation: the message names the first failing path, `data.issues` all of them. */
+export function validationError(code: number, message: string, error: z.ZodError): McpError {
+  const issues = issuesOf(error);
+  const first = issues[0];
+  return new McpError(code, first ? `${message}: ${first.path}: ${first.message}` : message, { issues });
+}
