@@ -25,6 +25,8 @@ import type { MethodEntry, ProtocolTables, RequestEntry, SupportedVersion } from
 import type { MessageExtra, Transport } from "./transports/transport.js";
 import { validationError } from "./validate.js";
 
+const PROGRESS_SETTLE_MS = 5;
+
 /** Methods the runtime answers itself in every version; they have no user handler. */
 export const RUNTIME_METHODS = new Set([
   "initialize",
@@ -189,8 +191,16 @@ export class ServerSession<
       ...(server.options.requestTimeoutMs ? { defaultTimeoutMs: server.options.requestTimeoutMs } : {}),
       onHandlerError: (error) => server.reportError(error),
     });
-    this.connection.onclose = () => this.onclose?.();
+    this.closed = new Promise((resolve) => {
+      this.connection.onclose = () => {
+        this.onclose?.();
+        resolve();
+      };
+    });
   }
+
+  /** Settles when the session's connection has closed (stdin EOF, DELETE, close()). */
+  readonly closed: Promise<void>;
 
   start(): Promise<void> {
     return this.connection.start();
@@ -293,10 +303,16 @@ export class ServerSession<
     } else if (!handler) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
-    const ctx = this.context(rc);
+    const progress = { sent: false };
+    const ctx = this.context(rc, progress);
     let result: unknown;
     try {
       result = await handler!(params, ctx);
+      // Clients built on the official SDK run notification handlers a microtask after reading them but
+      // settle responses at once, so progress read in the same chunk as the response is dropped. A short
+      // pause after the last progress (longer than a peer's wake-up) keeps them in separate reads; only
+      // requests that reported progress, long-running by nature, pay it.
+      if (progress.sent) await new Promise((resolve) => setTimeout(resolve, PROGRESS_SETTLE_MS));
     } catch (error) {
       if (!entry.errorAsResult || error instanceof McpError) throw error;
       // Tool execution errors go back inside the result so the model can see and correct them.
@@ -347,7 +363,10 @@ export class ServerSession<
     return result as Record<string, unknown>;
   }
 
-  private context(rc: IncomingRequestContext): HandlerContext<Out, OutNotes> {
+  private context(
+    rc: IncomingRequestContext,
+    progressState: { sent: boolean },
+  ): HandlerContext<Out, OutNotes> {
     const token = rc.progressToken;
     return {
       signal: rc.signal,
@@ -357,12 +376,14 @@ export class ServerSession<
       ...(token === undefined
         ? {}
         : {
-            progress: (progress: number, total?: number, message?: string) =>
-              this.connection.progress(token, {
+            progress: (progress: number, total?: number, message?: string) => {
+              progressState.sent = true;
+              return this.connection.progress(token, {
                 progress,
                 ...(total === undefined ? {} : { total }),
                 ...(message === undefined ? {} : { message }),
-              }),
+              });
+            },
           }),
       log: (level, data, logger) => this.log(level, data, logger),
       request: (method, params, options) => this.request(method, params, options),
