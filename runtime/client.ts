@@ -20,7 +20,7 @@ import type {
   NotificationContext,
   SessionInfo,
 } from "./server.js";
-import { RUNTIME_METHODS } from "./server.js";
+import { isStub, RUNTIME_METHODS } from "./server.js";
 import type { Transport } from "./transports/transport.js";
 import { validationError } from "./validate.js";
 
@@ -58,7 +58,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     readonly protocol: ProtocolTables,
     readonly options: ClientOptions,
   ) {
-    this.handlers = (options.handlers ?? {}) as Record<string, AnyHandler | undefined>;
+    const given = (options.handlers ?? {}) as Record<string, AnyHandler | undefined>;
+    this.handlers = Object.fromEntries(Object.entries(given).filter(([, h]) => !isStub(h)));
     const derived = deriveCapabilities(
       Object.values(protocol.serverRequests),
       (e) => !!this.handlers[e.handler],

@@ -27,6 +27,23 @@ import { validationError } from "./validate.js";
 
 const PROGRESS_SETTLE_MS = 5;
 
+const NOT_IMPLEMENTED = Symbol.for("mcp-codegen.notImplemented");
+
+/**
+ * A placeholder handler (what `mcp-codegen init` and `generate` write for methods not yet written): it
+ * type-checks as any handler, declares no capability, and answers -32601 as if absent.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a stub must fit every handler signature.
+export function notImplemented(method: string): (...args: any[]) => never {
+  const stub = () => {
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} is not implemented yet`);
+  };
+  return Object.assign(stub, { [NOT_IMPLEMENTED]: true });
+}
+
+export const isStub = (handler: unknown): boolean =>
+  typeof handler === "function" && (handler as unknown as Record<symbol, unknown>)[NOT_IMPLEMENTED] === true;
+
 /** Methods the runtime answers itself in every version; they have no user handler. */
 export const RUNTIME_METHODS = new Set([
   "initialize",
@@ -146,8 +163,10 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     await Promise.all([...this.sessionsSet].map((s) => s.close()));
   }
 
+  /** The handler for `entry`, or undefined when absent or a `notImplemented` stub. */
   handler(entry: MethodEntry): AnyHandler | undefined {
-    return this.handlers[entry.handler];
+    const handler = this.handlers[entry.handler];
+    return isStub(handler) ? undefined : handler;
   }
 
   private handles(entry: MethodEntry): boolean {

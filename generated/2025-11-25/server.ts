@@ -7,6 +7,8 @@ import {
   Server,
   type ServerOptions,
 } from "mcp-codegen/runtime/server";
+
+export { notImplemented } from "mcp-codegen/runtime/server";
 import { type ServerNotifications, type ServerRequests, protocol } from "./protocol.js";
 import type * as T from "./types.js";
 

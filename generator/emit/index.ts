@@ -24,6 +24,7 @@ const PROTOCOL_EXPORTS = [
   "McpServer",
   "createServer",
   "errors",
+  "notImplemented",
   "RESOURCE_NOT_FOUND",
   "ClientContext",
   "ClientHandlers",

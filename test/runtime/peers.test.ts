@@ -142,6 +142,32 @@ describe("generated 2025-11-25 server and client", () => {
   });
 });
 
+describe("notImplemented stubs and handler crashes", () => {
+  it("a stub declares no capability and answers -32601; other handler throws are -32603 without a stack", async () => {
+    const [a, b] = createMemoryTransportPair();
+    const errors: unknown[] = [];
+    const server = V2025.createServer({
+      info,
+      handlers: {
+        listPrompts: V2025.notImplemented("prompts/list"),
+        listTools: () => {
+          throw new Error("secret detail");
+        },
+      },
+      onError: (e) => errors.push(e),
+    });
+    expect(server.capabilities).toEqual({ tools: {}, logging: {} });
+    await server.connect(a);
+    const client = V2025.createClient({ info, strictCapabilities: false });
+    await client.connect(b);
+    await expect(client.listPrompts()).rejects.toMatchObject({ code: -32601 });
+    const crash = (await client.listTools().catch((e) => e)) as McpError;
+    expect(crash.code).toBe(-32603);
+    expect(JSON.stringify(crash.data ?? null)).not.toMatch(/at .*\.ts:\d+/);
+    expect(errors).toHaveLength(1);
+  });
+});
+
 describe("generated 2024-11-05 server and client", () => {
   it("negotiate 2024-11-05 and call a tool", async () => {
     const [a, b] = createMemoryTransportPair();
