@@ -1,10 +1,19 @@
-import { join, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
-import { listVersions } from "../../schema/registry.js";
+import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate, registryFacts } from "../generate.js";
+import {
+  CONFIG_FILE,
+  configText,
+  handlerMethods,
+  type ProjectConfig,
+  readConfig,
+  updateHandlers,
+} from "../project.js";
 import { unusedTableEntries } from "../tables.js";
-import { checkDrift, writeOutput } from "../write.js";
+import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
 
@@ -12,7 +21,7 @@ export interface GenerateOptions {
   all?: boolean;
   protocol?: string;
   schema?: string;
-  out: string;
+  out?: string;
   check?: boolean;
   allowUnpinned?: boolean;
 }
@@ -20,52 +29,77 @@ export interface GenerateOptions {
 export function registerGenerate(program: Command, reporter: () => Reporter): void {
   program
     .command("generate")
-    .description("generate types, zod validators and method tables from an MCP schema")
-    .option("--all", "every protocol version in the registry, each into <out>/<version>/")
+    .description(
+      `generate types, validators, method tables and typed peers from an MCP schema; in a project (${CONFIG_FILE} present) regenerate it and update its handlers file`,
+    )
+    .option(
+      "--all",
+      "every protocol version in the registry, each into <out>/<version>/ (this repository's generated/)",
+    )
     .option("-p, --protocol <version>", "protocol version to generate (see `mcp-codegen schema list`)")
     .option("--schema <file|url>", "read the schema from this file or URL instead of the registry's")
-    .option("-o, --out <dir>", "output folder; each version goes to <out>/<version>/", "generated")
+    .option(
+      "-o, --out <dir>",
+      "output folder outside a project; each version goes to <out>/<version>/ (default: generated)",
+    )
     .option("--check", "write nothing; exit 1 and name the files that differ from what generation yields")
     .option("--allow-unpinned", "accept a schema whose sha256 differs from the pinned one")
     .addHelpText(
       "after",
       `
 Examples:
-  $ mcp-codegen generate --all                 regenerate every version into generated/
-  $ mcp-codegen generate --all --check         CI: fail when generated/ is stale
-  $ mcp-codegen generate -p 2025-11-25 -o src/mcp
-  $ mcp-codegen generate --schema ./schema.json -p 2025-11-25 --allow-unpinned`,
+  $ mcp-codegen generate                        in a project: regenerate for its protocol
+  $ mcp-codegen generate --protocol 2025-11-25  in a project: move to 2025-11-25, keeping your handlers
+  $ mcp-codegen generate --check                CI: exit 1 when generated code is stale
+  $ mcp-codegen generate --all                  every version into generated/<version>/
+  $ mcp-codegen generate -p 2025-06-18 -o out   one version into out/2025-06-18/`,
     )
     .action(async (opts: GenerateOptions) => {
       process.exitCode = await runGenerate(opts, reporter());
     });
 }
 
+/** Loads a schema (registry version or explicit file/URL) and generates it in memory. */
+export async function generateVersion(opts: {
+  version?: string;
+  schema?: string;
+  allowUnpinned?: boolean;
+}): Promise<Generated> {
+  const source = await loadSchemaSource({
+    ...(opts.version === undefined ? {} : { version: opts.version }),
+    ...(opts.schema === undefined ? {} : { schema: opts.schema }),
+    allowUnpinned: opts.allowUnpinned ?? false,
+  });
+  return generate({
+    version: source.version,
+    ...registryFacts(source.version),
+    text: source.text,
+    sha256: source.sha256,
+    location: source.location,
+  });
+}
+
 export async function runGenerate(opts: GenerateOptions, report: Reporter): Promise<number> {
   if (opts.all && (opts.protocol || opts.schema)) {
     throw new CliError("--all cannot be combined with --protocol or --schema");
   }
-  const versions = opts.all ? listVersions() : [opts.protocol ?? (opts.schema ? undefined : "2025-11-25")];
+  const config = opts.all || opts.out ? undefined : await readConfig(process.cwd());
+  if (config) return runProject(config, opts, report);
+
+  const versions = opts.all ? listVersions() : [opts.protocol ?? (opts.schema ? undefined : defaultVersion)];
   const started = performance.now();
   const results: Generated[] = [];
   // Everything is generated in memory before anything is written: a failure leaves the old output intact.
   for (const version of versions) {
     const step = report.step(`generating ${version ?? opts.schema}`);
-    const source = await loadSchemaSource({
+    const result = await generateVersion({
       ...(version === undefined ? {} : { version }),
       ...(opts.schema === undefined ? {} : { schema: opts.schema }),
-      allowUnpinned: opts.allowUnpinned ?? false,
-    });
-    const result = await generate({
-      version: source.version,
-      ...registryFacts(source.version),
-      text: source.text,
-      sha256: source.sha256,
-      location: source.location,
+      ...(opts.allowUnpinned ? { allowUnpinned: true } : {}),
     });
     results.push(result);
     step.done(
-      `${source.version}: ${result.model.definitions.length} definitions, ${result.model.methods.length} methods (${source.origin} ${source.location})`,
+      `${result.version}: ${result.model.definitions.length} definitions, ${result.model.methods.length} methods`,
     );
   }
   if (opts.all) {
@@ -77,21 +111,92 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
       );
     }
   }
-  const out = resolve(opts.out);
-  if (opts.check) {
-    const drift = (await Promise.all(results.map((r) => checkDrift(join(out, r.version), r.files)))).flat();
-    for (const d of drift) report.error(`${d.reason}: ${d.path}`);
-    if (drift.length > 0) {
-      report.error(`${drift.length} generated file(s) out of date; run \`npm run generate\``);
-      return EXIT.failure;
-    }
-    report.info(`generated output is up to date (${results.length} version(s))`);
-    return EXIT.ok;
-  }
+  const out = resolve(opts.out ?? "generated");
+  if (opts.check)
+    return reportDrift(
+      results.map((r) => [join(out, r.version), r.files]),
+      report,
+    );
   let written = 0;
   for (const r of results) written += (await writeOutput(join(out, r.version), r.files)).length;
   report.info(
     `${written} file(s) written, ${results.length} version(s) in ${Math.round(performance.now() - started)} ms`,
   );
   return EXIT.ok;
+}
+
+async function reportDrift(outputs: [string, Record<string, string>][], report: Reporter): Promise<number> {
+  const drift = (await Promise.all(outputs.map(([dir, files]) => checkDrift(dir, files)))).flat();
+  for (const d of drift) report.error(`${d.reason}: ${d.path}`);
+  if (drift.length > 0) {
+    report.error(`${drift.length} generated file(s) out of date; run \`mcp-codegen generate\``);
+    return EXIT.failure;
+  }
+  report.info(`generated output is up to date (${outputs.length} version(s))`);
+  return EXIT.ok;
+}
+
+/**
+ * Project mode: regenerate `config.output` for the project's (or the requested) protocol, then add
+ * stubs to the handlers file for methods the new version brings and mark handlers it removed.
+ */
+async function runProject(config: ProjectConfig, opts: GenerateOptions, report: Reporter): Promise<number> {
+  const started = performance.now();
+  const root = process.cwd();
+  const target = opts.protocol ?? config.protocol;
+  const entry = getVersion(target);
+  if (!entry && !opts.schema && !config.schema) {
+    throw new CliError(`unknown protocol version "${target}"; known versions: ${listVersions().join(", ")}`);
+  }
+  if (entry && entry.lifecycle !== "initialize") {
+    throw new CliError(
+      `protocol ${target} (stateless, server/discover) is not supported by this runtime yet`,
+    );
+  }
+  const schema = opts.schema ?? config.schema ?? undefined;
+  const step = report.step(`generating protocol ${target}`);
+  const next = await generateVersion({
+    version: target,
+    ...(schema ? { schema } : {}),
+    ...(opts.allowUnpinned ? { allowUnpinned: true } : {}),
+  });
+  step.done(`generated protocol ${target}`);
+  const outDir = join(root, config.output);
+  if (opts.check) return reportDrift([[outDir, next.files]], report);
+
+  // Everything is computed before the first write, so bad input (a handlers file that does not parse)
+  // leaves the project untouched.
+  const handlersPath = join(root, config.handlers);
+  const handlersText = await readFile(handlersPath, "utf8").catch((e: NodeJS.ErrnoException) => {
+    throw new CliError(`${config.handlers}: cannot read the handlers file (${e.code ?? e.message})`);
+  });
+  const previous = target === config.protocol ? next : await generateVersion({ version: config.protocol });
+  const update = updateHandlers(handlersText, config.handlers, {
+    before: handlerMethods(previous.model, config.kind),
+    after: handlerMethods(next.model, config.kind),
+    version: target,
+    importFrom: importPath(dirname(handlersPath), join(outDir, "index.js")),
+  });
+
+  const written = await writeOutput(outDir, next.files);
+  if (update.text !== handlersText) await writeFileAtomic(handlersPath, update.text);
+  if (target !== config.protocol)
+    await writeFileAtomic(join(root, CONFIG_FILE), configText({ ...config, protocol: target }));
+
+  report.info(`${config.output}/: ${written.length} file(s) written`);
+  if (target !== config.protocol) report.info(`${CONFIG_FILE}: protocol ${config.protocol} → ${target}`);
+  if (update.added.length > 0) report.info(`${config.handlers}: stubs added for ${update.added.join(", ")}`);
+  if (update.markedRemoved.length > 0) {
+    report.info(`${config.handlers}: marked as not in ${target}: ${update.markedRemoved.join(", ")}`);
+  }
+  if (written.length === 0 && update.text === handlersText && target === config.protocol)
+    report.info("nothing to change");
+  report.info(`done in ${Math.round(performance.now() - started)} ms`);
+  return EXIT.ok;
+}
+
+/** A relative ESM specifier from `fromDir` to `file`. */
+function importPath(fromDir: string, file: string): string {
+  const rel = relative(fromDir, file).replaceAll("\\", "/");
+  return rel.startsWith(".") ? rel : `./${rel}`;
 }

@@ -23,6 +23,13 @@ const CLIENT_MEMBERS = new Set([
   "protocolVersion",
 ]);
 
+/** The messages a side's handler interface covers: sent by the other side, not answered by the runtime. */
+export function userMethods(model: ProtocolModel, direction: MethodModel["direction"]): MethodModel[] {
+  return model.methods.filter(
+    (m) => m.direction === direction && m.delivery === "message" && !RUNTIME_METHODS.has(m.method),
+  );
+}
+
 export function emitPeers(model: ProtocolModel, used?: Set<string>): Record<string, string> {
   const docs = new Map(model.definitions.map((d) => [d.name, d.description]));
   const view = (m: MethodModel) => ({
@@ -33,13 +40,15 @@ export function emitPeers(model: ProtocolModel, used?: Set<string>): Record<stri
     required: m.paramsRequired,
     result: m.result ? `T.${m.result}` : "void",
   });
-  const pick = (kind: MethodModel["kind"], direction: MethodModel["direction"], handled: boolean) =>
-    model.methods
-      .filter((m) => m.kind === kind && m.direction === direction && m.delivery === "message")
-      .filter((m) => !handled || !RUNTIME_METHODS.has(m.method))
+  const pick = (kind: MethodModel["kind"], direction: MethodModel["direction"]) =>
+    userMethods(model, direction)
+      .filter((m) => m.kind === kind)
       .map(view);
 
-  const methods = pick("request", "client-to-server", false).filter((m) => m.method !== "initialize");
+  // The client calls ping itself; initialize belongs to connect().
+  const methods = model.methods
+    .filter((m) => m.kind === "request" && m.direction === "client-to-server" && m.method !== "initialize")
+    .map(view);
   const clash = methods.find((m) => CLIENT_MEMBERS.has(m.handler));
   if (clash)
     throw new Error(`client method ${clash.handler} (${clash.method}) would shadow a runtime Client member`);
@@ -55,15 +64,15 @@ export function emitPeers(model: ProtocolModel, used?: Set<string>): Record<stri
   return {
     "server.ts": renderTemplate("server.ts", {
       version: model.protocolVersion,
-      requests: pick("request", "client-to-server", true),
-      notifications: pick("notification", "client-to-server", true),
+      requests: pick("request", "client-to-server"),
+      notifications: pick("notification", "client-to-server"),
       errorCodes,
       resourceNotFound,
     }),
     "client.ts": renderTemplate("client.ts", {
       version: model.protocolVersion,
-      requests: pick("request", "server-to-client", true),
-      notifications: pick("notification", "server-to-client", true),
+      requests: pick("request", "server-to-client"),
+      notifications: pick("notification", "server-to-client"),
       methods,
     }),
   };

@@ -1,0 +1,213 @@
+/**
+ * A new user's path, in temporary folders: `npm pack` this package, `init` a server and a client project,
+ * install the packed tarball from the local file, type-check, build, run the server for the official SDK
+ * client; then edit a handler, move to a newer protocol with `generate --protocol`, and check that the
+ * user's code is intact, stubs appeared, it compiles, and a second `generate` changes nothing.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO } from "./run.js";
+
+const BIN = `${REPO}node_modules/.bin`;
+const env = {
+  ...process.env,
+  PATH: `${BIN}:${process.env.PATH}`,
+  MCP_SCHEMA_DIR: `${REPO}../shared/mcp-schema`,
+};
+const work = mkdtempSync(join(tmpdir(), "mcp-codegen-new-user-"));
+let tarball = "";
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function run(cmd: string, args: string[], cwd: string) {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout: 180_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const must = (cmd: string, args: string[], cwd: string) => {
+  const r = run(cmd, args, cwd);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
+  return r;
+};
+const install = (dir: string) =>
+  must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], dir);
+
+/** Every file under `dir` (node_modules and dist excluded) with its hash, to prove "nothing touched". */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(e.parentPath, e.name);
+    if (!e.isFile() || /\/(node_modules|dist)\//.test(`${path}/`)) continue;
+    out[path.slice(dir.length)] = createHash("sha256").update(readFileSync(path)).digest("hex");
+  }
+  return out;
+}
+
+beforeAll(() => {
+  must("npm", ["pack", "--pack-destination", work], REPO);
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
+}, 180_000);
+
+describe("a new user's server project", () => {
+  const dir = join(work, "my-server");
+  const cli = (args: string[]) => run(`${dir}/node_modules/.bin/mcp-codegen`, args, dir);
+
+  it("init scaffolds a project that installs, type-checks and builds", () => {
+    const init = must("node", [`${REPO}bin/mcp-codegen.js`, "init", dir, "--protocol", "2025-06-18"], work);
+    expect(init.stderr).toContain("created server project my-server");
+    expect(readdirSync(dir).sort()).toEqual([
+      ".gitignore",
+      "README.md",
+      "generated",
+      "mcp-codegen.json",
+      "package.json",
+      "src",
+      "tsconfig.json",
+    ]);
+    install(dir);
+    must(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
+    must("npm", ["run", "-s", "build"], dir);
+  }, 180_000);
+
+  it("serves the official SDK client over stdio", async () => {
+    const client = new Client({ name: "new-user", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [`${dir}/dist/src/main.js`],
+        stderr: "pipe",
+      }),
+    );
+    try {
+      expect(client.getServerVersion()).toEqual({ name: "my-server", version: "0.1.0" });
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["greet"]);
+      const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
+      expect(result.content).toEqual([{ type: "text", text: "Hello, Ada!" }]);
+      await expect(client.listResourceTemplates()).rejects.toMatchObject({ code: -32601 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("moves to a newer protocol keeping the user's code byte for byte", () => {
+    const handlersPath = join(dir, "src/handlers.ts");
+    const edited = readFileSync(handlersPath, "utf8").replace(
+      "`Hello, ${who}!`",
+      "`Hi there, ${who}! (edited)`",
+    );
+    writeFileSync(handlersPath, edited);
+    const bump = cli(["generate", "--protocol", "2025-11-25"]);
+    expect(bump.stderr).toContain("protocol 2025-06-18 → 2025-11-25");
+    expect(bump.stderr).toMatch(/stubs added for .*getTask/);
+    expect(bump.code).toBe(0);
+    const after = readFileSync(handlersPath, "utf8");
+    // Remove what generate inserted; what remains is exactly what the user had.
+    const inserted =
+      /^(import \{ notImplemented \} from "\.\.\/generated\/index\.js";|\s*\/\/ [a-z/_]+: new in protocol 2025-11-25;.*|\s*\w+: notImplemented\("[^"]+"\),?)\n/gm;
+    expect(after.replace(inserted, "")).toBe(edited);
+    expect(after).toContain('getTask: notImplemented("tasks/get")');
+    expect(JSON.parse(readFileSync(join(dir, "mcp-codegen.json"), "utf8")).protocol).toBe("2025-11-25");
+    expect(readFileSync(join(dir, "generated/protocol.ts"), "utf8")).toContain(
+      'PROTOCOL_VERSION = "2025-11-25"',
+    );
+    must(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
+  });
+
+  it("a second generate changes nothing, and --check agrees", () => {
+    const before = tree(dir);
+    const again = cli(["generate"]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("nothing to change");
+    expect(tree(dir)).toEqual(before);
+    expect(cli(["generate", "--check"]).code).toBe(0);
+    writeFileSync(join(dir, "generated/types.ts"), "// stale\n");
+    const stale = cli(["generate", "--check"]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("generated/types.ts");
+    expect(cli(["generate"]).code).toBe(0);
+  });
+
+  it("the rebuilt server answers with the user's edit and stubs answer -32601", async () => {
+    must("npm", ["run", "-s", "build"], dir);
+    const client = new Client({ name: "new-user", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [`${dir}/dist/src/main.js`],
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
+      expect(result.content).toEqual([{ type: "text", text: "Hi there, Ada! (edited)" }]);
+      expect(client.getServerCapabilities()?.tasks).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  const bad: [string, () => void, string[], RegExp][] = [
+    [
+      "an unknown version",
+      () => {},
+      ["generate", "--protocol", "1999-01-01"],
+      /unknown protocol version "1999-01-01"/,
+    ],
+    [
+      "an unreadable config",
+      () => writeFileSync(join(dir, "mcp-codegen.json"), "{ nope"),
+      ["generate"],
+      /mcp-codegen\.json: not valid JSON/,
+    ],
+    [
+      "a handlers file that does not parse",
+      () => writeFileSync(join(dir, "src/handlers.ts"), "export const handlers = {\n  callTool(: ,\n"),
+      ["generate", "--protocol", "2025-06-18"],
+      /src\/handlers\.ts:2:\d+: does not parse/,
+    ],
+  ];
+  it.each(bad)("%s: a clear message, exit 2, no file touched", (_, breakIt, args, message) => {
+    const saved = {
+      config: readFileSync(join(dir, "mcp-codegen.json")),
+      handlers: readFileSync(join(dir, "src/handlers.ts")),
+    };
+    breakIt();
+    const before = tree(dir);
+    const r = cli(args);
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(tree(dir)).toEqual(before);
+    writeFileSync(join(dir, "mcp-codegen.json"), saved.config);
+    writeFileSync(join(dir, "src/handlers.ts"), saved.handlers);
+  });
+
+  it("init refuses a folder that is not empty", () => {
+    const r = run("node", [`${REPO}bin/mcp-codegen.js`, "init", dir], work);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is not empty/);
+  });
+});
+
+describe("a new user's client project", () => {
+  it("init --client builds and lists the tools of the server project", () => {
+    const dir = join(work, "my-client");
+    must("node", [`${REPO}bin/mcp-codegen.js`, "init", dir, "--client"], work);
+    install(dir);
+    must("npm", ["run", "-s", "build"], dir);
+    const out = execFileSync(
+      process.execPath,
+      ["dist/src/main.js", process.execPath, join(work, "my-server/dist/src/main.js")],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
+    expect(out).toContain("connected to my-server (protocol 2025-11-25)");
+    expect(out).toContain("tool: greet - Greets someone by name");
+  }, 180_000);
+});
