@@ -95,9 +95,10 @@ describe("a new user's server project", () => {
 
   it("moves to a newer protocol keeping the user's code byte for byte", () => {
     const handlersPath = join(dir, "src/handlers.ts");
+    const who = "$" + "{who}"; // the user's template literal, as source text
     const edited = readFileSync(handlersPath, "utf8").replace(
-      "`Hello, ${who}!`",
-      "`Hi there, ${who}! (edited)`",
+      `\`Hello, ${who}!\``,
+      `\`Hi there, ${who}! (edited)\``,
     );
     writeFileSync(handlersPath, edited);
     const bump = cli(["generate", "--protocol", "2025-11-25"]);
