@@ -131,6 +131,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const derived = deriveCapabilities(Object.values(this.protocol.clientRequests), (e) => this.handles(e));
     if (options.logging !== false) derived.logging = {};
     this.capabilities = mergeCapabilities(derived, options.capabilities);
+    this.validateResults = options.validateResults ?? process.env.NODE_ENV !== "production";
   }
 
   /** Serves one client over `transport` (stdio: the only session; HTTP: one per connection). */
@@ -174,9 +175,8 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     return !!this.handler(entry);
   }
 
-  get validateResults(): boolean {
-    return this.options.validateResults ?? process.env.NODE_ENV !== "production";
-  }
+  /** Read once: `process.env` lookups are not free on a per-call path. */
+  readonly validateResults: boolean;
 
   reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
@@ -290,10 +290,14 @@ export class ServerSession<
     await this.connection.notify("notifications/message", { level, data, ...(logger ? { logger } : {}) });
   }
 
-  private async onRequest(
+  /**
+   * Dispatch. Synchronous where the handler is: a handler that returns a plain value is answered without
+   * a promise in between (the connection accepts both), which matters at tens of thousands of calls/s.
+   */
+  private onRequest(
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
-  ): Promise<Record<string, unknown>> {
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
     const { method } = request;
     const tables = this.server.protocol;
     if (method === "ping") return {};
@@ -322,24 +326,45 @@ export class ServerSession<
     } else if (!handler) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
-    const progress = { sent: false };
-    const ctx = this.context(rc, progress);
+    const ctx = new RequestContext<Out, OutNotes>(this, rc);
     let result: unknown;
     try {
-      result = await handler!(params, ctx);
-      // Clients built on the official SDK run notification handlers a microtask after reading them but
-      // settle responses at once, so progress read in the same chunk as the response is dropped. A short
-      // pause after the last progress (longer than a peer's wake-up) keeps them in separate reads; only
-      // requests that reported progress, long-running by nature, pay it.
-      if (progress.sent) await new Promise((resolve) => setTimeout(resolve, PROGRESS_SETTLE_MS));
+      result = handler!(params, ctx);
     } catch (error) {
-      if (!entry.errorAsResult || error instanceof McpError) throw error;
-      // Tool execution errors go back inside the result so the model can see and correct them.
-      this.server.reportError(error);
-      const message = error instanceof Error ? error.message : String(error);
-      return { content: [{ type: "text", text: message }], isError: true };
+      return this.handlerError(entry, error);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => this.finish(entry, value, ctx),
+        (error) => this.handlerError(entry, error),
+      );
+    }
+    return this.finish(entry, result, ctx);
+  }
+
+  private finish(
+    entry: RequestEntry,
+    result: unknown,
+    ctx: RequestContext<Out, OutNotes>,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    // Clients built on the official SDK run notification handlers a microtask after reading them but
+    // settle responses at once, so progress read in the same chunk as the response is dropped. A short
+    // pause after the last progress (longer than a peer's wake-up) keeps them in separate reads; only
+    // requests that reported progress, long-running by nature, pay it.
+    if (ctx.progressSent) {
+      return new Promise((resolve) => setTimeout(resolve, PROGRESS_SETTLE_MS)).then(() =>
+        this.checkResult(entry, result),
+      );
     }
     return this.checkResult(entry, result);
+  }
+
+  private handlerError(entry: RequestEntry, error: unknown): Record<string, unknown> {
+    if (!entry.errorAsResult || error instanceof McpError) throw error;
+    // Tool execution errors go back inside the result so the model can see and correct them.
+    this.server.reportError(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: "text", text: message }], isError: true };
   }
 
   private initialize(request: JsonRpcRequest): Record<string, unknown> {
@@ -382,34 +407,6 @@ export class ServerSession<
     return result as Record<string, unknown>;
   }
 
-  private context(
-    rc: IncomingRequestContext,
-    progressState: { sent: boolean },
-  ): HandlerContext<Out, OutNotes> {
-    const token = rc.progressToken;
-    return {
-      signal: rc.signal,
-      requestId: rc.id,
-      session: this.info!,
-      ...(rc.extra?.auth === undefined ? {} : { auth: rc.extra.auth }),
-      ...(token === undefined
-        ? {}
-        : {
-            progress: (progress: number, total?: number, message?: string) => {
-              progressState.sent = true;
-              return this.connection.progress(token, {
-                progress,
-                ...(total === undefined ? {} : { total }),
-                ...(message === undefined ? {} : { message }),
-              });
-            },
-          }),
-      log: (level, data, logger) => this.log(level, data, logger),
-      request: (method, params, options) => this.request(method, params, options),
-      notify: (method, params) => this.notify(method, params),
-    };
-  }
-
   private async onNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
     const entry = this.server.protocol.clientNotifications[n.method];
     if (!entry || !this.info) return;
@@ -427,6 +424,68 @@ export class ServerSession<
       ...(extra?.auth === undefined ? {} : { auth: extra.auth }),
     };
     await handler(checked.data, ctx);
+  }
+}
+
+/**
+ * A handler's context. A class rather than an object literal of closures: one allocation per request,
+ * methods shared on the prototype, the progress function made only when a handler asks for it.
+ */
+class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
+  implements HandlerContext<Out, OutNotes>
+{
+  progressSent = false;
+  #progress: HandlerContext<Out, OutNotes>["progress"];
+
+  constructor(
+    private readonly owner: ServerSession<Out, OutNotes>,
+    private readonly rc: IncomingRequestContext,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.rc.signal;
+  }
+
+  get requestId(): RequestId {
+    return this.rc.id;
+  }
+
+  get session(): SessionInfo {
+    return this.owner.session!;
+  }
+
+  get auth(): unknown {
+    return this.rc.extra?.auth;
+  }
+
+  get progress(): HandlerContext<Out, OutNotes>["progress"] {
+    const token = this.rc.progressToken;
+    if (token === undefined) return undefined;
+    this.#progress ??= (progress: number, total?: number, message?: string) => {
+      this.progressSent = true;
+      return this.owner.connection.progress(token, {
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      });
+    };
+    return this.#progress;
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    return this.owner.log(level, data, logger);
+  }
+
+  request<M extends keyof Out & string>(
+    method: M,
+    params: Out[M]["params"],
+    options?: RequestOptions,
+  ): Promise<NonNullable<Out[M]["result"]>> {
+    return this.owner.request(method, params, options);
+  }
+
+  notify<M extends keyof OutNotes & string>(method: M, params: OutNotes[M]["params"]): Promise<void> {
+    return this.owner.notify(method, params);
   }
 }
 
