@@ -76,7 +76,7 @@ export async function generate(input: SchemaInput): Promise<Generated> {
     ...(await emitTypes(model)),
     ...emitZod(model),
     ...emitProtocol(model),
-    ...emitPeers(model, used),
+    ...emitPeers(model),
     ...emitIndex(model),
   };
   const files: Record<string, string> = {};

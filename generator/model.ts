@@ -7,7 +7,7 @@
 
 import type { Dialect, ParsedSchema, SchemaNode } from "./load.js";
 import { camelCase, handlerName } from "./naming.js";
-import { CAPABILITY_OF, ERROR_AS_RESULT, RESULT_OF } from "./tables.js";
+import { CAPABILITY_OF, ERROR_AS_RESULT, ERROR_CODE_OF, RESULT_OF } from "./tables.js";
 
 export type Direction = "client-to-server" | "server-to-client";
 export type Side = "client" | "server";
@@ -69,6 +69,8 @@ export interface ProtocolModel {
   batches: boolean;
   /** Versions a peer generated from this schema negotiates, newest first; this version first. */
   supportedVersions: SupportedVersion[];
+  /** Error codes the spec text assigns and the schema does not define (tables.ERROR_CODE_OF). */
+  errorCodes: { name: string; code: number; why: string }[];
   definitions: DefinitionModel[];
   methods: MethodModel[];
 }
@@ -252,6 +254,12 @@ export function buildModel(
     lifecycle: lifecycle as ProtocolModel["lifecycle"],
     batches,
     supportedVersions: [{ version: meta.protocolVersion, batches }, ...(meta.olderVersions ?? [])],
+    errorCodes: ERROR_CODE_OF.filter(
+      (e) => lifecycle === "initialize" && methods.some((m) => m.method === e.key),
+    ).map((e) => {
+      used.add(`ERROR_CODE_OF:${e.key}`);
+      return { name: e.value.name, code: e.value.code, why: e.why };
+    }),
     definitions,
     methods,
   };

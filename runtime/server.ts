@@ -245,7 +245,7 @@ export class ServerSession<
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
     const entry = this.server.protocol.serverRequests[method];
-    if (!entry || entry.delivery !== "message") {
+    if (entry?.delivery !== "message") {
       throw new McpError(
         ErrorCode.MethodNotFound,
         `${method} is not a request a server sends in this protocol version`,

@@ -26,7 +26,8 @@ const handlers: ServerHandlers = {
   callTool: async ({ name, arguments: args }, ctx) => {
     if (name !== "add_note") throw errors.unknownTool(name);
     const { name: key, text } = args as { name?: unknown; text?: unknown };
-    if (typeof key !== "string" || typeof text !== "string") throw errors.invalidParams("name and text must be strings");
+    if (typeof key !== "string" || typeof text !== "string")
+      throw errors.invalidParams("name and text must be strings");
     notes.set(key, text);
     await ctx.log("info", `stored note ${key}`);
     return { content: [{ type: "text", text: `Stored ${key} (${notes.size} notes)` }] };
@@ -45,7 +46,9 @@ const handlers: ServerHandlers = {
   getPrompt: ({ name }) => {
     if (name !== "summarize") throw errors.unknownPrompt(name);
     const all = [...notes].map(([k, v]) => `${k}: ${v}`).join("\n");
-    return { messages: [{ role: "user", content: { type: "text", text: `Summarize these notes:\n${all}` } }] };
+    return {
+      messages: [{ role: "user", content: { type: "text", text: `Summarize these notes:\n${all}` } }],
+    };
   },
 };
 

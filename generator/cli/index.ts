@@ -2,9 +2,12 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { GENERATOR_VERSION } from "../version.js";
+import { registerDiff } from "./diff.js";
 import { EXIT, isInputError } from "./errors.js";
 import { registerGenerate } from "./generate.js";
+import { registerInit } from "./init.js";
 import { createReporter } from "./report.js";
+import { registerSchema } from "./schema.js";
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("mcp-codegen")
@@ -14,7 +17,10 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   const reporter = () => createReporter({ quiet: program.opts<{ quiet?: boolean }>().quiet ?? false });
+  registerInit(program, reporter);
   registerGenerate(program, reporter);
+  registerDiff(program, reporter);
+  registerSchema(program, reporter);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;

@@ -5,7 +5,6 @@
  */
 
 import type { MethodModel, ProtocolModel } from "../model.js";
-import { ERROR_CODE_OF } from "../tables.js";
 import { renderTemplate } from "../templates.js";
 
 /** Answered by the runtime in every version; see runtime/server.ts RUNTIME_METHODS. */
@@ -30,7 +29,7 @@ export function userMethods(model: ProtocolModel, direction: MethodModel["direct
   );
 }
 
-export function emitPeers(model: ProtocolModel, used?: Set<string>): Record<string, string> {
+export function emitPeers(model: ProtocolModel): Record<string, string> {
   const docs = new Map(model.definitions.map((d) => [d.name, d.description]));
   const view = (m: MethodModel) => ({
     method: m.method,
@@ -53,12 +52,7 @@ export function emitPeers(model: ProtocolModel, used?: Set<string>): Record<stri
   if (clash)
     throw new Error(`client method ${clash.handler} (${clash.method}) would shadow a runtime Client member`);
 
-  const errorCodes = ERROR_CODE_OF.filter(
-    (e) => model.lifecycle === "initialize" && model.methods.some((m) => m.method === e.key),
-  ).map((e) => {
-    used?.add(`ERROR_CODE_OF:${e.key}`);
-    return { name: e.value.name, code: e.value.code, why: e.why };
-  });
+  const errorCodes = model.errorCodes;
   const resourceNotFound = errorCodes.find((e) => e.name === "RESOURCE_NOT_FOUND")?.name;
 
   return {

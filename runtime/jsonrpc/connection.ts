@@ -211,20 +211,21 @@ export class Connection {
 
   #receive(value: unknown, extra?: MessageExtra): void {
     if (this.#closed) return;
-    if (Array.isArray(value)) {
-      void this.#receiveBatch(value, extra);
-      return;
-    }
-    void this.#dispatch(value, extra).then((response) => response && this.#reply(response));
+    const done = Array.isArray(value)
+      ? this.#receiveBatch(value, extra)
+      : this.#dispatch(value, extra).then((response) => response && this.#reply(response));
+    done.catch((error) => this.#report(error));
   }
 
   async #receiveBatch(values: unknown[], extra?: MessageExtra): Promise<void> {
     if (!this.#options.acceptBatches?.()) {
       const message = "JSON-RPC batches are not supported in this protocol version";
-      return this.#reply(failure(null, { code: ErrorCode.InvalidRequest, message }));
+      this.#reply(failure(null, { code: ErrorCode.InvalidRequest, message }));
+      return;
     }
     if (values.length === 0) {
-      return this.#reply(failure(null, { code: ErrorCode.InvalidRequest, message: "empty batch" }));
+      this.#reply(failure(null, { code: ErrorCode.InvalidRequest, message: "empty batch" }));
+      return;
     }
     const responses = await Promise.all(values.map((value) => this.#dispatch(value, extra)));
     const sent = responses.filter((r): r is JsonRpcResponse => r !== undefined);
@@ -308,14 +309,17 @@ export class Connection {
   #onResponse(response: JsonRpcResponse): void {
     if (response.id === null) {
       const { code, message } = (response as { error: JsonRpcErrorObject }).error;
-      return this.#report(new Error(`The peer could not read a message: ${message} (${code})`));
+      this.#report(new Error(`The peer could not read a message: ${message} (${code})`));
+      return;
     }
     const pending = this.#outgoing.take(response.id);
     if (!pending) {
-      return this.#report(new Error(`Received a response for unknown request id ${JSON.stringify(response.id)}`));
+      this.#report(new Error(`Received a response for unknown request id ${JSON.stringify(response.id)}`));
+    } else if ("error" in response) {
+      pending.reject(McpError.from(response.error));
+    } else {
+      pending.resolve(response.result);
     }
-    if ("error" in response) pending.reject(McpError.from(response.error));
-    else pending.resolve(response.result);
   }
 
   // Sending
@@ -449,7 +453,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 const isRequestId = (v: unknown): v is RequestId =>
   typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
-const paramsMember = (params: Record<string, unknown> | undefined) => (params === undefined ? {} : { params });
+const paramsMember = (params: Record<string, unknown> | undefined) =>
+  params === undefined ? {} : { params };
 
 function withProgressToken(params: Record<string, unknown> | undefined, token: ProgressToken) {
   const meta = isObject(params?._meta) ? params._meta : {};
@@ -461,7 +466,8 @@ function readProgressToken(params: Record<string, unknown> | undefined): Progres
   return isObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
 }
 
-const cancelReason = (reason: unknown): string => (typeof reason === "string" ? reason : "cancelled by the peer");
+const cancelReason = (reason: unknown): string =>
+  typeof reason === "string" ? reason : "cancelled by the peer";
 
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message;

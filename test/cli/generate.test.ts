@@ -17,12 +17,14 @@ describe("mcp-codegen generate", () => {
   it("writes one version's files and is idempotent", () => {
     const out = join(dir, "ok");
     const first = runCli(["generate", "-p", "2025-06-18", "-o", out]);
-    expect(first.stderr).toContain("4 file(s) written");
+    expect(first.stderr).toContain("6 file(s) written");
     expect(first.code).toBe(0);
     expect(readdirSync(join(out, "2025-06-18")).sort()).toEqual([
+      "client.ts",
       "index.ts",
       "protocol.ts",
       "schemas.ts",
+      "server.ts",
       "types.ts",
     ]);
     const again = runCli(["generate", "-p", "2025-06-18", "-o", out]);
@@ -105,6 +107,7 @@ describe("mcp-codegen generate", () => {
   it("--help shows examples", () => {
     const result = runCli(["generate", "--help"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("mcp-codegen generate --all --check");
+    expect(result.stdout).toContain("mcp-codegen generate --check");
+    expect(result.stdout).toContain("mcp-codegen generate --protocol 2025-11-25");
   });
 });

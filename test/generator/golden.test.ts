@@ -17,7 +17,14 @@ describe("golden output", () => {
     const first = await generate(input(version));
     const second = await generate(input(version));
     expect(second.files).toEqual(first.files);
-    expect(Object.keys(first.files)).toEqual(["index.ts", "protocol.ts", "schemas.ts", "types.ts"]);
+    expect(Object.keys(first.files)).toEqual([
+      "client.ts",
+      "index.ts",
+      "protocol.ts",
+      "schemas.ts",
+      "server.ts",
+      "types.ts",
+    ]);
     for (const [name, text] of Object.entries(first.files)) {
       expect(text, `generated/${version}/${name}`).toBe(
         readFileSync(`${REPO}generated/${version}/${name}`, "utf8"),

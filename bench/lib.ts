@@ -1,0 +1,332 @@
+/**
+ * Shared pieces of the stdio benchmarks: spawning TypeScript servers, a raw pipelined JSON-RPC load
+ * driver, a Promise-concurrency driver for real clients, CPU time from /proc, and small statistics.
+ * Every loop here is bounded by a call count and every wait by a deadline.
+ */
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/** The tsx ESM loader, resolved once so children do not depend on their working directory. */
+export const TSX_LOADER = import.meta.resolve("tsx");
+
+/** How a TypeScript file is run: node itself with tsx as a loader (one process, so its pid is the server). */
+export function nodeArgs(file: string): string[] {
+  return ["--import", TSX_LOADER, "--conditions=source", file];
+}
+
+// Children
+
+const children = new Set<number>();
+
+/** Remembers a child's pid so that killAll() can end it, however the bench exits. */
+export function track(pid: number | undefined): void {
+  if (pid !== undefined) children.add(pid);
+}
+
+export function untrack(pid: number | undefined): void {
+  if (pid !== undefined) children.delete(pid);
+}
+
+/** SIGKILLs every child still tracked, by pid. Safe to call more than once. */
+export function killAll(): void {
+  for (const pid of children) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  children.clear();
+}
+
+/** Ends the children on every way out: normal exit, an uncaught error, Ctrl-C. */
+export function killChildrenOnExit(): void {
+  process.on("exit", killAll);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.exit(130);
+    });
+  }
+}
+
+// Time and statistics
+
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** Rejects with a message naming `what` when `promise` has not settled within `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * CPU time (all threads, user + system) a process has used so far, in ms; NaN where there is no /proc.
+ * Read from outside, so the servers carry no instrumentation. /proc/<pid>/task/<tid>/schedstat counts
+ * nanoseconds on the CPU per thread; /proc/<pid>/stat only 10 ms clock ticks, too coarse for a run of a
+ * few hundred ms, so it is the fallback.
+ */
+export function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    }
+    if (ns > 0) return ns / 1e6;
+  } catch {
+    // No schedstat (or the process is gone): try the coarse counter.
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces; the fields after its closing paren are fixed.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime, in clock ticks of USER_HZ = 100 on every Linux architecture's user ABI.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** This process's CPU time so far in ms (the clients measured in-process). */
+export function selfCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+// A server child and the raw pipelined driver
+
+export interface RunResult {
+  calls: number;
+  ms: number;
+  /** CPU time the server process spent during the run, in ms (NaN when unknown). */
+  serverCpuMs: number;
+  /** CPU time this (the client's) process spent during the run, in ms. */
+  clientCpuMs: number;
+}
+
+export interface SpawnOptions {
+  env?: NodeJS.ProcessEnv;
+}
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "bench-stdio", version: "1.0.0" },
+  },
+};
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+const STDERR_KEEP = 4096;
+const CPU_SETTLE_MS = 20;
+
+interface Response {
+  id?: unknown;
+  result?: { content?: { text?: unknown }[] };
+  error?: { code: number; message: string };
+}
+
+/**
+ * One server process spoken to directly over its pipes: newline-delimited JSON written as strings,
+ * responses parsed and matched by id. No MCP library sits on the client side, so what it measures is
+ * the server (and the pipes).
+ */
+export class ServerChild {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<void>;
+  #pending = "";
+  #stderr = "";
+  #onresponse?: (response: Response) => void;
+  #onfailure?: (error: Error) => void;
+  #nextId = 1;
+
+  constructor(file: string, options: SpawnOptions = {}) {
+    this.child = spawn(process.execPath, nodeArgs(file), {
+      env: options.env ?? process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    track(this.child.pid);
+    this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
+    void this.exited.then(() => {
+      untrack(this.child.pid);
+      this.#onfailure?.(new Error(`${file} exited early; its stderr ends with:\n${this.#stderr}`));
+    });
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", (chunk: string) => this.#ondata(chunk));
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEEP);
+    });
+    // EPIPE after the child died; the exit handler reports that.
+    this.child.stdin.on("error", () => {});
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  #ondata(chunk: string): void {
+    const lines = (this.#pending + chunk).split("\n");
+    this.#pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.length === 0) continue;
+      const message = JSON.parse(line) as Response;
+      if (message.id === undefined) continue; // a notification: nothing here asks for any
+      this.#onresponse?.(message);
+    }
+    this.#afterChunk?.();
+  }
+
+  #afterChunk?: () => void;
+
+  /** Sends initialize and notifications/initialized; resolves with the initialize result. */
+  async initialize(timeoutMs = 30_000): Promise<unknown> {
+    const result = this.#expect(0, timeoutMs, "initialize");
+    this.child.stdin.write(`${JSON.stringify(INITIALIZE)}\n`);
+    const response = await result;
+    this.child.stdin.write(`${JSON.stringify(INITIALIZED)}\n`);
+    return response.result;
+  }
+
+  #expect(id: number, timeoutMs: number, what: string): Promise<Response> {
+    const done = new Promise<Response>((resolve, reject) => {
+      this.#onfailure = reject;
+      this.#onresponse = (response) => {
+        if (response.id !== id) return reject(new Error(`unexpected response id ${String(response.id)}`));
+        if (response.error) return reject(new Error(`${what} failed: ${response.error.message}`));
+        resolve(response);
+      };
+    });
+    return within(done, timeoutMs, what).finally(() => {
+      this.#onresponse = undefined;
+      this.#onfailure = undefined;
+    });
+  }
+
+  /**
+   * `count` echo calls keeping exactly `inflight` outstanding: each chunk of responses is answered with
+   * as many new requests, written together, until `count` have been sent.
+   */
+  run(count: number, inflight: number, timeoutMs: number): Promise<RunResult> {
+    const outstanding = new Set<number>();
+    let sent = 0;
+    let received = 0;
+    const requestLine = (id: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"t${id}"}}}\n`;
+    const top = () => {
+      let out = "";
+      while (outstanding.size < inflight && sent < count) {
+        const id = this.#nextId++;
+        outstanding.add(id);
+        out += requestLine(id);
+        sent++;
+      }
+      if (out.length > 0) this.child.stdin.write(out);
+    };
+    const done = new Promise<RunResult>((resolve, reject) => {
+      const cpu0 = processCpuMs(this.pid);
+      const self0 = selfCpuMs();
+      const t0 = performance.now();
+      this.#onfailure = reject;
+      this.#onresponse = (response) => {
+        const id = response.id as number;
+        if (!outstanding.delete(id)) return reject(new Error(`response for unknown id ${String(id)}`));
+        if (response.error) return reject(new Error(`tools/call failed: ${response.error.message}`));
+        if (response.result?.content?.[0]?.text !== `t${id}`) {
+          return reject(new Error(`wrong echo for id ${id}: ${JSON.stringify(response.result)}`));
+        }
+        received++;
+      };
+      this.#afterChunk = () => {
+        if (received < count) return top();
+        const ms = performance.now() - t0;
+        const clientCpuMs = selfCpuMs() - self0;
+        // The server may still be finishing its last write callbacks: read its CPU a moment later.
+        void delay(CPU_SETTLE_MS).then(() =>
+          resolve({ calls: count, ms, serverCpuMs: processCpuMs(this.pid) - cpu0, clientCpuMs }),
+        );
+      };
+      top();
+    });
+    return within(done, timeoutMs, `${count} calls at ${inflight} in flight`).finally(() => {
+      this.#onresponse = undefined;
+      this.#onfailure = undefined;
+      this.#afterChunk = undefined;
+    });
+  }
+
+  /** Ends stdin (a stdio server's signal to stop) and waits; SIGKILL after `graceMs`. */
+  async close(graceMs = 2000): Promise<void> {
+    this.#onfailure = undefined;
+    this.child.stdin.end();
+    await stopWithin(this.child, this.exited, graceMs);
+  }
+}
+
+async function stopWithin(
+  child: ChildProcessWithoutNullStreams,
+  exited: Promise<void>,
+  graceMs: number,
+): Promise<void> {
+  const gone = await Promise.race([exited.then(() => true), delay(graceMs).then(() => false)]);
+  if (!gone) {
+    child.kill("SIGKILL");
+    await within(exited, graceMs, "SIGKILLed child exit");
+  }
+  untrack(child.pid);
+}
+
+/** Milliseconds from spawn to the initialize result arriving on stdout; the child is closed afterwards. */
+export async function coldStart(file: string, options: SpawnOptions = {}): Promise<number> {
+  const t0 = performance.now();
+  const server = new ServerChild(file, options);
+  try {
+    await server.initialize();
+    return performance.now() - t0;
+  } finally {
+    await server.close();
+  }
+}
+
+// Real clients under Promise-based concurrency
+
+/**
+ * `count` calls of `call(i)` with `inflight` workers, each awaiting one call at a time: what an
+ * application issuing concurrent requests through a client library does.
+ */
+export async function runConcurrent(
+  call: (i: number) => Promise<void>,
+  count: number,
+  inflight: number,
+  timeoutMs: number,
+): Promise<{ ms: number; clientCpuMs: number }> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await call(next++);
+  };
+  const self0 = selfCpuMs();
+  const t0 = performance.now();
+  await within(
+    Promise.all(Array.from({ length: Math.min(inflight, count) }, worker)),
+    timeoutMs,
+    `${count} client calls at ${inflight} in flight`,
+  );
+  return { ms: performance.now() - t0, clientCpuMs: selfCpuMs() - self0 };
+}

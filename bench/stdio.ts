@@ -1,0 +1,346 @@
+/**
+ * stdio throughput, CPU per call and cold start: a server written as generated handlers ("ours") against
+ * the official SDK's McpServer ("sdk") and a raw newline-JSON responder ("floor"), all driven by the same
+ * raw pipelined client; then our generated client against the SDK Client, both calling the raw server.
+ * Prints a markdown table with targets, or with --json only the rows. --quick divides the call counts by 10.
+ * See bench/README.md for what each figure means and how it is measured.
+ */
+
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as SdkStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createClient } from "../generated/2025-11-25/index.js";
+import { StdioClientTransport } from "../runtime/transports/stdio.js";
+import {
+  coldStart,
+  killAll,
+  killChildrenOnExit,
+  median,
+  nodeArgs,
+  type RunResult,
+  runConcurrent,
+  ServerChild,
+  track,
+  untrack,
+  within,
+} from "./lib.js";
+
+const JSON_OUTPUT = process.argv.includes("--json");
+const QUICK = process.argv.includes("--quick");
+const SCALE = QUICK ? 10 : 1;
+
+const CALLS_PIPELINED = 20_000 / SCALE;
+const CALLS_SEQUENTIAL = 4_000 / SCALE;
+const WARMUP_CALLS = 2_000 / SCALE;
+const RUNS = 3;
+const SPAWNS = QUICK ? 3 : 10;
+const RUN_TIMEOUT_MS = 60_000;
+const BENCH_TIMEOUT_MS = 10 * 60_000;
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const KINDS = ["ours", "sdk", "floor"] as const;
+type Kind = (typeof KINDS)[number];
+const SERVER_FILES: Record<Kind, string> = {
+  ours: fixture("ours-server.ts"),
+  sdk: fixture("sdk-server.ts"),
+  floor: fixture("raw-server.ts"),
+};
+/** What a deployed server runs with; for ours it means no result validation unless asked for. */
+const SERVER_ENV = { ...process.env, NODE_ENV: "production" };
+
+interface Row {
+  figure: string;
+  ours: number;
+  sdk: number;
+  floor: number;
+  unit: string;
+}
+
+const log = (text: string) => {
+  if (!JSON_OUTPUT || process.stderr.isTTY) process.stderr.write(`${text}\n`);
+};
+
+// Drivers: something that makes `count` echo calls at `inflight` and reports time and CPU.
+
+interface Driver {
+  run(count: number, inflight: number): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+async function rawDriver(file: string): Promise<Driver> {
+  const server = new ServerChild(file, { env: SERVER_ENV });
+  await server.initialize();
+  return {
+    run: (count, inflight) => server.run(count, inflight, RUN_TIMEOUT_MS),
+    close: () => server.close(),
+  };
+}
+
+const echoText = (result: unknown): unknown =>
+  (result as { content?: { text?: unknown }[] }).content?.[0]?.text;
+
+function check(i: number, result: unknown): void {
+  if (echoText(result) !== `c${i}`) throw new Error(`wrong echo for call ${i}: ${JSON.stringify(result)}`);
+}
+
+const clientOf =
+  (call: (i: number) => Promise<void>) =>
+  async (count: number, inflight: number): Promise<RunResult> => {
+    const { ms, clientCpuMs } = await runConcurrent(call, count, inflight, RUN_TIMEOUT_MS);
+    return { calls: count, ms, clientCpuMs, serverCpuMs: Number.NaN };
+  };
+
+/**
+ * Awaits a client's connect with a deadline. Its server child is tracked at once (both transports spawn
+ * synchronously inside connect()) and closed on failure. Resolves with the child's pid.
+ */
+async function connected(
+  connecting: Promise<unknown>,
+  pidOf: () => number | undefined,
+  close: () => Promise<void>,
+  who: string,
+): Promise<number | undefined> {
+  const pid = pidOf();
+  track(pid);
+  try {
+    await within(connecting, 30_000, `${who}'s connect`);
+    return pid;
+  } catch (error) {
+    await within(close(), 10_000, `${who}'s close`).catch(() => {});
+    throw error;
+  }
+}
+
+async function closed(closing: Promise<void>, pid: number | undefined, who: string): Promise<void> {
+  await within(closing, 10_000, `${who}'s close`);
+  untrack(pid);
+}
+
+async function oursClientDriver(): Promise<Driver> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: nodeArgs(SERVER_FILES.floor),
+    env: SERVER_ENV,
+  });
+  const client = createClient({ info: { name: "bench-ours-client", version: "1.0.0" } });
+  const pid = await connected(
+    client.connect(transport),
+    () => transport.pid,
+    () => transport.close(),
+    "our client",
+  );
+  return {
+    run: clientOf(async (i) => {
+      check(i, await client.callTool({ name: "echo", arguments: { text: `c${i}` } }));
+    }),
+    close: () => closed(client.close(), pid, "our client"),
+  };
+}
+
+async function sdkClientDriver(): Promise<Driver> {
+  const transport = new SdkStdioClientTransport({
+    command: process.execPath,
+    args: nodeArgs(SERVER_FILES.floor),
+    env: SERVER_ENV as Record<string, string>,
+  });
+  const client = new SdkClient({ name: "bench-sdk-client", version: "1.0.0" });
+  const pid = await connected(
+    client.connect(transport),
+    () => transport.pid ?? undefined,
+    () => transport.close(),
+    "the SDK client",
+  );
+  return {
+    run: clientOf(async (i) => {
+      check(i, await client.callTool({ name: "echo", arguments: { text: `c${i}` } }));
+    }),
+    close: () => closed(client.close(), pid, "the SDK client"),
+  };
+}
+
+// Measurements
+
+interface Series {
+  callsPerSec: number;
+  serverCpuUs: number;
+  clientCpuUs: number;
+}
+
+/**
+ * Warms every driver up, then RUNS rounds in which each driver runs once, interleaved so that drift of
+ * the machine (thermal, other load) spreads over all three; medians per driver.
+ */
+async function measure(
+  drivers: Record<Kind, Driver>,
+  count: number,
+  inflight: number,
+  label: string,
+): Promise<Record<Kind, Series>> {
+  for (const kind of KINDS) await drivers[kind].run(WARMUP_CALLS, inflight);
+  const samples: Record<Kind, RunResult[]> = { ours: [], sdk: [], floor: [] };
+  for (let round = 0; round < RUNS; round++) {
+    for (const kind of KINDS) samples[kind].push(await drivers[kind].run(count, inflight));
+  }
+  const out = {} as Record<Kind, Series>;
+  for (const kind of KINDS) {
+    const runs = samples[kind];
+    const rates = runs.map((r) => (r.calls / r.ms) * 1000);
+    out[kind] = {
+      callsPerSec: median(rates),
+      serverCpuUs: median(runs.map((r) => (r.serverCpuMs / r.calls) * 1000)),
+      clientCpuUs: median(runs.map((r) => (r.clientCpuMs / r.calls) * 1000)),
+    };
+    log(
+      `  ${label} ${kind.padEnd(5)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
+        ` (server CPU ${out[kind].serverCpuUs.toFixed(1)} µs/call, client CPU ${out[kind].clientCpuUs.toFixed(1)} µs/call)`,
+    );
+  }
+  return out;
+}
+
+async function closeAll(drivers: Partial<Record<Kind, Driver>>): Promise<void> {
+  await Promise.allSettled(Object.values(drivers).map((d) => d.close()));
+}
+
+async function coldStarts(): Promise<Record<Kind, number>> {
+  // One spawn each first, not counted: tsx's transform cache and the OS file cache start warm for all.
+  for (const kind of KINDS) await coldStart(SERVER_FILES[kind], { env: SERVER_ENV });
+  const samples: Record<Kind, number[]> = { ours: [], sdk: [], floor: [] };
+  for (let i = 0; i < SPAWNS; i++) {
+    for (const kind of KINDS) samples[kind].push(await coldStart(SERVER_FILES[kind], { env: SERVER_ENV }));
+  }
+  for (const kind of KINDS) {
+    log(`  cold start ${kind.padEnd(5)} ${samples[kind].map((ms) => ms.toFixed(0)).join(" ")} ms`);
+  }
+  return { ours: median(samples.ours), sdk: median(samples.sdk), floor: median(samples.floor) };
+}
+
+async function main(): Promise<Row[]> {
+  log(`cold start, median of ${SPAWNS} spawns per server`);
+  const cold = await coldStarts();
+
+  log(`servers, raw pipelined client: ${CALLS_PIPELINED} calls at 64 in flight, ${CALLS_SEQUENTIAL} at 1`);
+  const servers: Partial<Record<Kind, Driver>> = {};
+  let s64: Record<Kind, Series>;
+  let s1: Record<Kind, Series>;
+  try {
+    for (const kind of KINDS) servers[kind] = await rawDriver(SERVER_FILES[kind]);
+    const ready = servers as Record<Kind, Driver>;
+    s64 = await measure(ready, CALLS_PIPELINED, 64, "server 64");
+    s1 = await measure(ready, CALLS_SEQUENTIAL, 1, "server  1");
+  } finally {
+    await closeAll(servers);
+  }
+
+  log("clients, each against its own raw server; the floor is the raw pipelined client");
+  const clients: Partial<Record<Kind, Driver>> = {};
+  let c64: Record<Kind, Series>;
+  let c1: Record<Kind, Series>;
+  try {
+    clients.ours = await oursClientDriver();
+    clients.sdk = await sdkClientDriver();
+    clients.floor = await rawDriver(SERVER_FILES.floor);
+    const ready = clients as Record<Kind, Driver>;
+    c64 = await measure(ready, CALLS_PIPELINED, 64, "client 64");
+    c1 = await measure(ready, CALLS_SEQUENTIAL, 1, "client  1");
+  } finally {
+    await closeAll(clients);
+  }
+
+  const row = (figure: string, unit: string, pick: (k: Kind) => number): Row => ({
+    figure,
+    ours: pick("ours"),
+    sdk: pick("sdk"),
+    floor: pick("floor"),
+    unit,
+  });
+  return [
+    row("server calls/s, 64 in flight", "calls/s", (k) => s64[k].callsPerSec),
+    row("server calls/s, 1 in flight", "calls/s", (k) => s1[k].callsPerSec),
+    row("server CPU per call, 64 in flight", "µs", (k) => s64[k].serverCpuUs),
+    row("server CPU per call, 1 in flight", "µs", (k) => s1[k].serverCpuUs),
+    row("server cold start (spawn → initialize result)", "ms", (k) => cold[k]),
+    row("client calls/s, 64 in flight", "calls/s", (k) => c64[k].callsPerSec),
+    row("client calls/s, 1 in flight", "calls/s", (k) => c1[k].callsPerSec),
+    row("client CPU per call, 64 in flight", "µs", (k) => c64[k].clientCpuUs),
+    row("client CPU per call, 1 in flight", "µs", (k) => c1[k].clientCpuUs),
+  ];
+}
+
+// Output
+
+const higherIsBetter = (row: Row) => row.unit === "calls/s";
+
+/** How many times better ours is than `other`: > 1 means ours wins, whichever direction the unit runs. */
+const advantage = (row: Row, other: number) => (higherIsBetter(row) ? row.ours / other : other / row.ours);
+
+interface Target {
+  figure: string;
+  against: "sdk" | "floor";
+  /** Minimum advantage (see advantage()). */
+  min: number;
+  text: string;
+}
+
+const TARGETS: Target[] = [
+  { figure: "server calls/s, 64 in flight", against: "sdk", min: 3, text: "≥ 3× sdk" },
+  { figure: "server calls/s, 64 in flight", against: "floor", min: 0.85, text: "≥ 0.85× floor" },
+  { figure: "server calls/s, 1 in flight", against: "floor", min: 0.9, text: "≥ 0.9× floor" },
+  {
+    figure: "server cold start (spawn → initialize result)",
+    against: "floor",
+    min: 1 / 1.3,
+    text: "≤ 1.3× floor",
+  },
+];
+
+const fmt = (n: number) =>
+  Number.isNaN(n) ? "n/a" : n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
+
+function markdown(rows: Row[]): string {
+  const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
+  const lines = [
+    `stdio, node ${process.version}, ${cpus().length} cores (${cpu})${QUICK ? ", --quick" : ""}.`,
+    "Servers run as `node --import tsx --conditions=source <file>` with NODE_ENV=production (ours with its",
+    "default options, so no result validation; params are still validated). Throughput and CPU: median of",
+    `${RUNS} runs of ${CALLS_PIPELINED} calls at 64 in flight / ${CALLS_SEQUENTIAL} at 1, after ${WARMUP_CALLS} warm-up calls.`,
+    `Cold start: median of ${SPAWNS} spawns. Client rows: both clients call the raw server; floor = raw pipelined client.`,
+    "vs sdk / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and ms); > 1 = ours wins.",
+    "",
+    "| figure | ours | sdk | floor | unit | better | vs sdk | vs floor | targets |",
+    "|---|---:|---:|---:|---|---|---:|---:|---|",
+  ];
+  for (const row of rows) {
+    const targets = TARGETS.filter((t) => t.figure === row.figure).map((t) => {
+      const met = advantage(row, row[t.against]) >= t.min;
+      return `${t.text}: ${met ? "met" : "**not met**"}`;
+    });
+    lines.push(
+      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdk)} | ${fmt(row.floor)} | ${row.unit} | ` +
+        `${higherIsBetter(row) ? "higher" : "lower"} | ${advantage(row, row.sdk).toFixed(2)}× | ` +
+        `${advantage(row, row.floor).toFixed(2)}× | ${targets.join("; ")} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+killChildrenOnExit();
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench/stdio.ts: still running after ${BENCH_TIMEOUT_MS} ms, giving up\n`);
+  killAll();
+  process.exit(1);
+}, BENCH_TIMEOUT_MS);
+watchdog.unref();
+
+try {
+  const rows = await main();
+  process.stdout.write(`${JSON_OUTPUT ? JSON.stringify(rows, null, 2) : markdown(rows)}\n`);
+} catch (error) {
+  process.stderr.write(
+    `bench/stdio.ts: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
+  );
+  process.exitCode = 1;
+} finally {
+  killAll();
+}
