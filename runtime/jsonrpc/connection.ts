@@ -209,12 +209,22 @@ export class Connection {
 
   // Incoming messages
 
+  // A message whose handler answers synchronously is answered synchronously: no promise is made on the
+  // way unless a handler returns one. At tens of thousands of calls per second every promise shows.
   #receive(value: unknown, extra?: MessageExtra): void {
     if (this.#closed) return;
-    const done = Array.isArray(value)
-      ? this.#receiveBatch(value, extra)
-      : this.#dispatch(value, extra).then((response) => response && this.#reply(response));
-    done.catch((error) => this.#report(error));
+    if (Array.isArray(value)) {
+      this.#receiveBatch(value, extra).catch((error) => this.#report(error));
+      return;
+    }
+    const out = this.#dispatch(value, extra);
+    if (out === undefined) return;
+    if (out instanceof Promise) {
+      out.then(
+        (response) => response && this.#reply(response),
+        (error) => this.#report(error),
+      );
+    } else this.#reply(out);
   }
 
   async #receiveBatch(values: unknown[], extra?: MessageExtra): Promise<void> {
@@ -232,8 +242,8 @@ export class Connection {
     if (sent.length > 0) this.#reply(sent);
   }
 
-  /** Handles one message; resolves with the response it needs, if any. Runs synchronously up to the handler. */
-  async #dispatch(value: unknown, extra?: MessageExtra): Promise<JsonRpcResponse | undefined> {
+  /** Handles one message: the response it needs (now, or once its handler settles), if any. */
+  #dispatch(value: unknown, extra?: MessageExtra): Reply {
     const c = classify(value);
     switch (c.kind) {
       case "request":
@@ -249,39 +259,50 @@ export class Connection {
     }
   }
 
-  async #serve(request: JsonRpcRequest, extra?: MessageExtra): Promise<JsonRpcResponse | undefined> {
-    const controller = this.#incoming.begin(request.id);
-    if (!controller) {
+  #serve(request: JsonRpcRequest, extra?: MessageExtra): Reply {
+    const entry = this.#incoming.begin(request.id);
+    if (!entry)
       return failure(request.id, { code: ErrorCode.InvalidRequest, message: "duplicate request id" });
-    }
-    const ctx: IncomingRequestContext = { id: request.id, method: request.method, signal: controller.signal };
-    const token = readProgressToken(request.params);
-    if (token !== undefined) ctx.progressToken = token;
-    if (extra !== undefined) ctx.extra = extra;
+    const ctx = new IncomingContext(request, entry, readProgressToken(request.params), extra);
+    let result: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
-      const response = await this.#runHandler(request, ctx);
-      // A cancelled request gets no response: the peer has already forgotten it.
-      return controller.signal.aborted ? undefined : response;
-    } finally {
-      this.#incoming.end(request.id, controller);
+      result = this.#options.onRequest(request, ctx);
+    } catch (error) {
+      return this.#settle(request, entry, this.#failed(request, entry, error));
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => this.#settle(request, entry, this.#succeeded(request, entry, value)),
+        (error) => this.#settle(request, entry, this.#failed(request, entry, error)),
+      );
+    }
+    return this.#settle(request, entry, this.#succeeded(request, entry, result));
   }
 
-  async #runHandler(request: JsonRpcRequest, ctx: IncomingRequestContext): Promise<JsonRpcResponse> {
-    try {
-      const result = await this.#options.onRequest(request, ctx);
-      if (isPlainObject(result)) return { jsonrpc: "2.0", id: request.id, result };
-      throw new Error(`the ${request.method} handler returned ${describe(result)}, not a plain object`);
-    } catch (error) {
-      if (error instanceof McpError) return failure(request.id, error.toJSON());
-      // After cancellation a throw is the expected way out, not a bug worth logging.
-      if (!ctx.signal.aborted) this.#guard(() => this.#options.onHandlerError?.(error, request));
-      return failure(request.id, {
-        code: ErrorCode.InternalError,
-        message: "Internal error",
-        data: { message: errorMessage(error) },
-      });
-    }
+  /** A cancelled request gets no response: the peer has already forgotten it. */
+  #settle(request: JsonRpcRequest, entry: Inflight, response: JsonRpcResponse): JsonRpcResponse | undefined {
+    this.#incoming.end(request.id, entry);
+    return entry.reason === undefined ? response : undefined;
+  }
+
+  #succeeded(request: JsonRpcRequest, entry: Inflight, result: unknown): JsonRpcResponse {
+    if (isPlainObject(result)) return { jsonrpc: "2.0", id: request.id, result };
+    return this.#failed(
+      request,
+      entry,
+      new Error(`the ${request.method} handler returned ${describe(result)}, not a plain object`),
+    );
+  }
+
+  #failed(request: JsonRpcRequest, entry: Inflight, error: unknown): JsonRpcResponse {
+    if (error instanceof McpError) return failure(request.id, error.toJSON());
+    // After cancellation a throw is the expected way out, not a bug worth logging.
+    if (entry.reason === undefined) this.#guard(() => this.#options.onHandlerError?.(error, request));
+    return failure(request.id, {
+      code: ErrorCode.InternalError,
+      message: "Internal error",
+      data: { message: errorMessage(error) },
+    });
   }
 
   #onNotification(notification: JsonRpcNotification, extra?: MessageExtra): void {
@@ -327,7 +348,14 @@ export class Connection {
   /** Sends a response; after close it is dropped, and a failed send is reported rather than thrown. */
   #reply(response: JsonRpcResponse | JsonRpcResponse[]): void {
     if (this.#closed) return;
-    this.#send(response).catch((error) => {
+    let sent: Promise<void>;
+    try {
+      sent = this.#transport.send(response);
+    } catch (error) {
+      this.#report(error);
+      return;
+    }
+    sent.catch((error) => {
       if (!this.#closed) this.#report(error);
     });
   }
@@ -401,33 +429,76 @@ class OutgoingRequests {
   }
 }
 
-/** Requests the peer sent whose handlers are still running, with the controller that cancels each. */
+type Reply = JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined>;
+
+/** An incoming request in flight. Its AbortController is made only if a handler reads `signal`. */
+interface Inflight {
+  controller?: AbortController;
+  /** Set once cancelled (by the peer or by close). */
+  reason?: string;
+}
+
+/** Requests the peer sent whose handlers are still running. */
 class IncomingRequests {
-  readonly #inflight = new Map<RequestId, AbortController>();
+  readonly #inflight = new Map<RequestId, Inflight>();
 
   get size(): number {
     return this.#inflight.size;
   }
 
   /** Undefined when the id is already in flight. */
-  begin(id: RequestId): AbortController | undefined {
+  begin(id: RequestId): Inflight | undefined {
     if (this.#inflight.has(id)) return undefined;
-    const controller = new AbortController();
-    this.#inflight.set(id, controller);
-    return controller;
+    const entry: Inflight = {};
+    this.#inflight.set(id, entry);
+    return entry;
   }
 
-  end(id: RequestId, controller: AbortController): void {
-    if (this.#inflight.get(id) === controller) this.#inflight.delete(id);
+  end(id: RequestId, entry: Inflight): void {
+    if (this.#inflight.get(id) === entry) this.#inflight.delete(id);
   }
 
   cancel(id: RequestId, reason: string): void {
-    this.#inflight.get(id)?.abort(reason);
+    const entry = this.#inflight.get(id);
+    if (entry) abort(entry, reason);
   }
 
   abortAll(reason: string): void {
-    for (const controller of this.#inflight.values()) controller.abort(reason);
+    for (const entry of this.#inflight.values()) abort(entry, reason);
     this.#inflight.clear();
+  }
+}
+
+function abort(entry: Inflight, reason: string): void {
+  if (entry.reason !== undefined) return;
+  entry.reason = reason;
+  entry.controller?.abort(reason);
+}
+
+function signalOf(entry: Inflight): AbortSignal {
+  if (!entry.controller) {
+    entry.controller = new AbortController();
+    if (entry.reason !== undefined) entry.controller.abort(entry.reason);
+  }
+  return entry.controller.signal;
+}
+
+class IncomingContext implements IncomingRequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+
+  constructor(
+    request: JsonRpcRequest,
+    private readonly entry: Inflight,
+    readonly progressToken: ProgressToken | undefined,
+    readonly extra: MessageExtra | undefined,
+  ) {
+    this.id = request.id;
+    this.method = request.method;
+  }
+
+  get signal(): AbortSignal {
+    return signalOf(this.entry);
   }
 }
 
