@@ -4,15 +4,35 @@
  * Every loop here is bounded by a call count and every wait by a deadline.
  */
 
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The tsx ESM loader, resolved once so children do not depend on their working directory. */
 export const TSX_LOADER = import.meta.resolve("tsx");
 
-/** How a TypeScript file is run: node itself with tsx as a loader (one process, so its pid is the server). */
+/**
+ * `compiled` (default): servers run as plain JavaScript, the way a deployed server runs — the fixtures and
+ * what they import compiled by tsc into bench/.build, the package's runtime from dist/. `source`
+ * (BENCH_SOURCE=1): node with tsx as a loader, which adds the loader's per-module and per-thread costs.
+ */
+export const MODE: "compiled" | "source" = process.env.BENCH_SOURCE ? "source" : "compiled";
+
+const REPO = fileURLToPath(new URL("../", import.meta.url));
+
+/** Builds dist/ and bench/.build once per bench run (compiled mode only). */
+export function prepareBuild(): void {
+  if (MODE !== "compiled") return;
+  const tsc = `${REPO}node_modules/.bin/tsc`;
+  execFileSync(tsc, ["-p", `${REPO}tsconfig.build.json`], { stdio: "inherit" });
+  execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
+}
+
+/** How a fixture is run: one node process either way, so its pid is the server. */
 export function nodeArgs(file: string): string[] {
-  return ["--import", TSX_LOADER, "--conditions=source", file];
+  if (MODE === "source") return ["--import", TSX_LOADER, "--conditions=source", file];
+  return [join(REPO, "bench/.build", relative(REPO, file)).replace(/\.ts$/, ".js")];
 }
 
 // Children

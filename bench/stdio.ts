@@ -16,8 +16,10 @@ import {
   coldStart,
   killAll,
   killChildrenOnExit,
+  MODE,
   median,
   nodeArgs,
+  prepareBuild,
   type RunResult,
   runConcurrent,
   ServerChild,
@@ -217,6 +219,7 @@ async function coldStarts(): Promise<Record<Kind, number>> {
 }
 
 async function main(): Promise<Row[]> {
+  prepareBuild();
   log(`cold start, median of ${SPAWNS} spawns per server`);
   const cold = await coldStarts();
 
@@ -302,7 +305,9 @@ function markdown(rows: Row[]): string {
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
   const lines = [
     `stdio, node ${process.version}, ${cpus().length} cores (${cpu})${QUICK ? ", --quick" : ""}.`,
-    "Servers run as `node --import tsx --conditions=source <file>` with NODE_ENV=production (ours with its",
+    MODE === "compiled"
+      ? "Servers run as plain `node <file>.js` (compiled by tsc; ours from the package's dist/) with NODE_ENV=production (ours with its"
+      : "Servers run as `node --import tsx --conditions=source <file>` with NODE_ENV=production (ours with its",
     "default options, so no result validation; params are still validated). Throughput and CPU: median of",
     `${RUNS} runs of ${CALLS_PIPELINED} calls at 64 in flight / ${CALLS_SEQUENTIAL} at 1, after ${WARMUP_CALLS} warm-up calls.`,
     `Cold start: median of ${SPAWNS} spawns. Client rows: both clients call the raw server; floor = raw pipelined client.`,
