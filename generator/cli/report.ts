@@ -1,4 +1,7 @@
-/** Progress and messages. Plain lines (stderr) unless quiet; data goes to stdout elsewhere. */
+/**
+ * Progress and messages, on stderr (stdout is for data). On a terminal a step shows a spinner until it is
+ * done; under CI or when piped, plain lines only. `--quiet` leaves errors only.
+ */
 
 export interface Step {
   done(message: string): void;
@@ -11,16 +14,34 @@ export interface Reporter {
   error(message: string): void;
 }
 
-export function createReporter(opts: { quiet?: boolean } = {}): Reporter {
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+export function createReporter(opts: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Reporter {
+  const out = opts.stream ?? process.stderr;
+  const interactive = !opts.quiet && out.isTTY === true && !process.env.CI;
   const write = (line: string) => {
-    if (!opts.quiet) process.stderr.write(`${line}\n`);
+    if (!opts.quiet) out.write(`${line}\n`);
   };
   return {
-    step: () => {
+    step: (message) => {
       const started = performance.now();
-      return { done: (m) => write(`✓ ${m} [${Math.round(performance.now() - started)} ms]`) };
+      let frame = 0;
+      const timer = interactive
+        ? setInterval(() => out.write(`\r${FRAMES[frame++ % FRAMES.length]} ${message}`), 80)
+        : undefined;
+      timer?.unref();
+      if (interactive) out.write(`${FRAMES[0]} ${message}`);
+      return {
+        done: (m) => {
+          if (timer) {
+            clearInterval(timer);
+            out.write("\r\x1b[K");
+          }
+          write(`✓ ${m} [${Math.round(performance.now() - started)} ms]`);
+        },
+      };
     },
     info: write,
-    error: (message) => process.stderr.write(`error: ${message}\n`),
+    error: (message) => out.write(`error: ${message}\n`),
   };
 }
