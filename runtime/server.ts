@@ -273,7 +273,11 @@ export class ServerSession<
   }
 
   /** A server→client notification; refused when it needs a capability this server did not declare. */
-  async notify<M extends keyof OutNotes & string>(method: M, params: OutNotes[M]["params"]): Promise<void> {
+  async notify<M extends keyof OutNotes & string>(
+    method: M,
+    params: OutNotes[M]["params"],
+    relatedRequestId?: RequestId,
+  ): Promise<void> {
     const entry = this.server.protocol.serverNotifications[method];
     if (entry?.capability && !hasCapability(this.server.capabilities, entry.capability)) {
       throw new McpError(
@@ -281,13 +285,17 @@ export class ServerSession<
         `${method} needs the ${capabilityName(entry.capability)} server capability, which this server does not declare`,
       );
     }
-    await this.connection.notify(method, params as Record<string, unknown> | undefined);
+    await this.connection.notify(method, params as Record<string, unknown> | undefined, relatedRequestId);
   }
 
   /** `notifications/message` at `level`, when the session's level lets it through. */
-  async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+  async log(level: LogLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
     if (!this.server.capabilities.logging || !this.initialized || !passes(level, this.logLevel)) return;
-    await this.connection.notify("notifications/message", { level, data, ...(logger ? { logger } : {}) });
+    await this.connection.notify(
+      "notifications/message",
+      { level, data, ...(logger ? { logger } : {}) },
+      relatedRequestId,
+    );
   }
 
   /**
@@ -463,17 +471,21 @@ class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
     if (token === undefined) return undefined;
     this.#progress ??= (progress: number, total?: number, message?: string) => {
       this.progressSent = true;
-      return this.owner.connection.progress(token, {
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      });
+      return this.owner.connection.progress(
+        token,
+        {
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+        this.rc.id,
+      );
     };
     return this.#progress;
   }
 
   log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
-    return this.owner.log(level, data, logger);
+    return this.owner.log(level, data, logger, this.rc.id);
   }
 
   request<M extends keyof Out & string>(
@@ -481,11 +493,11 @@ class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
     params: Out[M]["params"],
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
-    return this.owner.request(method, params, options);
+    return this.owner.request(method, params, { relatedRequestId: this.rc.id, ...options });
   }
 
   notify<M extends keyof OutNotes & string>(method: M, params: OutNotes[M]["params"]): Promise<void> {
-    return this.owner.notify(method, params);
+    return this.owner.notify(method, params, this.rc.id);
   }
 }
 

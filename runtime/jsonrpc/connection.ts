@@ -4,7 +4,7 @@
  * Method tables, validation and lifecycle live above it; framing lives below it.
  */
 
-import type { MessageExtra, Transport } from "../transports/transport.js";
+import type { MessageExtra, SendOptions, Transport } from "../transports/transport.js";
 import {
   classify,
   ErrorCode,
@@ -46,6 +46,8 @@ export interface RequestOptions {
   /** When given, the request carries `params._meta.progressToken` and the peer's progress reaches it. */
   onprogress?: (progress: Progress) => void;
   resetTimeoutOnProgress?: boolean;
+  /** The incoming request on whose behalf this one is sent (see SendOptions). */
+  relatedRequestId?: RequestId;
 }
 
 export interface ConnectionOptions {
@@ -124,23 +126,24 @@ export class Connection {
     const result = new Promise<Record<string, unknown>>((resolve, reject) => {
       this.#outgoing.add(id, this.#track(id, { resolve, reject }, options));
     });
-    this.#send({ jsonrpc: "2.0", id, method, ...paramsMember(sent) }).catch((error) =>
-      this.#outgoing.take(id)?.reject(toError(error)),
-    );
+    this.#send(
+      { jsonrpc: "2.0", id, method, ...paramsMember(sent) },
+      related(options.relatedRequestId),
+    ).catch((error) => this.#outgoing.take(id)?.reject(toError(error)));
     return result;
   }
 
-  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
-    return this.#send({ jsonrpc: "2.0", method, ...paramsMember(params) });
+    return this.#send({ jsonrpc: "2.0", method, ...paramsMember(params) }, related(relatedRequestId));
   }
 
   /** Reports progress on an incoming request that carried `token`. */
-  progress(token: ProgressToken, p: Progress): Promise<void> {
+  progress(token: ProgressToken, p: Progress, relatedRequestId?: RequestId): Promise<void> {
     const params: Record<string, unknown> = { progressToken: token, progress: p.progress };
     if (p.total !== undefined) params.total = p.total;
     if (p.message !== undefined) params.message = p.message;
-    return this.notify(PROGRESS, params);
+    return this.notify(PROGRESS, params, relatedRequestId);
   }
 
   close(): Promise<void> {
@@ -350,7 +353,11 @@ export class Connection {
     if (this.#closed) return;
     let sent: Promise<void>;
     try {
-      sent = this.#transport.send(response);
+      // A response belongs with its request; a batch's replies travel together.
+      sent =
+        Array.isArray(response) || response.id === null
+          ? this.#transport.send(response)
+          : this.#transport.send(response, { relatedRequestId: response.id });
     } catch (error) {
       this.#report(error);
       return;
@@ -361,8 +368,8 @@ export class Connection {
   }
 
   /** Async so that a transport throwing synchronously still only rejects this send. */
-  async #send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    await this.#transport.send(message);
+  async #send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    await this.#transport.send(message, options);
   }
 
   #report(error: unknown): void {
@@ -501,6 +508,9 @@ class IncomingContext implements IncomingRequestContext {
     return signalOf(this.entry);
   }
 }
+
+const related = (id: RequestId | undefined): SendOptions | undefined =>
+  id === undefined ? undefined : { relatedRequestId: id };
 
 const failure = (id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse => ({
   jsonrpc: "2.0",

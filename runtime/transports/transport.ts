@@ -3,7 +3,7 @@
  * protocol logic never does.
  */
 
-import type { JsonRpcErrorObject, JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from "../jsonrpc/messages.js";
 
 /** What came with a message: set by transports that know more than the bytes (HTTP auth, sessions). */
 export interface MessageExtra {
@@ -12,11 +12,21 @@ export interface MessageExtra {
   sessionId?: string;
 }
 
+/** How a message relates to the conversation, for transports that route by request (HTTP). */
+export interface SendOptions {
+  /**
+   * The incoming request this message answers or was sent on behalf of (its response, progress, logs,
+   * requests to the peer made by its handler). Streamable HTTP puts such messages on that request's
+   * response stream; others go to the session's standalone stream.
+   */
+  relatedRequestId?: RequestId;
+}
+
 export interface Transport {
   /** Begins reading. Messages arrive through `onmessage` only after this. */
   start(): Promise<void>;
   /** Sends one message (or a JSON-RPC batch); resolves once the transport has accepted it (backpressure). */
-  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void>;
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
   /** Closes; `onclose` fires once, whichever side closed first. */
   close(): Promise<void>;
 
