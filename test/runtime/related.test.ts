@@ -65,7 +65,7 @@ it("tags progress, logs, server→client requests and the response with the requ
     .poll(() => transport.sent.some((s) => (s.message as { id?: unknown }).id === "call-7"))
     .toBe(true);
   const byKind = (pred: (m: Record<string, unknown>) => boolean) =>
-    transport.sent.find((s) => pred(s.message as Record<string, unknown>))?.options;
+    transport.sent.find((s) => pred(s.message as unknown as Record<string, unknown>))?.options;
   expect(byKind((m) => m.id === "init")).toEqual({ relatedRequestId: "init" });
   expect(byKind((m) => m.method === "notifications/progress")).toEqual({ relatedRequestId: "call-7" });
   expect(byKind((m) => m.method === "notifications/message")).toEqual({ relatedRequestId: "call-7" });
