@@ -40,6 +40,12 @@ export interface ClientOptions {
   onError?: (error: unknown) => void;
 }
 
+/** What HTTP transports add to the Transport contract: the version header and session expiry. */
+interface SessionAwareTransport extends Transport {
+  protocolVersion?: string | undefined;
+  onsessionexpired?: () => void;
+}
+
 export interface ServerDescription {
   protocolVersion: string;
   serverInfo: ImplementationInfo;
@@ -79,39 +85,56 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       onHandlerError: (error) => this.reportError(error),
     });
     this.connection = connection;
+    this.transport = transport as SessionAwareTransport;
     await connection.start();
     try {
-      const result = await connection.request(
-        "initialize",
-        {
-          protocolVersion: this.protocol.version,
-          capabilities: this.capabilities,
-          clientInfo: this.options.info,
-        },
-        options,
-      );
-      const checked = this.protocol.clientRequests.initialize!.result.safeParse(result);
-      if (!checked.success)
-        throw validationError(ErrorCode.InvalidParams, "invalid initialize result", checked.error);
-      const description = checked.data as ServerDescription;
-      const negotiated = this.protocol.supportedVersions.find(
-        (s) => s.version === description.protocolVersion,
-      );
-      if (!negotiated) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `the server answered protocol version ${description.protocolVersion}; this client speaks ${this.protocol.supportedVersions.map((s) => s.version).join(", ")}`,
-        );
-      }
-      this.negotiated = negotiated;
-      this.server = description;
-      await connection.notify("notifications/initialized");
+      const description = await this.handshake(options);
+      // A session the server forgot (HTTP 404) is started again, as the spec asks: a new initialize.
+      this.transport.onsessionexpired = () => {
+        this.reinitializing ??= this.handshake({}).finally(() => {
+          this.reinitializing = undefined;
+        });
+      };
       return description;
     } catch (error) {
       await connection.close();
       this.connection = undefined;
       throw error;
     }
+  }
+
+  private transport: SessionAwareTransport | undefined;
+  private reinitializing: Promise<ServerDescription> | undefined;
+
+  /** initialize → check the answer → tell the transport the version → notifications/initialized. */
+  private async handshake(options: RequestOptions): Promise<ServerDescription> {
+    const connection = this.connection!;
+    const result = await connection.request(
+      "initialize",
+      {
+        protocolVersion: this.protocol.version,
+        capabilities: this.capabilities,
+        clientInfo: this.options.info,
+      },
+      options,
+    );
+    const checked = this.protocol.clientRequests.initialize!.result.safeParse(result);
+    if (!checked.success)
+      throw validationError(ErrorCode.InvalidParams, "invalid initialize result", checked.error);
+    const description = checked.data as ServerDescription;
+    const negotiated = this.protocol.supportedVersions.find((s) => s.version === description.protocolVersion);
+    if (!negotiated) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `the server answered protocol version ${description.protocolVersion}; this client speaks ${this.protocol.supportedVersions.map((s) => s.version).join(", ")}`,
+      );
+    }
+    this.negotiated = negotiated;
+    this.server = description;
+    if (this.transport && "protocolVersion" in this.transport)
+      this.transport.protocolVersion = negotiated.version;
+    await connection.notify("notifications/initialized");
+    return description;
   }
 
   get serverDescription(): ServerDescription | undefined {
@@ -128,6 +151,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     params?: Out[M]["params"],
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
+    if (this.reinitializing) await this.reinitializing;
     const connection = this.ready();
     const entry = this.protocol.clientRequests[method];
     if (!entry)
