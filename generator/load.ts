@@ -4,6 +4,8 @@
  * silently ignoring a keyword would make the zod validators looser than the schema.
  */
 
+import { applySchemaFixes } from "./tables.js";
+
 export type Dialect = "draft-07" | "2020-12";
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -46,6 +48,8 @@ export interface ParsedSchema {
   /** Where definitions live: `definitions` (draft-07) or `$defs` (2020-12). */
   defsKey: "definitions" | "$defs";
   definitions: Record<string, SchemaNode>;
+  /** tables.SCHEMA_FIXES entries that corrected this document. */
+  fixes: string[];
 }
 
 export class SchemaLoadError extends Error {
@@ -86,6 +90,7 @@ export function parseSchema(text: string, file: string): ParsedSchema {
     throw new SchemaLoadError(file, "", `not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  const fixes = applySchemaFixes(doc);
   const declared = doc.$schema;
   if (typeof declared !== "string") {
     throw new SchemaLoadError(file, "/$schema", "not a JSON Schema: `$schema` is missing");
@@ -113,7 +118,7 @@ export function parseSchema(text: string, file: string): ParsedSchema {
   for (const name of Object.keys(rawDefs).sort()) {
     definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx);
   }
-  return { file, dialect, defsKey, definitions };
+  return { file, dialect, defsKey, definitions, fixes };
 }
 
 interface Ctx {

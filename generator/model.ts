@@ -69,6 +69,8 @@ export interface ProtocolModel {
   batches: boolean;
   /** Versions a peer generated from this schema negotiates, newest first; this version first. */
   supportedVersions: SupportedVersion[];
+  /** tables.SCHEMA_FIXES entries applied to this version's schema.json. */
+  schemaFixes: string[];
   /** Error codes the spec text assigns and the schema does not define (tables.ERROR_CODE_OF). */
   errorCodes: { name: string; code: number; why: string }[];
   definitions: DefinitionModel[];
@@ -102,6 +104,7 @@ export function buildModel(
   meta: ModelMeta,
   used: Set<string> = new Set(),
 ): ProtocolModel {
+  for (const key of parsed.fixes) used.add(`SCHEMA_FIXES:${key}`);
   const defs = parsed.definitions;
   const fail = (pointer: string, reason: string): never => {
     throw new ModelError(parsed.file, pointer, reason);
@@ -254,6 +257,7 @@ export function buildModel(
     lifecycle: lifecycle as ProtocolModel["lifecycle"],
     batches,
     supportedVersions: [{ version: meta.protocolVersion, batches }, ...(meta.olderVersions ?? [])],
+    schemaFixes: parsed.fixes,
     errorCodes: ERROR_CODE_OF.filter(
       (e) => lifecycle === "initialize" && methods.some((m) => m.method === e.key),
     ).map((e) => {

@@ -72,7 +72,66 @@ export const ERROR_CODE_OF: TableEntry<{ name: string; code: number }>[] = [
   },
 ];
 
-export const TABLES = { RESULT_OF, CAPABILITY_OF, HANDLER_NAME, ERROR_AS_RESULT, ERROR_CODE_OF } as const;
+/**
+ * Corrections to a published schema.json where it contradicts the specification's own schema.ts (from
+ * which schema.json is generated). Applied to the parsed document before anything else reads it; the
+ * ajv differential test checks the validators against the corrected document. Key: `Definition/property`.
+ */
+export const SCHEMA_FIXES: TableEntry<{
+  definition: string;
+  property: string;
+  from: string[];
+  to: string[];
+}>[] = [
+  {
+    key: "ElicitResult/content",
+    value: {
+      definition: "ElicitResult",
+      property: "content",
+      from: ["string", "integer", "boolean"],
+      to: ["string", "number", "boolean"],
+    },
+    why: "schema.ts types form answers as string | number | boolean | string[]; schema.json narrowed number to integer, which refuses answers like 95.5 that the conformance suite sends",
+  },
+];
+
+export const TABLES = {
+  RESULT_OF,
+  CAPABILITY_OF,
+  HANDLER_NAME,
+  ERROR_AS_RESULT,
+  ERROR_CODE_OF,
+  SCHEMA_FIXES,
+} as const;
+
+/**
+ * Applies SCHEMA_FIXES to a parsed schema document in place: within `definition`'s `property` subtree,
+ * every `type` array equal to `from` becomes `to`. Returns the keys of the fixes that changed something.
+ */
+export function applySchemaFixes(doc: Record<string, unknown>): string[] {
+  const defs = (doc.$defs ?? doc.definitions) as
+    | Record<string, { properties?: Record<string, unknown> }>
+    | undefined;
+  const applied: string[] = [];
+  for (const fix of SCHEMA_FIXES) {
+    const root = defs?.[fix.value.definition]?.properties?.[fix.value.property];
+    let changed = false;
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === "object") {
+        const n = node as Record<string, unknown>;
+        if (Array.isArray(n.type) && JSON.stringify(n.type) === JSON.stringify(fix.value.from)) {
+          n.type = [...fix.value.to];
+          changed = true;
+        }
+        Object.values(n).forEach(walk);
+      }
+    };
+    walk(root);
+    if (changed) applied.push(fix.key);
+  }
+  return applied;
+}
 
 /** Entries never used across the given runs. Keys of `used` are `<TABLE>:<key>`. */
 export function unusedTableEntries(used: Iterable<string>): string[] {

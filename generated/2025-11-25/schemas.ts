@@ -2,6 +2,7 @@
 
 import * as z from "zod";
 import { format, integer } from "mcp-codegen/runtime/validation";
+// Corrected from schema.json (ElicitResult/content): schema.ts types form answers as string | number | boolean | string[]; schema.json narrowed number to integer, which refuses answers like 95.5 that the conformance suite sends.
 
 export const RoleSchema = z.enum(["assistant", "user"]);
 
@@ -462,7 +463,7 @@ export const ElicitResultSchema = z.looseObject({
   _meta: z.looseObject({}).optional(),
   action: z.enum(["accept", "cancel", "decline"]),
   content: z.object({}).catchall(
-    z.union([z.array(z.string()), z.union([z.string(), integer(), z.boolean()])]),
+    z.union([z.array(z.string()), z.union([z.string(), z.number(), z.boolean()])]),
   ).optional(),
 });
 

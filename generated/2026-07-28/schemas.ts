@@ -2,6 +2,7 @@
 
 import * as z from "zod";
 import { format, integer } from "mcp-codegen/runtime/validation";
+// Corrected from schema.json (ElicitResult/content): schema.ts types form answers as string | number | boolean | string[]; schema.json narrowed number to integer, which refuses answers like 95.5 that the conformance suite sends.
 import type * as T from "./types.js";
 
 export const RoleSchema = z.enum(["assistant", "user"]);
@@ -158,7 +159,7 @@ export const CreateMessageResultSchema = z.looseObject({
 export const ElicitResultSchema = z.looseObject({
   action: z.enum(["accept", "cancel", "decline"]),
   content: z.object({}).catchall(
-    z.union([z.array(z.string()), z.union([z.string(), integer(), z.boolean()])]),
+    z.union([z.array(z.string()), z.union([z.string(), z.number(), z.boolean()])]),
   ).optional(),
 });
 

@@ -7,6 +7,7 @@
 import type { Json, SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { propertyKey, schemaName } from "../naming.js";
+import { SCHEMA_FIXES } from "../tables.js";
 import { renderTemplate } from "../templates.js";
 import { type Doc, group, print } from "./layout.js";
 
@@ -30,6 +31,10 @@ export function emitZod(model: ProtocolModel): Record<string, string> {
   const text = renderTemplate("schemas.ts", {
     helpers: [...helpers].sort().join(", "),
     typesImport: recursive.size > 0,
+    fixes: SCHEMA_FIXES.filter((f) => model.schemaFixes.includes(f.key)).map((f) => ({
+      key: f.key,
+      why: f.why,
+    })),
     blocks: blocks.join("\n\n"),
   });
   return { "schemas.ts": text };

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { applySchemaFixes } from "../../generator/tables.js";
 import { definitionNames, generateInstances } from "../support/instances.js";
 import { createOracle, dialectOf } from "../support/oracle.js";
 import { schemaPath, VERSIONS } from "./paths.js";
@@ -16,7 +17,9 @@ type Validator = { safeParse(v: unknown): { success: boolean } };
 
 describe("zod ≡ ajv on the official schemas", () => {
   it.each(VERSIONS)("%s: every instance judged alike", async (version) => {
-    const root = JSON.parse(readFileSync(schemaPath(version), "utf8")) as object;
+    // The generator's input is schema.json with tables.SCHEMA_FIXES applied; ajv judges that document.
+    const root = JSON.parse(readFileSync(schemaPath(version), "utf8")) as Record<string, unknown>;
+    applySchemaFixes(root);
     const oracle = createOracle(root, dialectOf(root));
     const schemas = (await import(`../../generated/${version}/schemas.ts`)) as Record<string, Validator>;
     const disagreements: string[] = [];
