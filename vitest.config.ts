@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
+  resolve: { conditions: ["mcp-codegen-source"] },
+  ssr: { resolve: { conditions: ["mcp-codegen-source"] } },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

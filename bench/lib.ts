@@ -31,7 +31,7 @@ export function prepareBuild(): void {
 
 /** How a fixture is run: one node process either way, so its pid is the server. */
 export function nodeArgs(file: string): string[] {
-  if (MODE === "source") return ["--import", TSX_LOADER, "--conditions=source", file];
+  if (MODE === "source") return ["--import", TSX_LOADER, "--conditions=mcp-codegen-source", file];
   return [join(REPO, "bench/.build", relative(REPO, file)).replace(/\.ts$/, ".js")];
 }
 

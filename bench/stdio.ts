@@ -307,7 +307,7 @@ function markdown(rows: Row[]): string {
     `stdio, node ${process.version}, ${cpus().length} cores (${cpu})${QUICK ? ", --quick" : ""}.`,
     MODE === "compiled"
       ? "Servers run as plain `node <file>.js` (compiled by tsc; ours from the package's dist/) with NODE_ENV=production (ours with its"
-      : "Servers run as `node --import tsx --conditions=source <file>` with NODE_ENV=production (ours with its",
+      : "Servers run as `node --import tsx --conditions=mcp-codegen-source <file>` with NODE_ENV=production (ours with its",
     "default options, so no result validation; params are still validated). Throughput and CPU: median of",
     `${RUNS} runs of ${CALLS_PIPELINED} calls at 64 in flight / ${CALLS_SEQUENTIAL} at 1, after ${WARMUP_CALLS} warm-up calls.`,
     `Cold start: median of ${SPAWNS} spawns. Client rows: both clients call the raw server; floor = raw pipelined client.`,

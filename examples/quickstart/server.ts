@@ -1,7 +1,7 @@
 /**
  * A complete MCP server written only as generated handlers (protocol 2025-11-25), served over stdio.
- * Run: npm start   (or: npx tsx --conditions=source examples/quickstart/server.ts)
- * Try it: npx @modelcontextprotocol/inspector npx tsx --conditions=source examples/quickstart/server.ts
+ * Run: npm start   (or: npx tsx --conditions=mcp-codegen-source examples/quickstart/server.ts)
+ * Try it: npx @modelcontextprotocol/inspector npx tsx --conditions=mcp-codegen-source examples/quickstart/server.ts
  */
 import { createServer, errors, type ServerHandlers } from "../../generated/2025-11-25/index.js";
 import { paginate } from "../../runtime/pagination.js";

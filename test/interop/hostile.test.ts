@@ -23,7 +23,7 @@ type Reply = {
 function start(version: string) {
   const child = spawn(
     `${REPO}node_modules/.bin/tsx`,
-    ["--conditions=source", `${REPO}test/fixtures/interop/feature-server.ts`, version],
+    ["--conditions=mcp-codegen-source", `${REPO}test/fixtures/interop/feature-server.ts`, version],
     {
       stdio: ["pipe", "pipe", "pipe"],
     },

@@ -11,7 +11,7 @@ it("stores a note through the tool and reads it back as a resource", async () =>
   await client.connect(
     new StdioClientTransport({
       command: `${REPO}node_modules/.bin/tsx`,
-      args: ["--conditions=source", `${REPO}examples/quickstart/server.ts`],
+      args: ["--conditions=mcp-codegen-source", `${REPO}examples/quickstart/server.ts`],
       stderr: "pipe",
     }),
   );

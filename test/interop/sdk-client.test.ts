@@ -37,7 +37,7 @@ async function connect(version: string) {
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { name: "Ada" } }));
   const transport = new StdioClientTransport({
     command: `${REPO}node_modules/.bin/tsx`,
-    args: ["--conditions=source", `${REPO}test/fixtures/interop/feature-server.ts`, version],
+    args: ["--conditions=mcp-codegen-source", `${REPO}test/fixtures/interop/feature-server.ts`, version],
     stderr: "pipe",
   });
   await client.connect(transport);

@@ -13,7 +13,7 @@ export const STUBBORN_FIXTURE = path("../fixtures/runtime/stubborn.mjs");
 /** How a fixture written in TypeScript is run. */
 export const fixtureCommand = (...flags: string[]) => ({
   command: TSX,
-  args: ["--conditions=source", SERVER_FIXTURE, ...flags],
+  args: ["--conditions=mcp-codegen-source", SERVER_FIXTURE, ...flags],
 });
 
 interface Waiter<T> {
