@@ -57,10 +57,8 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   if (!["stdio", "http", "both"].includes(opts.transport)) {
     throw new CliError(`--transport must be stdio, http or both (got "${opts.transport}")`);
   }
-  if (opts.transport !== "stdio") {
-    throw new CliError(
-      "the HTTP transport is not available in this version of mcp-codegen yet; use --transport stdio",
-    );
+  if (opts.client && opts.transport !== "stdio") {
+    throw new CliError("--client scaffolds a stdio client; --transport applies to servers");
   }
   const existing = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return [] as string[];
@@ -83,7 +81,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   const step = report.step(`generating protocol ${protocol}`);
   const generated = await generateVersion({ version: protocol });
   step.done(`generated ${Object.keys(generated.files).length} files for protocol ${protocol}`);
-  const files = { ...scaffold(config, name, await dependencyRanges()) };
+  const files = { ...scaffold(config, name, await dependencyRanges(), opts.transport as "stdio" | "http" | "both") };
   for (const [file, text] of Object.entries(generated.files)) files[join(config.output, file)] = text;
   for (const [file, text] of Object.entries(files).sort()) await writeFileAtomic(join(dir, file), text);
   report.info(

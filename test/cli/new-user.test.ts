@@ -4,13 +4,14 @@
  * client; then edit a handler, move to a newer protocol with `generate --protocol`, and check that the
  * user's code is intact, stubs appeared, it compiles, and a second `generate` changes nothing.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "./run.js";
 
@@ -57,8 +58,13 @@ describe("a new user's server project", () => {
   const cli = (args: string[]) => run(`${dir}/node_modules/.bin/mcp-codegen`, args, dir);
 
   it("init scaffolds a project that installs, type-checks and builds", () => {
-    const init = must("node", [`${REPO}bin/mcp-codegen.js`, "init", dir, "--protocol", "2025-06-18"], work);
+    const init = must(
+      "node",
+      [`${REPO}bin/mcp-codegen.js`, "init", dir, "--protocol", "2025-06-18", "--transport", "both"],
+      work,
+    );
     expect(init.stderr).toContain("created server project my-server");
+    expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toContain("serveHttp");
     expect(readdirSync(dir).sort()).toEqual([
       ".gitignore",
       "README.md",
@@ -90,6 +96,34 @@ describe("a new user's server project", () => {
       await expect(client.listResourceTemplates()).rejects.toMatchObject({ code: -32601 });
     } finally {
       await client.close();
+    }
+  });
+
+  it("serves the official SDK client over Streamable HTTP on 127.0.0.1", async () => {
+    const child = spawn(process.execPath, [`${dir}/dist/src/main.js`, "--http", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stderr.setEncoding("utf8");
+        child.stderr.on("data", (chunk: string) => {
+          text += chunk;
+          const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+          if (m) resolve(m[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`server exited (${code}): ${text}`)));
+        setTimeout(() => reject(new Error(`no URL within 20 s: ${text}`)), 20_000).unref();
+      });
+      const client = new Client({ name: "new-user-http", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["greet"]);
+        const result = await client.callTool({ name: "greet", arguments: { name: "HTTP" } });
+        expect(result.content).toEqual([{ type: "text", text: "Hello, HTTP!" }]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      child.kill();
     }
   });
 
