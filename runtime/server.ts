@@ -134,12 +134,15 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.validateResults = options.validateResults ?? process.env.NODE_ENV !== "production";
   }
 
-  /** Serves one client over `transport` (stdio: the only session; HTTP: one per connection). */
+  /**
+   * Serves one client over `transport` (stdio: the only session; HTTP: one per connection). A `stateless`
+   * session (stateless HTTP: one per POST) starts initialized at the given version, with unknown client.
+   */
   async connect(
     transport: Transport,
-    opts: { sessionId?: string } = {},
+    opts: { sessionId?: string; stateless?: { protocolVersion: string } } = {},
   ): Promise<ServerSession<Out, OutNotes>> {
-    const session = new ServerSession<Out, OutNotes>(this, transport, opts.sessionId);
+    const session = new ServerSession<Out, OutNotes>(this, transport, opts.sessionId, opts.stateless);
     this.sessionsSet.add(session);
     session.onclose = () => this.sessionsSet.delete(session);
     await session.start();
@@ -201,7 +204,16 @@ export class ServerSession<
     private readonly server: Server<Out, OutNotes>,
     transport: Transport,
     readonly sessionId?: string,
+    private readonly stateless?: { protocolVersion: string },
   ) {
+    if (stateless) {
+      this.version = negotiateVersion(stateless.protocolVersion, server.protocol.supportedVersions);
+      this.info = {
+        protocolVersion: this.version.version,
+        clientInfo: { name: "unknown", version: "0" },
+        clientCapabilities: {},
+      };
+    }
     this.connection = new Connection({
       transport,
       onRequest: (request, ctx) => this.onRequest(request, ctx),
@@ -376,7 +388,9 @@ export class ServerSession<
   }
 
   private initialize(request: JsonRpcRequest): Record<string, unknown> {
-    if (this.info) throw new McpError(ErrorCode.InvalidRequest, "the session is already initialized");
+    // A stateless session was never handshaken, so a client's initialize is answered, not refused.
+    if (this.info && !this.stateless)
+      throw new McpError(ErrorCode.InvalidRequest, "the session is already initialized");
     const entry = this.server.protocol.clientRequests.initialize!;
     const params = parseParams(entry, request.params) as {
       protocolVersion: string;

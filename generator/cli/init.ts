@@ -81,7 +81,9 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   const step = report.step(`generating protocol ${protocol}`);
   const generated = await generateVersion({ version: protocol });
   step.done(`generated ${Object.keys(generated.files).length} files for protocol ${protocol}`);
-  const files = { ...scaffold(config, name, await dependencyRanges(), opts.transport as "stdio" | "http" | "both") };
+  const files = {
+    ...scaffold(config, name, await dependencyRanges(), opts.transport as "stdio" | "http" | "both"),
+  };
   for (const [file, text] of Object.entries(generated.files)) files[join(config.output, file)] = text;
   for (const [file, text] of Object.entries(files).sort()) await writeFileAtomic(join(dir, file), text);
   report.info(

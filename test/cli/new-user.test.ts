@@ -100,7 +100,9 @@ describe("a new user's server project", () => {
   });
 
   it("serves the official SDK client over Streamable HTTP on 127.0.0.1", async () => {
-    const child = spawn(process.execPath, [`${dir}/dist/src/main.js`, "--http", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [`${dir}/dist/src/main.js`, "--http", "0"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let text = "";

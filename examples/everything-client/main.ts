@@ -1,0 +1,157 @@
+/**
+ * The everything-client: the MCP conformance suite's client contract, built on the generated 2025-11-25
+ * client. `conformance client --command "<this>" --scenario <name>` runs
+ *
+ *   <command> <server url>
+ *
+ * with the scenario in MCP_CONFORMANCE_SCENARIO (also MCP_CONFORMANCE_PROTOCOL_VERSION, and
+ * MCP_CONFORMANCE_CONTEXT as JSON when the scenario has data for the client), and judges the client by
+ * what its mock server saw and by the exit code. A server command instead of a URL connects over stdio:
+ *
+ *   MCP_CONFORMANCE_SCENARIO=tools_call tsx --conditions=mcp-codegen-source examples/everything-client/main.ts \
+ *     tsx --conditions=mcp-codegen-source examples/everything-server/main.ts --stdio
+ */
+import type * as T from "../../generated/2025-11-25/index.js";
+import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
+import { StdioClientTransport } from "../../runtime/transports/stdio.js";
+import type { Transport } from "../../runtime/transports/transport.js";
+import { handlers, log } from "./handlers.js";
+
+/** Below the suite's 30 s per-scenario limit, so a stuck run ends here with a message rather than a kill. */
+const DEADLINE_MS = Number(process.env.EVERYTHING_CLIENT_TIMEOUT_MS ?? 25_000);
+
+/** Arguments for a tool from its input schema: numbers 2, 3, 4… for numeric properties, and so on. */
+function argumentsFor(tool: T.Tool): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  let next = 2;
+  for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
+    switch (property.type) {
+      case "number":
+      case "integer":
+        args[name] = next++;
+        break;
+      case "string":
+        args[name] = "test";
+        break;
+      case "boolean":
+        args[name] = true;
+        break;
+    }
+  }
+  return args;
+}
+
+const firstText = (result: T.CallToolResult) => {
+  const block = result.content.find((c) => c.type === "text");
+  return block?.type === "text" ? block.text : JSON.stringify(result.content);
+};
+
+async function callTool(client: McpClient, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  log(`${name} → ${result.isError ? "error: " : ""}${firstText(result)}`);
+  if (result.isError) throw new Error(`tool ${name} failed: ${firstText(result)}`);
+  return result;
+}
+
+/** Tools are listed only when the server offers them: a client does not ask for what was not offered. */
+async function listTools(client: McpClient): Promise<T.Tool[]> {
+  if (!client.serverDescription?.capabilities.tools) {
+    log("the server offers no tools");
+    return [];
+  }
+  const { tools } = await client.listTools();
+  log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
+  return tools;
+}
+
+/** Bad arguments or environment: exit code 2. */
+class UsageError extends Error {}
+
+type Scenario = (client: McpClient) => Promise<void>;
+
+const SCENARIOS: Record<string, Scenario> = {
+  // The handshake is the test: connect() sent initialize and notifications/initialized.
+  initialize: async (client) => {
+    await listTools(client);
+  },
+  tools_call: async (client) => {
+    const [tool] = await listTools(client);
+    if (!tool) throw new Error("the server lists no tool to call");
+    await callTool(client, tool.name, argumentsFor(tool));
+  },
+  // The mock server elicits a form whose fields are all optional with defaults; elicit() above answers.
+  "elicitation-sep1034-client-defaults": async (client) => {
+    await callTool(client, "test_client_elicitation_defaults");
+  },
+  // The mock server ends the tools/call SSE stream after a priming event carrying `retry`; the transport
+  // must wait that long, reconnect with GET and Last-Event-ID, and deliver the answer sent there.
+  "sse-retry": async (client) => {
+    await listTools(client);
+    await callTool(client, "test_reconnection");
+  },
+};
+
+async function transportFor(target: string[]): Promise<Transport> {
+  const [first, ...rest] = target;
+  if (!first) throw new UsageError("a server URL or a server command is required");
+  if (/^https?:\/\//i.test(first)) {
+    if (rest.length > 0) throw new UsageError(`unexpected arguments after the URL: ${rest.join(" ")}`);
+    // Loaded only for URLs, so stdio works without the HTTP client.
+    const { StreamableHttpClientTransport } = await import(
+      "../../runtime/transports/streamable-http-client.js"
+    );
+    return new StreamableHttpClientTransport(first);
+  }
+  return new StdioClientTransport({ command: first, args: rest, stderr: "inherit" });
+}
+
+async function main(): Promise<number> {
+  const scenarioName = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";
+  const scenario = Object.hasOwn(SCENARIOS, scenarioName) ? SCENARIOS[scenarioName] : undefined;
+  if (!scenario) {
+    throw new UsageError(
+      `unknown scenario "${scenarioName}" (MCP_CONFORMANCE_SCENARIO); this client runs: ${Object.keys(SCENARIOS).join(", ")}`,
+    );
+  }
+  const wanted = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  log(`scenario ${scenarioName}${wanted ? ` (suite protocol ${wanted})` : ""}`);
+
+  const client = createClient({
+    info: { name: "mcp-codegen-everything-client", version: "1.0.0" },
+    handlers,
+    requestTimeoutMs: DEADLINE_MS,
+    onError: (error) => log(`error: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const transport = await transportFor(process.argv.slice(2));
+  const server = await client.connect(transport);
+  log(
+    `connected to ${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.protocolVersion}`,
+  );
+  try {
+    await scenario(client);
+  } finally {
+    await client.close();
+  }
+  log(`scenario ${scenarioName} done`);
+  return 0;
+}
+
+// Ref'd on purpose: it also keeps the process alive while main() awaits.
+setTimeout(() => {
+  log(`gave up after ${DEADLINE_MS} ms`);
+  process.exit(1);
+}, DEADLINE_MS);
+
+let code: number;
+try {
+  code = await main();
+} catch (error) {
+  log(error instanceof Error ? error.message : String(error));
+  if (error instanceof UsageError)
+    log(
+      "usage: everything-client <server url | server command [args…]>  (scenario in MCP_CONFORMANCE_SCENARIO)",
+    );
+  code = error instanceof UsageError ? 2 : 1;
+}
+// Exit now rather than when the last handle closes: the suite counts a client still running as timed out.
+process.exit(code);

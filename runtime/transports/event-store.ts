@@ -1,0 +1,101 @@
+/**
+ * Where Streamable HTTP keeps the events it sent on each SSE stream, so that a client reconnecting with
+ * `Last-Event-ID` gets what it missed, on the stream it missed it on. Event ids are opaque to the
+ * transport; a store makes them name their stream.
+ */
+
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+
+/** The empty object a stream's priming event carries: it holds a place in the stream and is never replayed. */
+export type PrimingEvent = Record<string, never>;
+
+export interface EventStore {
+  /** Stores a message sent on `streamId`; resolves to its event id, unique across all streams. */
+  append(streamId: string, message: JsonRpcMessage | PrimingEvent): Promise<string>;
+  /**
+   * Sends, in order, every event stored after `lastEventId` on that event's stream; resolves to the
+   * stream's id, or undefined when the event id is unknown (never issued, or evicted).
+   */
+  replayAfter(
+    lastEventId: string,
+    send: (id: string, message: JsonRpcMessage) => Promise<void>,
+  ): Promise<string | undefined>;
+  /** Optional: forget a stream that no client can resume any more (its session closed). */
+  deleteStream?(streamId: string): void | Promise<void>;
+}
+
+export const isPriming = (message: JsonRpcMessage | PrimingEvent): message is PrimingEvent =>
+  !("jsonrpc" in message);
+
+interface StoredStream {
+  /** Sequence number of events[0]; ids are `<streamId>#<seq>`. */
+  first: number;
+  events: (JsonRpcMessage | PrimingEvent)[];
+}
+
+const SEPARATOR = "#";
+
+/**
+ * Keeps the last `maxEventsPerStream` events of the `maxStreams` most recently written streams in memory.
+ * Older events and streams are dropped: a client that falls that far behind resumes with a gap.
+ */
+export class InMemoryEventStore implements EventStore {
+  readonly #streams = new Map<string, StoredStream>();
+  readonly #maxEvents: number;
+  readonly #maxStreams: number;
+
+  constructor(opts: { maxEventsPerStream?: number; maxStreams?: number } = {}) {
+    this.#maxEvents = Math.max(1, opts.maxEventsPerStream ?? 1000);
+    this.#maxStreams = Math.max(1, opts.maxStreams ?? 1000);
+  }
+
+  /** Streams currently held (for tests and metrics). */
+  get streamCount(): number {
+    return this.#streams.size;
+  }
+
+  async append(streamId: string, message: JsonRpcMessage | PrimingEvent): Promise<string> {
+    const stream = this.#writable(streamId);
+    stream.events.push(message);
+    if (stream.events.length > this.#maxEvents) {
+      stream.events.shift();
+      stream.first++;
+    }
+    return `${streamId}${SEPARATOR}${stream.first + stream.events.length - 1}`;
+  }
+
+  async replayAfter(
+    lastEventId: string,
+    send: (id: string, message: JsonRpcMessage) => Promise<void>,
+  ): Promise<string | undefined> {
+    const at = lastEventId.lastIndexOf(SEPARATOR);
+    const streamId = lastEventId.slice(0, at);
+    const seq = Number(lastEventId.slice(at + 1));
+    const stream = this.#streams.get(streamId);
+    if (at < 0 || !Number.isSafeInteger(seq) || !stream) return undefined;
+    if (seq >= stream.first + stream.events.length) return undefined; // never issued
+    // A snapshot: events appended while a send awaits are the transport's to deliver live.
+    const from = Math.max(seq + 1, stream.first);
+    const events = stream.events.slice(from - stream.first);
+    for (const [i, message] of events.entries()) {
+      if (!isPriming(message)) await send(`${streamId}${SEPARATOR}${from + i}`, message);
+    }
+    return streamId;
+  }
+
+  deleteStream(streamId: string): void {
+    this.#streams.delete(streamId);
+  }
+
+  /** The stream, moved to most recently written; the least recently written is dropped when full. */
+  #writable(streamId: string): StoredStream {
+    const stream = this.#streams.get(streamId) ?? { first: 0, events: [] };
+    this.#streams.delete(streamId);
+    this.#streams.set(streamId, stream);
+    if (this.#streams.size > this.#maxStreams) {
+      const oldest = this.#streams.keys().next().value!;
+      this.#streams.delete(oldest);
+    }
+    return stream;
+  }
+}

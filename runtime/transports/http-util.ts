@@ -1,0 +1,424 @@
+/**
+ * Pieces the HTTP transports share, on web-standard APIs only (Request, Response, ReadableStream) so they
+ * run on Node, Bun, Deno and Workers: error responses, Host/Origin checks, bounded body reading, SSE
+ * writing and a session registry with idle expiry.
+ */
+
+import { ErrorCode } from "../jsonrpc/messages.js";
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_KEEPALIVE_MS = 15_000;
+export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 10_000;
+
+/** Code of transport-level refusals (bad headers, unknown session): the JSON-RPC implementation range. */
+export const TRANSPORT_ERROR = -32000;
+
+/** Thrown by `authenticate` (or the transport) to answer with `status`; the message goes in the body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+/** A JSON-RPC error object with id null: what the spec allows as the body of an HTTP error. */
+export function errorResponse(
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
+  return new Response(body, { status, headers: { ...headers, "content-type": "application/json" } });
+}
+
+/** An HttpError as a response; anything else as a 500 without details (never a stack). */
+export function responseForError(error: unknown, report: (error: unknown) => void): Response {
+  if (error instanceof HttpError) {
+    const code = error.status === 400 ? ErrorCode.InvalidRequest : TRANSPORT_ERROR;
+    return errorResponse(error.status, code, error.message, error.headers);
+  }
+  report(error);
+  return errorResponse(500, ErrorCode.InternalError, "Internal error");
+}
+
+export function jsonResponse(body: unknown, headers: Record<string, string> = {}, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "content-type": "application/json" },
+  });
+}
+
+// Host and Origin (DNS-rebinding protection)
+
+export interface OriginPolicy {
+  /** `host:port`, or a bare host name matching any port. Undefined: no Host check. */
+  allowedHosts?: readonly string[];
+  /** Exact origins. Undefined: only an Origin naming the request's own Host is allowed. */
+  allowedOrigins?: readonly string[];
+}
+
+/** A 403 for a Host outside the allowlist or a cross-origin request not allowed; undefined when fine. */
+export function checkHostAndOrigin(request: Request, policy: OriginPolicy): Response | undefined {
+  const host = request.headers.get("host")?.toLowerCase() ?? "";
+  if (policy.allowedHosts && !hostAllowed(host, policy.allowedHosts)) {
+    return errorResponse(403, TRANSPORT_ERROR, "Forbidden: Host not allowed");
+  }
+  const origin = request.headers.get("origin");
+  if (origin !== null && !originAllowed(origin, host, policy.allowedOrigins)) {
+    return errorResponse(403, TRANSPORT_ERROR, "Forbidden: Origin not allowed");
+  }
+  return undefined;
+}
+
+function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  const name = hostName(host);
+  return allowed.some((entry) => {
+    const e = entry.toLowerCase();
+    return e === host || (!hasPort(e) && e === name);
+  });
+}
+
+/** `[::1]:80` → `[::1]`, `a.b:80` → `a.b`, `a.b` → `a.b`. */
+function hostName(host: string): string {
+  const colon = host.lastIndexOf(":");
+  return colon > host.lastIndexOf("]") ? host.slice(0, colon) : host;
+}
+
+const hasPort = (host: string) => hostName(host) !== host;
+
+function originAllowed(origin: string, host: string, allowed: readonly string[] | undefined): boolean {
+  let normalized: URL;
+  try {
+    normalized = new URL(origin);
+  } catch {
+    return false; // "null" (sandboxed pages, file:) and garbage are never trusted
+  }
+  if (allowed) return allowed.some((entry) => sameOrigin(entry, normalized.origin));
+  return normalized.host.toLowerCase() === host;
+}
+
+function sameOrigin(entry: string, origin: string): boolean {
+  try {
+    return new URL(entry).origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+/** The host names a server bound to `host` answers to when it is loopback, else undefined (no check). */
+export function loopbackHosts(host: string, port: number): string[] | undefined {
+  const loopback = host === "127.0.0.1" || host === "::1" || host === "localhost" || host === "[::1]";
+  if (!loopback) return undefined;
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+}
+
+// Content negotiation
+
+/** The media type without parameters, lower case (`Application/JSON; charset=utf-8` → `application/json`). */
+export function mediaType(header: string | null): string {
+  return (header ?? "").split(";", 1)[0]!.trim().toLowerCase();
+}
+
+/** Whether an Accept header admits `type` (wildcards count; `q=0` excludes). */
+export function accepts(header: string | null, type: string): boolean {
+  if (!header) return false;
+  const [major] = type.split("/", 1);
+  return header.split(",").some((range) => {
+    const [name, ...params] = range.split(";");
+    const media = name!.trim().toLowerCase();
+    if (params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(p))) return false;
+    return media === type || media === `${major}/*` || media === "*/*";
+  });
+}
+
+// Request bodies
+
+/** Reads the body, refusing (413) as soon as it passes `maxBytes`: never more than the limit is held. */
+export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await readChunk(reader);
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return concat(chunks, size);
+}
+
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  try {
+    return await reader.read();
+  } catch (error) {
+    // The Node adapter stops an oversize upload with an HttpError; other failures are a broken upload.
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, "Bad Request: the request body could not be read");
+  }
+}
+
+const tooLarge = (maxBytes: number) =>
+  new HttpError(413, `Payload Too Large: the body exceeds ${maxBytes} bytes`);
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Parses a JSON body; not UTF-8 or not JSON → HTTP 400 with a JSON-RPC -32700 body. */
+export function parseJson(bytes: Uint8Array): { value: unknown } | { error: Response } {
+  try {
+    return { value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+  } catch {
+    return { error: errorResponse(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON") };
+  }
+}
+
+/** The callable handler with its methods; `sessionCount` stays a live getter. */
+export function handlerObject(
+  handle: (request: Request) => Promise<Response>,
+  methods: { close(): Promise<void>; sweep(): void; sessionCount(): number },
+): ((request: Request) => Promise<Response>) & {
+  close(): Promise<void>;
+  sweep(): void;
+  readonly sessionCount: number;
+} {
+  const fn = (request: Request) => handle(request);
+  Object.defineProperty(fn, "sessionCount", { get: methods.sessionCount, enumerable: true });
+  return Object.assign(fn, { close: methods.close, sweep: methods.sweep }) as ReturnType<
+    typeof handlerObject
+  >;
+}
+
+// Server-Sent Events
+
+export const SSE_HEADERS: Record<string, string> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/** Queued bytes beyond which writers wait for the reader (a slow client must not grow memory). */
+const SSE_HIGH_WATER_BYTES = 64 * 1024;
+const encoder = new TextEncoder();
+
+/**
+ * One SSE response body. Writes are encoded at once and queued on the stream; `ready()` waits while the
+ * reader lags, so senders that await it hold memory bounded. Keep-alive comments stop idle proxies from
+ * cutting the stream; their timer does not keep a process alive.
+ */
+export class SseWriter {
+  readonly stream: ReadableStream<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  #drained: (() => void)[] = [];
+  /** Runs once when the stream ends, by close() or because the client went away. */
+  onclose?: () => void;
+
+  constructor(keepAliveMs: number) {
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => this.#wake(),
+        cancel: () => this.#finish(),
+      },
+      { highWaterMark: SSE_HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+    );
+    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) {
+      this.#timer = setInterval(() => this.#write(": keepalive\n\n"), keepAliveMs);
+      unref(this.#timer);
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** One event; `data` must hold no line break (JSON.stringify output never does). */
+  event(data: string, options: { id?: string; event?: string; retryMs?: number } = {}): boolean {
+    let text = "";
+    if (options.event) text += `event: ${options.event}\n`;
+    if (options.id !== undefined) text += `id: ${options.id}\n`;
+    if (options.retryMs !== undefined) text += `retry: ${options.retryMs}\n`;
+    return this.#write(`${text}data: ${data}\n\n`);
+  }
+
+  /** The client's reconnection delay, alone: no event is dispatched for it. */
+  retry(ms: number): boolean {
+    return this.#write(`retry: ${ms}\n\n`);
+  }
+
+  /** Resolves when the queue has room again (or the stream has ended). */
+  ready(): Promise<void> {
+    if (this.#closed || (this.#controller.desiredSize ?? 1) > 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    try {
+      this.#controller.close();
+    } catch {
+      // Already errored or cancelled: nothing left to close.
+    }
+    this.#finish();
+  }
+
+  #write(text: string): boolean {
+    if (this.#closed) return false;
+    try {
+      this.#controller.enqueue(encoder.encode(text));
+      return true;
+    } catch {
+      this.#finish();
+      return false;
+    }
+  }
+
+  #wake(): void {
+    for (const resolve of this.#drained.splice(0)) resolve();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#wake();
+    this.onclose?.();
+  }
+}
+
+export function sseResponse(writer: SseWriter, headers: Record<string, string> = {}): Response {
+  return new Response(writer.stream, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
+}
+
+/** Node timers have unref(); elsewhere a timer does not hold the runtime open anyway. */
+export function unref(timer: unknown): void {
+  (timer as { unref?: () => void } | undefined)?.unref?.();
+}
+
+// Sessions
+
+export interface Expirable {
+  /** Nothing in flight and no open stream: the session may be closed without loss. */
+  readonly idle: boolean;
+  lastActive: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Sessions by id in least-recently-used order (a Map keeps insertion order, and `touch` re-inserts), so
+ * eviction and expiry scan from the oldest. Bounded by `max`; idle ones expire after `ttlMs`.
+ */
+export class SessionRegistry<S extends Expirable> {
+  readonly #sessions = new Map<string, S>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly options: { ttlMs: number; max: number; now: () => number },
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get(id: string): S | undefined {
+    return this.#sessions.get(id);
+  }
+
+  values(): S[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** Marks the session used now and most recent. */
+  touch(id: string, session: S): void {
+    session.lastActive = this.options.now();
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
+  }
+
+  /** Makes room for one more: evicts the least recently used idle session, or answers 503 if none is. */
+  reserve(): void {
+    if (this.#sessions.size < this.options.max) return;
+    const victim = this.#oldestIdle();
+    if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", { "retry-after": "5" });
+    this.#drop(victim[0], victim[1]);
+  }
+
+  add(id: string, session: S): void {
+    this.touch(id, session);
+    this.#arm();
+  }
+
+  delete(id: string, session: S): void {
+    if (this.#sessions.get(id) === session) this.#sessions.delete(id);
+    if (this.#sessions.size === 0) this.#disarm();
+  }
+
+  /** Closes idle sessions unused for longer than the TTL. Bounded by the number of sessions. */
+  sweep(): void {
+    const cutoff = this.options.now() - this.options.ttlMs;
+    for (const [id, session] of [...this.#sessions]) {
+      if (session.lastActive > cutoff) break; // LRU order: everything after is newer
+      if (session.idle) this.#drop(id, session);
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    this.#disarm();
+    const all = [...this.#sessions];
+    this.#sessions.clear();
+    await Promise.all(all.map(([, session]) => session.close().catch(this.onError)));
+  }
+
+  #oldestIdle(): [string, S] | undefined {
+    for (const entry of this.#sessions) if (entry[1].idle) return entry;
+    return undefined;
+  }
+
+  #drop(id: string, session: S): void {
+    this.#sessions.delete(id);
+    session.close().catch(this.onError);
+  }
+
+  /** A periodic sweep while sessions exist, at a fraction of the TTL (between 1 s and 1 min). */
+  #arm(): void {
+    if (this.#timer) return;
+    const every = Math.min(Math.max(this.options.ttlMs / 4, 1000), 60_000);
+    this.#timer = setInterval(() => this.sweep(), every);
+    unref(this.#timer);
+  }
+
+  #disarm(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/** A session id: 128 random bits, visible ASCII as the spec requires. */
+export function newSessionId(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,177 @@
+/**
+ * The HTTP+SSE transport that Streamable HTTP replaced, for clients that predate it, as a
+ * web-standard handler. A GET opens the session's event stream, whose first event (`endpoint`) names
+ * where to POST; every message the server sends, responses included, goes on that one stream.
+ */
+
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { Server } from "../server.js";
+import {
+  accepts,
+  checkHostAndOrigin,
+  DEFAULT_KEEPALIVE_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_TTL_MS,
+  type Expirable,
+  errorResponse,
+  HttpError,
+  handlerObject,
+  mediaType,
+  newSessionId,
+  parseJson,
+  readBody,
+  responseForError,
+  SessionRegistry,
+  SseWriter,
+  sseResponse,
+  TRANSPORT_ERROR,
+} from "./http-util.js";
+import type { McpHttpHandler } from "./streamable-http.js";
+import type { MessageExtra, Transport } from "./transport.js";
+
+export interface LegacySseOptions {
+  /** Where clients POST, as announced in the `endpoint` event (default "/messages"). */
+  messagesPath?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  /** Default 4 MiB → 413. */
+  maxBodyBytes?: number;
+  /** Default 15 s. */
+  keepAliveMs?: number;
+  /** A session ends with its stream, so only sessions whose stream already ended ever count as idle. */
+  sessionIdleTtlMs?: number;
+  maxSessions?: number;
+  authenticate?: (request: Request) => unknown | Promise<unknown>;
+  now?: () => number;
+}
+
+export function createLegacySseHandler(server: Server, options: LegacySseOptions = {}): McpHttpHandler {
+  const legacy = new LegacySse(server, options);
+  return handlerObject((request) => legacy.handle(request), {
+    close: () => legacy.sessions.closeAll(),
+    sweep: () => legacy.sessions.sweep(),
+    sessionCount: () => legacy.sessions.size,
+  });
+}
+
+class LegacySse {
+  readonly sessions: SessionRegistry<SseSession>;
+  readonly #messagesPath: string;
+  readonly #report: (error: unknown) => void;
+
+  constructor(
+    private readonly server: Server,
+    private readonly options: LegacySseOptions,
+  ) {
+    this.#report = (error) => server.reportError(error);
+    this.#messagesPath = options.messagesPath ?? "/messages";
+    this.sessions = new SessionRegistry(
+      {
+        ttlMs: options.sessionIdleTtlMs ?? DEFAULT_SESSION_TTL_MS,
+        max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+        now: options.now ?? Date.now,
+      },
+      this.#report,
+    );
+  }
+
+  async handle(request: Request): Promise<Response> {
+    const refused = checkHostAndOrigin(request, this.options);
+    if (refused) return refused;
+    try {
+      const auth = this.options.authenticate ? await this.options.authenticate(request) : undefined;
+      if (request.method === "GET") return await this.#open(request, auth);
+      if (request.method === "POST") return await this.#post(request, auth);
+      return errorResponse(405, TRANSPORT_ERROR, "Method Not Allowed", { allow: "GET, POST" });
+    } catch (error) {
+      return responseForError(error, this.#report);
+    }
+  }
+
+  async #open(request: Request, auth: unknown): Promise<Response> {
+    if (!accepts(request.headers.get("accept") ?? "text/event-stream", "text/event-stream")) {
+      return errorResponse(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
+    }
+    this.sessions.reserve();
+    const id = newSessionId();
+    const writer = new SseWriter(this.options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS);
+    const session = new SseSession(id, writer, auth, () => this.sessions.delete(id, session));
+    this.sessions.add(id, session);
+    // The client's going away (or any end of the stream) ends the session.
+    writer.onclose = () => void session.close();
+    session.serverSession = await this.server.connect(session, { sessionId: id });
+    writer.event(`${this.#messagesPath}?sessionId=${encodeURIComponent(id)}`, { event: "endpoint" });
+    return sseResponse(writer);
+  }
+
+  async #post(request: Request, auth: unknown): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname !== this.#messagesPath) return errorResponse(404, TRANSPORT_ERROR, "Not Found");
+    const id = url.searchParams.get("sessionId");
+    if (!id) throw new HttpError(400, "Bad Request: the sessionId query parameter is required");
+    const session = this.sessions.get(id);
+    if (!session) throw new HttpError(404, "Not Found: no such session");
+    this.sessions.touch(id, session);
+    if (mediaType(request.headers.get("content-type")) !== "application/json") {
+      return errorResponse(
+        415,
+        TRANSPORT_ERROR,
+        "Unsupported Media Type: Content-Type must be application/json",
+      );
+    }
+    const parsed = parseJson(await readBody(request, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+    if ("error" in parsed) return parsed.error;
+    session.deliver(parsed.value, auth === undefined ? { sessionId: id } : { auth, sessionId: id });
+    return new Response("Accepted", { status: 202, headers: { "content-type": "text/plain" } });
+  }
+}
+
+/** One legacy session: everything the server sends goes on the GET stream, in order. */
+class SseSession implements Transport, Expirable {
+  lastActive = 0;
+  serverSession?: { close(): Promise<void> };
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  #closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly writer: SseWriter,
+    private readonly auth: unknown,
+    private readonly closed: () => void,
+  ) {}
+
+  /** Never idle while its stream is open: the stream is the session. */
+  get idle(): boolean {
+    return this.writer.closed;
+  }
+
+  deliver(value: unknown, extra: MessageExtra): void {
+    // The auth of the GET that opened the session applies when the POST brings none.
+    this.onmessage?.(
+      value,
+      extra.auth === undefined && this.auth !== undefined ? { ...extra, auth: this.auth } : extra,
+    );
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.#closed) return;
+    // One event per message: clients of this era parse each event as a single message.
+    for (const m of Array.isArray(message) ? message : [message]) {
+      this.writer.event(JSON.stringify(m), { event: "message" });
+    }
+    await this.writer.ready();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.writer.close();
+    this.closed();
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Node's http module in front of the web-standard handlers: IncomingMessage → Request, Response →
+ * ServerResponse with the body streamed (each SSE event is written as it comes), and `serveHttp` to run
+ * an MCP server on a port in one call.
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "../server.js";
+import { errorResponse, HttpError, loopbackHosts, TRANSPORT_ERROR } from "./http-util.js";
+import { createLegacySseHandler } from "./legacy-sse.js";
+import {
+  createStreamableHttpHandler,
+  type McpHttpHandler,
+  type StreamableHttpOptions,
+} from "./streamable-http.js";
+
+export interface ServeHttpOptions extends StreamableHttpOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default 127.0.0.1; on a loopback address only loopback Host headers are accepted. */
+  host?: string;
+  /** The Streamable HTTP endpoint (default "/mcp"). */
+  path?: string;
+  /** Also serve the legacy HTTP+SSE transport (before Streamable HTTP): GET /sse, POST /messages (default true). */
+  legacySse?: boolean;
+}
+
+export interface HttpServerHandle {
+  /** `http://<host>:<port><path>` */
+  url: string;
+  port: number;
+  handler: McpHttpHandler;
+  /** The legacy HTTP+SSE handler, when served. */
+  legacy?: McpHttpHandler;
+  close(): Promise<void>;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Adapts a fetch-style handler to Node. The Request's signal aborts when the client goes away; an
+ * upload beyond `maxBodyBytes` is cut off (413) without being held.
+ */
+export function toNodeListener(
+  handler: (request: Request) => Promise<Response>,
+  opts: { maxBodyBytes?: number } = {},
+): Listener {
+  return (req, res) => {
+    serve(handler, req, res, opts.maxBodyBytes).catch((error: unknown) => {
+      // Only a failure to write can get here: the socket is gone or broken.
+      res.destroy(error instanceof Error ? error : undefined);
+    });
+  };
+}
+
+async function serve(
+  handler: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number | undefined,
+): Promise<void> {
+  const aborter = new AbortController();
+  res.on("close", () => aborter.abort());
+  let response: Response;
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  if (maxBodyBytes !== undefined && declared > maxBodyBytes) {
+    response = errorResponse(
+      413,
+      TRANSPORT_ERROR,
+      `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
+    );
+  } else {
+    try {
+      response = await handler(toRequest(req, aborter.signal, maxBodyBytes));
+    } catch {
+      response = errorResponse(500, -32603, "Internal error");
+    }
+  }
+  // A body not read to its end would otherwise keep the connection busy with bytes nobody wants.
+  if (!req.complete) res.shouldKeepAlive = false;
+  await writeResponse(response, res);
+}
+
+function toRequest(req: IncomingMessage, signal: AbortSignal, maxBodyBytes: number | undefined): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  // The URL's authority is our own socket's, never the Host header's: a hostile Host stays a header.
+  const local = req.socket.localAddress ?? "127.0.0.1";
+  const authority = local.includes(":")
+    ? `[${local}]:${req.socket.localPort}`
+    : `${local}:${req.socket.localPort}`;
+  const url = new URL(req.url ?? "/", `http://${authority}`);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url, {
+    method: req.method ?? "GET",
+    headers,
+    signal,
+    ...(hasBody ? { body: bodyStream(req, maxBodyBytes), duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/** The request body as a pull stream: bytes are read from the socket only as the handler asks. */
+function bodyStream(req: IncomingMessage, maxBodyBytes: number | undefined): ReadableStream<Uint8Array> {
+  const iterator = req[Symbol.asyncIterator]();
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) return controller.close();
+      const chunk = value as Buffer;
+      size += chunk.byteLength;
+      if (maxBodyBytes !== undefined && size > maxBodyBytes) {
+        controller.error(new HttpError(413, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`));
+        await iterator.return?.();
+        return;
+      }
+      controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/** Writes status and headers at once (an SSE client waits for them), then each body chunk as it comes. */
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  res.on("close", stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await drained(res);
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    res.off("close", stop);
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/**
+ * Serves `server` over Streamable HTTP at `path` (and the legacy HTTP+SSE transport at /sse and
+ * /messages unless `legacySse` is false) on `host:port`; resolves once listening.
+ */
+export async function serveHttp(server: Server, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const path = options.path ?? "/mcp";
+  const http = createServer({ noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const shared = { ...options, allowedHosts: options.allowedHosts ?? loopbackHosts(host, port) };
+  const handler = createStreamableHttpHandler(server, shared);
+  const legacy = options.legacySse === false ? undefined : createLegacySseHandler(server, shared);
+  http.on("request", toNodeListener(route(path, handler, legacy), { maxBodyBytes: options.maxBodyBytes }));
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${path}`,
+    port,
+    handler,
+    ...(legacy ? { legacy } : {}),
+    close: async () => {
+      await Promise.all([handler.close(), legacy?.close()]);
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function route(
+  path: string,
+  handler: McpHttpHandler,
+  legacy: McpHttpHandler | undefined,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname === path) return handler(request);
+    if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy(request);
+    return errorResponse(404, TRANSPORT_ERROR, "Not Found");
+  };
+}

@@ -1,0 +1,845 @@
+/**
+ * The Streamable HTTP server transport, as a web-standard `(Request) => Promise<Response>` handler: it
+ * runs wherever fetch does (Node through node-http.ts, Bun, Deno, Workers). Each session is one
+ * ServerSession over an HttpSession transport, which routes what the server sends by the request it
+ * belongs to: a POST's own response stream, else the session's standalone GET stream.
+ */
+
+import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc/messages.js";
+import type { Server } from "../server.js";
+import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
+import {
+  accepts,
+  checkHostAndOrigin,
+  DEFAULT_KEEPALIVE_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_TTL_MS,
+  type Expirable,
+  errorResponse,
+  HttpError,
+  handlerObject,
+  jsonResponse,
+  mediaType,
+  newSessionId,
+  parseJson,
+  readBody,
+  responseForError,
+  SessionRegistry,
+  SseWriter,
+  sseResponse,
+  TRANSPORT_ERROR,
+} from "./http-util.js";
+import type { MessageExtra, SendOptions, Transport } from "./transport.js";
+
+export { HttpError } from "./http-util.js";
+
+export interface StreamableHttpOptions {
+  /**
+   * No sessions: every POST is served by a fresh session, initialized at the MCP-Protocol-Version
+   * header's version (or the newest supported); no GET stream; DELETE → 405.
+   */
+  stateless?: boolean;
+  /** Host header allowlist (`127.0.0.1:3000`, or a bare host name for any port). Omitted: no check. */
+  allowedHosts?: string[];
+  /** Origin allowlist; omitted: only an Origin naming the request's own Host. Others → 403. */
+  allowedOrigins?: string[];
+  /** Largest accepted POST body (default 4 MiB) → 413. */
+  maxBodyBytes?: number;
+  /** Idle sessions (nothing in flight, no open stream) are closed after this long (default 30 min). */
+  sessionIdleTtlMs?: number;
+  /** Beyond it the least recently used idle session is evicted, or 503 when none is idle (default 10,000). */
+  maxSessions?: number;
+  /** Default: a new InMemoryEventStore. */
+  eventStore?: EventStore;
+  /** Interval of `: keepalive` comments on SSE streams (default 15 s). */
+  keepAliveMs?: number;
+  /** SSE `retry:` sent at the start of streams: how long a client waits before reconnecting. */
+  retryMs?: number;
+  /** Answer a POST with application/json when its handlers sent nothing but their responses (default false: SSE). */
+  jsonResponse?: boolean;
+  /**
+   * Whether a POST's SSE stream starts with a priming event (an id and empty data) so that the client can
+   * resume it even before the first message. Empty data trips clients older than the spec that
+   * introduced it, so by default only sessions at the newest version this server supports get one.
+   */
+  primingEvents?: boolean | ((protocolVersion: string) => boolean);
+  /** Its result reaches handlers as `ctx.auth`; throw `new HttpError(401, …, headers)` to refuse. */
+  authenticate?: (request: Request) => unknown | Promise<unknown>;
+  /** Clock for session expiry (tests). */
+  now?: () => number;
+}
+
+export interface McpHttpHandler {
+  (request: Request): Promise<Response>;
+  /** Closes every session and stream; later requests get 503. */
+  close(): Promise<void>;
+  readonly sessionCount: number;
+  /** Frees expired sessions now (a timer also does, periodically). */
+  sweep(): void;
+}
+
+const SESSION_HEADER = "mcp-session-id";
+const VERSION_HEADER = "mcp-protocol-version";
+/** Stream ids a session keeps in the event store at most; older ones are forgotten. */
+const MAX_STORED_STREAMS = 1000;
+
+/**
+ * Live stateful sessions by id, so that `closeSseStream(ctx)` can reach the transport from a handler
+ * context. Session ids are 128-bit random, unique across handlers in the process.
+ */
+const liveSessions = new Map<string, HttpSession>();
+
+/**
+ * Ends the SSE stream of the POST that carried this request, without ending the request: the client
+ * reconnects (after `retry`) with Last-Event-ID and gets the rest, the response included. Lets a
+ * long-running handler avoid holding a connection (SSE polling). False when not possible: no session,
+ * no SSE stream, or the client holds no event id of it yet (it could not resume).
+ */
+export function closeSseStream(ctx: { requestId: RequestId; session: { sessionId?: string } }): boolean {
+  const id = ctx.session.sessionId;
+  return id === undefined ? false : (liveSessions.get(id)?.closeStreamOf(ctx.requestId) ?? false);
+}
+
+export function createStreamableHttpHandler(
+  server: Server,
+  options: StreamableHttpOptions = {},
+): McpHttpHandler {
+  const http = new StreamableHttp(server, options);
+  return handlerObject((request) => http.handle(request), {
+    close: () => http.close(),
+    sweep: () => http.sessions.sweep(),
+    sessionCount: () => http.sessions.size,
+  });
+}
+
+/** What sessions need from the handler that made them. */
+interface SessionEnv {
+  readonly store: EventStore;
+  readonly keepAliveMs: number;
+  readonly retryMs: number | undefined;
+  readonly jsonResponse: boolean;
+  primes(protocolVersion: string | undefined): boolean;
+  report(error: unknown): void;
+  touched(session: HttpSession): void;
+  closed(session: HttpSession): void;
+}
+
+class StreamableHttp {
+  readonly sessions: SessionRegistry<HttpSession>;
+  readonly #env: SessionEnv;
+  readonly #versions: Set<string>;
+  readonly #newest: string;
+  readonly #maxBody: number;
+  #closed = false;
+
+  constructor(
+    private readonly server: Server,
+    private readonly options: StreamableHttpOptions,
+  ) {
+    const report = (error: unknown) => server.reportError(error);
+    const now = options.now ?? Date.now;
+    this.sessions = new SessionRegistry(
+      {
+        ttlMs: options.sessionIdleTtlMs ?? DEFAULT_SESSION_TTL_MS,
+        max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+        now,
+      },
+      report,
+    );
+    this.#versions = new Set(server.protocol.supportedVersions.map((v) => v.version));
+    this.#newest = server.protocol.supportedVersions[0]!.version;
+    this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#env = {
+      store: options.eventStore ?? new InMemoryEventStore(),
+      keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS,
+      retryMs: options.retryMs,
+      jsonResponse: options.jsonResponse ?? false,
+      primes: (version) => this.#primes(version),
+      report,
+      touched: (session) => {
+        if (this.sessions.get(session.id) === session) this.sessions.touch(session.id, session);
+      },
+      closed: (session) => this.sessions.delete(session.id, session),
+    };
+  }
+
+  async handle(request: Request): Promise<Response> {
+    if (this.#closed) return errorResponse(503, TRANSPORT_ERROR, "Service Unavailable: shutting down");
+    const refused = checkHostAndOrigin(request, this.options);
+    if (refused) return refused;
+    try {
+      const auth = this.options.authenticate ? await this.options.authenticate(request) : undefined;
+      switch (request.method) {
+        case "POST":
+          return await this.#post(request, auth);
+        case "GET":
+          return await this.#get(request);
+        case "DELETE":
+          return await this.#delete(request);
+        default:
+          return this.#notAllowed();
+      }
+    } catch (error) {
+      return responseForError(error, this.#env.report);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.sessions.closeAll();
+  }
+
+  async #post(request: Request, auth: unknown): Promise<Response> {
+    const accept = request.headers.get("accept");
+    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+      const message = "Not Acceptable: Accept must list application/json and text/event-stream";
+      return errorResponse(406, TRANSPORT_ERROR, message);
+    }
+    if (mediaType(request.headers.get("content-type")) !== "application/json") {
+      return errorResponse(
+        415,
+        TRANSPORT_ERROR,
+        "Unsupported Media Type: Content-Type must be application/json",
+      );
+    }
+    const sessionId = request.headers.get(SESSION_HEADER);
+    // An unknown session is refused before its body is read.
+    const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
+    // An initialize request negotiates its version in its body; any other must name a supported one.
+    if (session || this.options.stateless) this.#checkVersion(request);
+    const parsed = parseJson(await readBody(request, this.#maxBody));
+    if ("error" in parsed) return parsed.error;
+    const body = parsed.value;
+    if (Array.isArray(body) && body.length === 0) {
+      return errorResponse(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
+    }
+    const extra: MessageExtra = auth === undefined ? {} : { auth };
+    if (this.options.stateless) return this.#statelessPost(request, body, extra);
+    if (session) return session.post(body, { ...extra, sessionId: session.id });
+    if (!isInitialize(body)) {
+      const message = containsInitialize(body)
+        ? "Invalid Request: initialize must be sent alone, not in a batch"
+        : "Bad Request: Mcp-Session-Id header is required";
+      return errorResponse(400, ErrorCode.InvalidRequest, message);
+    }
+    return this.#initialize(body, extra);
+  }
+
+  async #initialize(body: unknown, extra: MessageExtra): Promise<Response> {
+    this.sessions.reserve();
+    const session = new HttpSession(newSessionId(), true, this.#env);
+    this.sessions.add(session.id, session);
+    session.serverSession = await this.server.connect(session, { sessionId: session.id });
+    return session.post(body, { ...extra, sessionId: session.id });
+  }
+
+  async #statelessPost(request: Request, body: unknown, extra: MessageExtra): Promise<Response> {
+    const protocolVersion = request.headers.get(VERSION_HEADER) ?? this.#newest;
+    const session = new HttpSession(newSessionId(), false, this.#env);
+    session.serverSession = await this.server.connect(session, { stateless: { protocolVersion } });
+    return session.post(body, extra);
+  }
+
+  async #get(request: Request): Promise<Response> {
+    if (this.options.stateless) return this.#notAllowed();
+    if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+      return errorResponse(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
+    }
+    const session = this.#session(request.headers.get(SESSION_HEADER));
+    this.#checkVersion(request);
+    const lastEventId = request.headers.get("last-event-id");
+    return lastEventId ? session.resume(lastEventId) : session.openStandalone();
+  }
+
+  async #delete(request: Request): Promise<Response> {
+    if (this.options.stateless) return this.#notAllowed();
+    const session = this.#session(request.headers.get(SESSION_HEADER));
+    this.#checkVersion(request);
+    await session.expire();
+    return new Response(null, { status: 204 });
+  }
+
+  /** The session a request names: 400 without the header, 404 when unknown or expired. */
+  #session(id: string | null): HttpSession {
+    if (!id) throw new HttpError(400, "Bad Request: Mcp-Session-Id header is required");
+    const session = this.sessions.get(id);
+    if (!session) throw new HttpError(404, "Not Found: no such session (it may have expired)");
+    this.sessions.touch(id, session);
+    return session;
+  }
+
+  /** A version header must name a supported version; without one the session's own version applies. */
+  #checkVersion(request: Request): void {
+    const version = request.headers.get(VERSION_HEADER);
+    if (version !== null && !this.#versions.has(version)) {
+      const supported = [...this.#versions].join(", ");
+      throw new HttpError(
+        400,
+        `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${supported})`,
+      );
+    }
+  }
+
+  #notAllowed(): Response {
+    const allow = this.options.stateless ? "POST" : "GET, POST, DELETE";
+    return errorResponse(405, TRANSPORT_ERROR, "Method Not Allowed", { allow });
+  }
+
+  #primes(version: string | undefined): boolean {
+    const option = this.options.primingEvents;
+    if (version === undefined) return option === true;
+    if (typeof option === "function") return option(version);
+    return option ?? version === this.#newest;
+  }
+}
+
+/** The server session an HttpSession serves, as far as the transport needs it. */
+interface ServedSession {
+  readonly initialized: boolean;
+  readonly session: { protocolVersion: string } | undefined;
+  close(): Promise<void>;
+}
+
+interface Missed {
+  streamId: string;
+  eventId: string;
+  message: JsonRpcMessage;
+}
+
+/**
+ * One MCP session's transport. `send` routes by request: a response or a message sent on behalf of a
+ * request goes to the stream of the POST that carried it; the rest to the standalone stream (GET).
+ * Streams keep their events in the event store, so a client that lost one resumes it with Last-Event-ID.
+ */
+class HttpSession implements Transport, Expirable {
+  lastActive = 0;
+  serverSession?: ServedSession;
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  /** Request id → the stream of the POST that carried it, until its response is sent. */
+  readonly #routes = new Map<RequestId, RequestStream>();
+  /** Request streams still waiting for a response, by stream id (for resumption). */
+  readonly #streams = new Map<string, RequestStream>();
+  /** Stream ids whose events may still be in the store, oldest first. */
+  readonly #stored = new Set<string>();
+  readonly #standalone: StandaloneStream;
+  #nextStream = 1;
+  /** While a POST's messages are handed over: responses no stream takes (id null, refused batches). */
+  #capture: JsonRpcMessage[] | undefined;
+  /** Events emitted while a replay runs, which the replayed snapshot may not hold. */
+  #replays = 0;
+  #missed: Missed[] = [];
+  #closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly stateful: boolean,
+    readonly env: SessionEnv,
+  ) {
+    this.#standalone = new StandaloneStream(`${id}/get`, this);
+    if (!stateful) return;
+    liveSessions.set(id, this);
+    this.remember(this.#standalone.id);
+  }
+
+  get headers(): Record<string, string> {
+    return this.stateful ? { [SESSION_HEADER]: this.id } : {};
+  }
+
+  get idle(): boolean {
+    return this.#streams.size === 0 && !this.#standalone.connected;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.serverSession?.session?.protocolVersion;
+  }
+
+  // Transport
+
+  async start(): Promise<void> {}
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (Array.isArray(message)) return this.#routeBatch(message);
+    return this.#route(message, options?.relatedRequestId);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (liveSessions.get(this.id) === this) liveSessions.delete(this.id);
+    for (const stream of this.#streams.values()) stream.abort();
+    this.#streams.clear();
+    this.#routes.clear();
+    this.#standalone.detach();
+    for (const streamId of this.#stored) this.forget(streamId);
+    this.env.closed(this);
+    this.onclose?.();
+  }
+
+  /** Closes the server session (and so this transport): DELETE, expiry, eviction. */
+  expire(): Promise<void> {
+    return this.serverSession ? this.serverSession.close() : this.close();
+  }
+
+  // HTTP
+
+  /** Hands a POST's messages to the server; the response streams what the server sends for its requests. */
+  async post(body: unknown, extra: MessageExtra): Promise<Response> {
+    const messages = Array.isArray(body) ? body : [body];
+    const ids = requestIds(messages);
+    if (ids.length === 0) return this.#accept(body, extra);
+    if (ids.some((id) => this.#routes.has(id)) || new Set(ids).size < ids.length) {
+      this.#endIfStateless();
+      return errorResponse(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
+    }
+    const stream = new RequestStream(`${this.id}/${this.#nextStream++}`, this, ids, Array.isArray(body));
+    this.#register(stream);
+    if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
+    const captured = this.#deliver(body, extra);
+    if (captured.length > 0) {
+      // The server refused the POST as a whole (a batch where batches are not allowed): no response follows.
+      this.#unregister(stream);
+      stream.abort();
+      this.#endIfStateless();
+      return jsonResponse(Array.isArray(body) ? captured : captured[0], this.headers, 400);
+    }
+    if (isInitialize(body)) stream.ended.then(() => this.#dropIfUninitialized());
+    return stream.response;
+  }
+
+  /** GET with Last-Event-ID: the events after it on their stream, then that stream live if it goes on. */
+  async resume(lastEventId: string): Promise<Response> {
+    const writer = this.#writer();
+    const replayed = new Set<string>();
+    this.#replays++;
+    let streamId: string | undefined;
+    try {
+      streamId = await this.env.store.replayAfter(lastEventId, async (id, message) => {
+        writer.event(JSON.stringify(message), { id });
+        replayed.add(id);
+      });
+    } catch (error) {
+      writer.close();
+      throw error;
+    } finally {
+      this.#replays--;
+    }
+    const missed = this.#takeMissed(streamId);
+    // Another session's event ids are as unknown here as ids never issued.
+    if (streamId === undefined || !streamId.startsWith(`${this.id}/`) || this.#closed) {
+      writer.close();
+      throw new HttpError(400, "Bad Request: unknown Last-Event-ID");
+    }
+    for (const m of missed)
+      if (!replayed.has(m.eventId)) writer.event(JSON.stringify(m.message), { id: m.eventId });
+    const target = streamId === this.#standalone.id ? this.#standalone : this.#streams.get(streamId);
+    if (target === this.#standalone) this.#standalone.resumed(writer);
+    else if (target) target.attach(writer);
+    else writer.close(); // that stream ended: the replay held all of it
+    return sseResponse(writer, this.headers);
+  }
+
+  openStandalone(): Response {
+    if (this.#standalone.connected) {
+      throw new HttpError(409, "Conflict: this session's GET stream is already open");
+    }
+    const writer = this.#writer();
+    this.#standalone.opened(writer);
+    return sseResponse(writer, this.headers);
+  }
+
+  /** Implements closeSseStream for the POST stream carrying `requestId`. */
+  closeStreamOf(requestId: RequestId): boolean {
+    return this.#routes.get(requestId)?.closeConnection() ?? false;
+  }
+
+  // For streams
+
+  /** A new SSE body, starting with the client's reconnection delay when one is configured. */
+  newWriter(): SseWriter {
+    return this.#writer();
+  }
+
+  /** The client's stream went away, or ended: the session may now be idle. */
+  streamIdle(): void {
+    this.env.touched(this);
+  }
+
+  /** A request stream got all its responses. */
+  streamEnded(stream: RequestStream, deliveredLive: boolean): void {
+    this.#unregister(stream);
+    if (deliveredLive) this.forget(stream.id);
+    this.#endIfStateless();
+    this.env.touched(this);
+  }
+
+  /** Events emitted while nothing could take them; kept only while a replay might have missed them. */
+  noteMissed(streamId: string, eventId: string, message: JsonRpcMessage): void {
+    if (this.#replays > 0) this.#missed.push({ streamId, eventId, message });
+  }
+
+  remember(streamId: string): void {
+    this.#stored.add(streamId);
+    if (this.#stored.size > MAX_STORED_STREAMS) this.forget(this.#stored.values().next().value!);
+  }
+
+  forget(streamId: string): void {
+    this.#stored.delete(streamId);
+    Promise.resolve(this.env.store.deleteStream?.(streamId)).catch(this.env.report);
+  }
+
+  // Internals
+
+  #route(message: JsonRpcMessage, related?: RequestId): Promise<void> {
+    const response = isResponse(message);
+    const key = response ? (message as JsonRpcResponse).id : related;
+    const stream = key === null || key === undefined ? undefined : this.#routes.get(key);
+    if (stream) {
+      if (response) this.#routes.delete(key!);
+      return stream.push([message]);
+    }
+    if (response) {
+      this.#capture?.push(message);
+      return Promise.resolve(); // its POST was refused or is gone: nobody waits for it
+    }
+    // No standalone stream in stateless mode; a message for a finished request goes to it otherwise.
+    return this.stateful ? this.#standalone.push([message]) : Promise.resolve();
+  }
+
+  /** A batch's responses travel together, id-null errors for its invalid members included. */
+  #routeBatch(responses: JsonRpcMessage[]): Promise<void> {
+    const ids = responses.map((r) => (r as JsonRpcResponse).id);
+    const stream = ids.map((id) => (id === null ? undefined : this.#routes.get(id))).find(Boolean);
+    if (!stream) return Promise.all(responses.map((r) => this.#route(r))).then(() => {});
+    for (const id of ids) if (id !== null && this.#routes.get(id) === stream) this.#routes.delete(id);
+    return stream.push(responses);
+  }
+
+  /** Notifications and responses only: 202, unless the server refused them outright. */
+  #accept(body: unknown, extra: MessageExtra): Response {
+    const captured = this.#deliver(body, extra);
+    this.#endIfStateless();
+    if (captured.length > 0) {
+      return jsonResponse(Array.isArray(body) ? captured : captured[0], this.headers, 400);
+    }
+    return new Response(null, { status: 202, headers: this.headers });
+  }
+
+  /** The connection answers refusals synchronously, so whatever no stream takes meanwhile is this POST's. */
+  #deliver(body: unknown, extra: MessageExtra): JsonRpcMessage[] {
+    for (const id of cancelledIds(body)) this.#cancelled(id);
+    const captured: JsonRpcMessage[] = [];
+    this.#capture = captured;
+    try {
+      this.onmessage?.(body, extra);
+    } finally {
+      this.#capture = undefined;
+    }
+    return captured;
+  }
+
+  /** A cancelled request gets no response: its stream stops waiting for one. */
+  #cancelled(id: RequestId): void {
+    const stream = this.#routes.get(id);
+    if (!stream) return;
+    this.#routes.delete(id);
+    stream.cancelled(id);
+  }
+
+  #register(stream: RequestStream): void {
+    for (const id of stream.ids) this.#routes.set(id, stream);
+    this.#streams.set(stream.id, stream);
+    this.remember(stream.id);
+  }
+
+  #unregister(stream: RequestStream): void {
+    for (const id of stream.ids) if (this.#routes.get(id) === stream) this.#routes.delete(id);
+    this.#streams.delete(stream.id);
+  }
+
+  #writer(): SseWriter {
+    const writer = new SseWriter(this.env.keepAliveMs);
+    if (this.env.retryMs !== undefined) writer.retry(this.env.retryMs);
+    return writer;
+  }
+
+  #takeMissed(streamId: string | undefined): Missed[] {
+    const mine = this.#missed.filter((m) => m.streamId === streamId);
+    if (this.#replays === 0) this.#missed = [];
+    return mine;
+  }
+
+  /** A stateless session serves one POST: it ends with it. */
+  #endIfStateless(): void {
+    if (!this.stateful && this.#streams.size === 0) this.expire().catch(this.env.report);
+  }
+
+  /** A failed initialize leaves no session behind. */
+  #dropIfUninitialized(): void {
+    if (this.serverSession && !this.serverSession.initialized) this.expire().catch(this.env.report);
+  }
+}
+
+/**
+ * An ordered stream of events: each message is stored (getting its event id), then written to the
+ * client's connection if one is attached. Sends are chained so ids and writes keep send order.
+ */
+class OutStream {
+  writer: SseWriter | undefined;
+  /** The client holds an event id of this stream, so it can resume it. */
+  primed = false;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    protected readonly session: HttpSession,
+  ) {}
+
+  get connected(): boolean {
+    return this.writer !== undefined && !this.writer.closed;
+  }
+
+  push(messages: JsonRpcMessage[]): Promise<void> {
+    return this.queue(async () => {
+      for (const message of messages) {
+        const eventId = await this.session.env.store.append(this.id, message);
+        this.emit(eventId, message);
+      }
+      this.pushed();
+      await this.writer?.ready();
+    });
+  }
+
+  /** After a send's messages are all emitted. */
+  protected pushed(): void {}
+
+  /** Runs `step` after everything queued before it; a failure fails only that step. */
+  protected queue(step: () => Promise<void>): Promise<void> {
+    const run = this.#chain.then(step);
+    this.#chain = run.catch(this.session.env.report);
+    return run;
+  }
+
+  protected emit(eventId: string, message: JsonRpcMessage): void {
+    if (this.connected) {
+      this.writer!.event(JSON.stringify(message), { id: eventId });
+      this.primed = true;
+    } else this.session.noteMissed(this.id, eventId, message);
+  }
+
+  /** Makes `writer` this stream's connection (a reconnecting client replaces the old one). */
+  attach(writer: SseWriter): void {
+    if (this.writer !== writer) this.writer?.close();
+    this.writer = writer;
+    this.primed = true;
+    this.session.remember(this.id);
+    writer.onclose = () => {
+      if (this.writer !== writer) return;
+      this.writer = undefined;
+      this.session.streamIdle();
+    };
+  }
+
+  detach(): void {
+    const writer = this.writer;
+    this.writer = undefined;
+    writer?.close();
+  }
+}
+
+/** Most standalone messages held for a GET stream not open yet (list changes, resource updates). */
+const MAX_UNDELIVERED = 100;
+
+/**
+ * The session's GET stream. What the server sends while no GET is open (say, between initialize and
+ * the client's GET) waits, a bounded number, for the next fresh GET; a resuming GET gets the replay instead.
+ */
+class StandaloneStream extends OutStream {
+  #undelivered: [string, JsonRpcMessage][] = [];
+
+  opened(writer: SseWriter): void {
+    this.attach(writer);
+    for (const [id, message] of this.#undelivered.splice(0)) this.emit(id, message);
+  }
+
+  resumed(writer: SseWriter): void {
+    this.#undelivered = [];
+    this.attach(writer);
+  }
+
+  protected override emit(eventId: string, message: JsonRpcMessage): void {
+    const connected = this.connected;
+    super.emit(eventId, message);
+    if (connected) return;
+    this.#undelivered.push([eventId, message]);
+    if (this.#undelivered.length > MAX_UNDELIVERED) this.#undelivered.shift();
+  }
+}
+
+/**
+ * The stream of one POST that carried requests: open until each of them has its response. With
+ * `jsonResponse` the HTTP response waits for the first message: JSON if the responses come alone,
+ * SSE as soon as anything else comes first.
+ */
+class RequestStream extends OutStream {
+  readonly response: Promise<Response>;
+  readonly ended: Promise<void>;
+  #respond!: (response: Response) => void;
+  #end!: () => void;
+  #decided = false;
+  #priming = false;
+  readonly #awaiting: Set<RequestId>;
+  readonly #buffer: [string, JsonRpcMessage][] = [];
+
+  constructor(
+    id: string,
+    session: HttpSession,
+    readonly ids: RequestId[],
+    private readonly batch: boolean,
+  ) {
+    super(id, session);
+    this.#awaiting = new Set(ids);
+    this.response = new Promise((resolve) => {
+      this.#respond = resolve;
+    });
+    this.ended = new Promise((resolve) => {
+      this.#end = resolve;
+    });
+  }
+
+  /** Answers with SSE now, opening with a priming event (an id, no data) when `prime`. */
+  startSse(prime: boolean): void {
+    const writer = this.#sse();
+    if (!prime) return;
+    this.#priming = true;
+    this.queue(async () => {
+      const eventId = await this.session.env.store.append(this.id, {} as PrimingEvent);
+      if (writer.event("", { id: eventId })) this.primed = true;
+    }).catch(() => {});
+  }
+
+  /**
+   * Ends the client's connection but not the stream (SSE polling), once the client can resume: it holds
+   * an event id, or the priming event that gives it one is queued (then the close is queued after it).
+   */
+  closeConnection(): boolean {
+    if (!this.connected || !(this.primed || this.#priming)) return false;
+    const writer = this.writer;
+    const close = () => {
+      if (this.writer !== writer || !this.primed) return;
+      this.detach();
+      this.session.streamIdle();
+    };
+    if (this.primed) close();
+    else this.queue(async () => close()).catch(() => {});
+    return true;
+  }
+
+  /** The client cancelled `id`: no response will come for it (after what is already queued). */
+  cancelled(id: RequestId): void {
+    this.queue(async () => {
+      if (this.#awaiting.delete(id)) this.pushed();
+    }).catch(() => {});
+  }
+
+  /** The session closed: whoever waits gets an end. */
+  abort(): void {
+    if (!this.#decided) {
+      this.#decided = true;
+      this.#respond(errorResponse(404, TRANSPORT_ERROR, "Not Found: the session closed"));
+    }
+    this.detach();
+    this.#end();
+  }
+
+  protected override emit(eventId: string, message: JsonRpcMessage): void {
+    const response = isResponse(message);
+    if (response) this.#awaiting.delete((message as JsonRpcResponse).id as RequestId);
+    if (this.#decided) super.emit(eventId, message);
+    else {
+      this.#buffer.push([eventId, message]);
+      if (!response) this.#flushAsSse();
+    }
+  }
+
+  protected override pushed(): void {
+    if (this.#awaiting.size > 0) return;
+    if (!this.#decided) this.#answerJson();
+    this.#finish();
+  }
+
+  #finish(): void {
+    const live = this.connected;
+    this.detach();
+    this.session.streamEnded(this, live);
+    this.#end();
+  }
+
+  #sse(): SseWriter {
+    this.#decided = true;
+    const writer = this.session.newWriter();
+    this.attach(writer);
+    this.primed = false; // a fresh POST stream: the client holds no id of it yet
+    if (!this.session.stateful) writer.onclose = () => void this.#clientGone(writer);
+    this.#respond(sseResponse(writer, this.session.headers));
+    return writer;
+  }
+
+  /** Stateless streams cannot be resumed: a client gone is a session over. */
+  #clientGone(writer: SseWriter): void {
+    if (this.writer === writer) {
+      this.writer = undefined;
+      this.session.expire().catch(this.session.env.report);
+    }
+  }
+
+  #flushAsSse(): void {
+    this.#sse();
+    for (const [id, message] of this.#buffer.splice(0)) super.emit(id, message);
+  }
+
+  #answerJson(): void {
+    this.#decided = true;
+    const responses = this.#buffer.splice(0).map(([, message]) => message);
+    // Every request was cancelled: there is nothing to answer with.
+    if (responses.length === 0)
+      this.#respond(new Response(null, { status: 202, headers: this.session.headers }));
+    else this.#respond(jsonResponse(this.batch ? responses : responses[0], this.session.headers));
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+const isResponse = (m: JsonRpcMessage): boolean => !("method" in m) && ("result" in m || "error" in m);
+
+const isRequestId = (v: unknown): v is RequestId =>
+  typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+
+/** Ids of the requests among a POST's messages (what the transport routes; the connection checks the rest). */
+function requestIds(messages: unknown[]): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const m of messages) {
+    if (isObject(m) && typeof m.method === "string" && isRequestId(m.id)) ids.push(m.id);
+  }
+  return ids;
+}
+
+/** The requests a POST's `notifications/cancelled` name. */
+function cancelledIds(body: unknown): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (!isObject(m) || m.method !== "notifications/cancelled" || !isObject(m.params)) continue;
+    if (isRequestId(m.params.requestId)) ids.push(m.params.requestId);
+  }
+  return ids;
+}
+
+const isInitialize = (body: unknown): boolean =>
+  isObject(body) && body.method === "initialize" && isRequestId(body.id);
+
+const containsInitialize = (body: unknown): boolean => Array.isArray(body) && body.some(isInitialize);

@@ -1,0 +1,365 @@
+/**
+ * The official MCP conformance suite against this repository's everything-server and everything-client.
+ *
+ *   tsx --conditions=mcp-codegen-source test/conformance/run.ts [--only server|client] [--verbose]
+ *
+ * Starts examples/everything-server on a free 127.0.0.1 port, runs every active server scenario of
+ * `--spec-version 2025-06-18` and `2025-11-25` against it (and the pending ones it implements), stops it,
+ * then runs the client scenarios with examples/everything-client as the client. Prints one row per
+ * scenario and version and exits 1 when any failed (a scenario fails on any FAILURE check; a client
+ * scenario also on warnings or a bad exit, as the suite itself judges). Every run is bounded; full output
+ * and checks.json files stay in test/.tmp/conformance/.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+// Relative to REPO, the working directory of every child: `conformance client --command` splits the
+// command on spaces, so the command must not contain the (possibly spaced) absolute path.
+const TSX = "node_modules/.bin/tsx";
+const CONFORMANCE = "node_modules/.bin/conformance";
+const SERVER_MAIN = "examples/everything-server/main.ts";
+const CLIENT_COMMAND = `${TSX} --conditions=mcp-codegen-source examples/everything-client/main.ts`;
+
+const SERVER_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
+/**
+ * Server scenarios the suite keeps out of its active set ("pending" until the official SDK's server
+ * passes them) but that the everything-server implements: run one by one, at the version they need.
+ */
+const PENDING_SERVER_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: string]> = [
+  ["json-schema-2020-12", "2025-11-25"],
+  ["server-sse-polling", "2025-11-25"],
+];
+const CLIENT_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: string]> = [
+  ["initialize", "2025-06-18"],
+  ["initialize", "2025-11-25"],
+  ["tools_call", "2025-06-18"],
+  ["tools_call", "2025-11-25"],
+  ["elicitation-sep1034-client-defaults", "2025-11-25"],
+  ["sse-retry", "2025-11-25"],
+];
+
+const SERVER_START_MS = 30_000;
+const SCENARIO_TIMEOUT_MS = 30_000;
+/** A whole server suite: ~35 scenarios, most well under a second, each bounded by the suite's timeout. */
+const SERVER_SUITE_MS = 10 * 60_000;
+const CLIENT_SCENARIO_MS = 90_000;
+
+interface Row {
+  scenario: string;
+  version: string;
+  side: "server" | "client";
+  ok: boolean;
+  passed: number;
+  failed: number;
+  warnings: number;
+  note?: string;
+}
+
+interface Check {
+  id: string;
+  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED";
+  errorMessage?: string;
+}
+
+const { values: options } = parseArgs({
+  options: {
+    only: { type: "string" },
+    verbose: { type: "boolean", default: false },
+  },
+});
+if (options.only !== undefined && options.only !== "server" && options.only !== "client") {
+  process.stderr.write("usage: run.ts [--only server|client] [--verbose]\n");
+  process.exit(2);
+}
+
+const OUT = join(REPO, "test/.tmp/conformance", new Date().toISOString().replace(/[:.]/g, "-"));
+mkdirSync(OUT, { recursive: true });
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Children that must not outlive this script, each the leader of its own process group. */
+const children = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    for (const child of children) killGroup(child, "SIGKILL");
+    process.exit(130);
+  });
+}
+
+interface Run {
+  code: number | null;
+  timedOut: boolean;
+  output: string;
+}
+
+/** Runs a command from REPO with a time limit, teeing its output to `logFile` (and to the terminal with --verbose). */
+function run(command: string, args: string[], timeoutMs: number, logFile: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: REPO, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    children.add(child);
+    const log = createWriteStream(logFile);
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      log.write(chunk);
+      if (options.verbose) process.stderr.write(chunk);
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+      setTimeout(() => killGroup(child, "SIGKILL"), 2000).unref();
+    }, timeoutMs);
+    const finish = (code: number | null) => {
+      clearTimeout(timer);
+      children.delete(child);
+      log.end();
+      resolve({ code, timedOut, output });
+    };
+    child.once("error", (error) => {
+      output += `\n${error.message}`;
+      finish(null);
+    });
+    child.once("close", (code) => finish(code));
+  });
+}
+
+interface StartedServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the everything-server on a free port; resolves with its URL once it prints "listening on <url>". */
+function startServer(): Promise<StartedServer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      TSX,
+      ["--conditions=mcp-codegen-source", SERVER_MAIN, "--port", "0", "--host", "127.0.0.1"],
+      {
+        cwd: REPO,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    children.add(child);
+    const log = createWriteStream(join(OUT, "everything-server.log"));
+    let output = "";
+    const exited = new Promise<void>((done) => child.once("close", () => done()));
+    const stop = async () => {
+      killGroup(child);
+      const killer = setTimeout(() => killGroup(child, "SIGKILL"), 3000);
+      await exited;
+      clearTimeout(killer);
+      children.delete(child);
+      log.end();
+    };
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`the everything-server did not start within ${SERVER_START_MS} ms:\n${output}`));
+    }, SERVER_START_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      log.write(chunk);
+      if (options.verbose) process.stderr.write(chunk);
+      const url = /listening on (https?:\/\/\S+)/.exec(output)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ url, stop });
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the everything-server exited before listening:\n${output.trim()}`));
+    });
+  });
+}
+
+function tally(checks: Check[]) {
+  const count = (status: Check["status"]) => checks.filter((c) => c.status === status).length;
+  const failures = checks.filter((c) => c.status === "FAILURE");
+  return {
+    passed: count("SUCCESS"),
+    failed: failures.length,
+    warnings: count("WARNING"),
+    firstFailure: failures[0] && `${failures[0].id}: ${failures[0].errorMessage ?? "failed"}`,
+  };
+}
+
+/** checks.json of each scenario the suite wrote under `dir` (folders `<prefix><scenario>-<timestamp>`). */
+function resultsIn(dir: string, prefix: string): Map<string, Check[]> {
+  const results = new Map<string, Check[]>();
+  if (!existsSync(dir)) return results;
+  for (const entry of readdirSync(dir)) {
+    const file = join(dir, entry, "checks.json");
+    const scenario = /^(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry)?.[1];
+    if (!scenario?.startsWith(prefix) || !existsSync(file)) continue;
+    results.set(scenario.slice(prefix.length), JSON.parse(readFileSync(file, "utf8")) as Check[]);
+  }
+  return results;
+}
+
+/** The active server suite at `version`, or only `scenario`. */
+async function serverSuite(url: string, version: string, scenario?: string): Promise<Row[]> {
+  const name = scenario ? `server-${scenario}-${version}` : `server-${version}`;
+  const dir = join(OUT, name);
+  say(
+    `conformance server ${scenario ? `--scenario ${scenario} ` : ""}--spec-version ${version} against ${url} …`,
+  );
+  const result = await run(
+    CONFORMANCE,
+    [
+      "server",
+      "--url",
+      url,
+      ...(scenario ? ["--scenario", scenario] : []),
+      "--spec-version",
+      version,
+      "--timeout",
+      String(SCENARIO_TIMEOUT_MS),
+      "-o",
+      dir,
+    ],
+    SERVER_SUITE_MS,
+    join(OUT, `${name}.log`),
+  );
+  const ran = scenario
+    ? [scenario]
+    : [...result.output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((m) => m[1]!);
+  const results = resultsIn(dir, "server-");
+  const rows = ran.map((scenario): Row => {
+    const checks = results.get(scenario);
+    if (!checks)
+      return {
+        scenario,
+        version,
+        side: "server",
+        ok: false,
+        passed: 0,
+        failed: 1,
+        warnings: 0,
+        note: "no results",
+      };
+    const t = tally(checks);
+    return { scenario, version, side: "server", ok: t.failed === 0, ...t, note: t.firstFailure };
+  });
+  if (result.timedOut || rows.length === 0 || (result.code !== 0 && rows.every((r) => r.ok))) {
+    const why = result.timedOut ? `timed out after ${SERVER_SUITE_MS} ms` : `exit code ${result.code}`;
+    rows.push({
+      scenario: scenario ?? "(suite)",
+      version,
+      side: "server",
+      ok: false,
+      passed: 0,
+      failed: 1,
+      warnings: 0,
+      note: why,
+    });
+  }
+  return rows;
+}
+
+async function clientScenario(scenario: string, version: string): Promise<Row> {
+  const name = `client-${scenario}-${version}`;
+  const dir = join(OUT, name);
+  say(`conformance client --scenario ${scenario} --spec-version ${version} …`);
+  const result = await run(
+    CONFORMANCE,
+    [
+      "client",
+      "--command",
+      CLIENT_COMMAND,
+      "--scenario",
+      scenario,
+      "--spec-version",
+      version,
+      "--timeout",
+      String(SCENARIO_TIMEOUT_MS),
+      "-o",
+      dir,
+    ],
+    CLIENT_SCENARIO_MS,
+    join(OUT, `${name}.log`),
+  );
+  const checks = [...resultsIn(dir, "").values()][0] ?? [];
+  const t = tally(checks);
+  const note = result.timedOut
+    ? `timed out after ${CLIENT_SCENARIO_MS} ms`
+    : (t.firstFailure ??
+      (/CLIENT (EXITED WITH ERROR \(code \d+\)|TIMED OUT)/.exec(result.output)?.[0]?.toLowerCase() ||
+        (t.warnings > 0 ? "warnings fail a client scenario" : undefined)));
+  return { scenario, version, side: "client", ok: result.code === 0 && !result.timedOut, ...t, note };
+}
+
+function table(rows: Row[]): string {
+  const header = ["side", "scenario", "version", "result", "checks (pass/fail/warn)", "note"];
+  const cells = rows.map((r) => [
+    r.side,
+    r.scenario,
+    r.version,
+    r.ok ? "pass" : "FAIL",
+    `${r.passed}/${r.failed}/${r.warnings}`,
+    (r.note ?? "").replace(/\s+/g, " ").slice(0, 110),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+}
+
+const rows: Row[] = [];
+if (options.only !== "client") {
+  let server: StartedServer | undefined;
+  try {
+    server = await startServer();
+    say(`everything-server listening on ${server.url}`);
+    for (const version of SERVER_VERSIONS) rows.push(...(await serverSuite(server.url, version)));
+    for (const [scenario, version] of PENDING_SERVER_SCENARIOS)
+      rows.push(...(await serverSuite(server.url, version, scenario)));
+  } catch (error) {
+    const note = (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 3).join(" ");
+    rows.push({
+      scenario: "(start server)",
+      version: "-",
+      side: "server",
+      ok: false,
+      passed: 0,
+      failed: 1,
+      warnings: 0,
+      note,
+    });
+  } finally {
+    await server?.stop();
+  }
+}
+if (options.only !== "server") {
+  for (const [scenario, version] of CLIENT_SCENARIOS) rows.push(await clientScenario(scenario, version));
+}
+
+const failed = rows.filter((r) => !r.ok);
+say(`\n${table(rows)}\n`);
+say(`${rows.length - failed.length} passed, ${failed.length} failed. Logs and checks.json: ${OUT}`);
+process.exit(failed.length > 0 ? 1 : 0);

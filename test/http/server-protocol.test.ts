@@ -1,0 +1,507 @@
+/**
+ * Streamable HTTP by its wire rules, calling the web-standard handler with Request objects (no sockets):
+ * status codes and bodies for every refusal, sessions and their expiry, JSON or SSE answers, batches,
+ * the standalone GET stream, resumption with Last-Event-ID, authentication.
+ */
+import { describe, expect, it } from "vitest";
+import { createServer } from "../../generated/2025-11-25/index.js";
+import { InMemoryEventStore } from "../../runtime/transports/event-store.js";
+import {
+  createStreamableHttpHandler,
+  HttpError,
+  type McpHttpHandler,
+  type StreamableHttpOptions,
+} from "../../runtime/transports/streamable-http.js";
+import { featureServer } from "../fixtures/http/feature-server.js";
+import { initializeBody, messagesOf, POST_HEADERS, readSse } from "../fixtures/http/helpers.js";
+
+const URL_ = "http://127.0.0.1:3999/mcp";
+
+async function setup(options: StreamableHttpOptions = {}) {
+  const server = await featureServer();
+  const handler = createStreamableHttpHandler(server, options);
+  return { server, handler };
+}
+
+function post(handler: McpHttpHandler, body: unknown, headers: Record<string, string> = {}) {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  return handler(new Request(URL_, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body: text }));
+}
+
+/** Initializes a session; resolves to its id and the headers later requests carry. */
+async function open(handler: McpHttpHandler, protocolVersion = "2025-11-25") {
+  const response = await post(handler, initializeBody(protocolVersion));
+  expect(response.status).toBe(200);
+  const id = response.headers.get("mcp-session-id")!;
+  await response.body?.cancel();
+  const headers = { "mcp-session-id": id, "mcp-protocol-version": protocolVersion };
+  expect((await post(handler, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)).status).toBe(
+    202,
+  );
+  return { id, headers };
+}
+
+/** The JSON-RPC messages a POST's answer carries, whether JSON or SSE. */
+async function answer(response: Response) {
+  if (response.headers.get("content-type") === "application/json") {
+    const body = (await response.json()) as unknown;
+    return Array.isArray(body) ? body : [body];
+  }
+  return messagesOf((await readSse(response.body!)).events);
+}
+
+const call = (id: number, name: string, args: Record<string, unknown> = {}, meta?: object) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+});
+
+async function expectError(response: Response, status: number, code: number) {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as {
+    jsonrpc: string;
+    id: unknown;
+    error: { code: number; message: string };
+  };
+  expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code } });
+  expect(JSON.stringify(body)).not.toMatch(/\bat .*\.(ts|js):\d+/); // no stack frames
+  return body.error.message;
+}
+
+describe("POST", () => {
+  it("initialize answers on SSE with an Mcp-Session-Id", async () => {
+    const { handler } = await setup();
+    const response = await post(handler, initializeBody());
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(response.headers.get("mcp-session-id")).toMatch(/^[\x21-\x7e]{32,}$/);
+    const [result] = await answer(response);
+    expect(result).toMatchObject({ id: 0, result: { protocolVersion: "2025-11-25" } });
+    expect(handler.sessionCount).toBe(1);
+  });
+
+  it("a failed initialize leaves no session", async () => {
+    const { handler, server } = await setup();
+    const response = await post(handler, { jsonrpc: "2.0", id: 1, method: "initialize", params: {} });
+    expect((await answer(response))[0]).toMatchObject({ id: 1, error: { code: -32602 } });
+    await expect.poll(() => handler.sessionCount).toBe(0);
+    await expect.poll(() => server.sessions.size).toBe(0);
+  });
+
+  it("notifications and responses → 202 without a body", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    const response = await post(
+      handler,
+      { jsonrpc: "2.0", method: "notifications/roots/list_changed" },
+      headers,
+    );
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe("");
+  });
+
+  it("refuses: no session id 400, unknown 404, content type 415, Accept 406, version 400", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
+    await expectError(await post(handler, ping), 400, -32600);
+    await expectError(await post(handler, ping, { "mcp-session-id": "nope" }), 404, -32000);
+    await expectError(await post(handler, ping, { ...headers, "content-type": "text/plain" }), 415, -32000);
+    await expectError(await post(handler, ping, { ...headers, accept: "application/json" }), 406, -32000);
+    await expectError(await post(handler, ping, { ...headers, accept: "text/event-stream" }), 406, -32000);
+    const message = await expectError(
+      await post(handler, ping, { ...headers, "mcp-protocol-version": "1999-01-01" }),
+      400,
+      -32600,
+    );
+    expect(message).toContain("1999-01-01");
+    // Any supported version passes, and so does none (the session's own applies).
+    const older = await post(handler, ping, { ...headers, "mcp-protocol-version": "2025-06-18" });
+    expect((await answer(older))[0]).toEqual({ jsonrpc: "2.0", id: 9, result: {} });
+    const { "mcp-protocol-version": _, ...noVersion } = headers;
+    expect((await answer(await post(handler, ping, noVersion)))[0]).toMatchObject({ id: 9, result: {} });
+  });
+
+  it("malformed JSON and invalid UTF-8 → 400 with a -32700 body", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    await expectError(await post(handler, '{"jsonrpc":"2.0",', headers), 400, -32700);
+    const bytes = new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]);
+    const invalid = await handler(
+      new Request(URL_, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body: bytes }),
+    );
+    await expectError(invalid, 400, -32700);
+  });
+
+  it("oversize bodies → 413, declared or streamed, never read past the limit", async () => {
+    const { handler } = await setup({ maxBodyBytes: 1024 });
+    const { headers } = await open(handler);
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/x",
+      params: { pad: "x".repeat(4096) },
+    });
+    await expectError(await post(handler, big, headers), 413, -32000);
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(512).fill(0x20));
+        if (pulled > 1000) controller.close();
+      },
+    });
+    const streamed = await handler(
+      new Request(URL_, {
+        method: "POST",
+        headers: { ...POST_HEADERS, ...headers },
+        body: endless,
+        duplex: "half",
+      } as RequestInit),
+    );
+    await expectError(streamed, 413, -32000);
+    expect(pulled).toBeLessThan(10);
+  });
+
+  it("answers a tool call on SSE: progress, then the response, then the stream ends", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    const response = await post(handler, call(1, "progress", { steps: 2 }, { progressToken: "p" }), headers);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(response.headers.get("mcp-session-id")).toBe(headers["mcp-session-id"]);
+    const read = await readSse(response.body!);
+    expect(read.ended).toBe(true);
+    // The newest version primes the stream: an event id before any message.
+    expect(read.events[0]).toMatchObject({ data: "" });
+    expect(read.events[0]!.id).toBeTruthy();
+    const messages = messagesOf(read.events);
+    expect(messages.map((m) => m.method ?? m.id)).toEqual([
+      "notifications/progress",
+      "notifications/progress",
+      1,
+    ]);
+    expect(new Set(read.events.map((e) => e.id)).size).toBe(read.events.length);
+  });
+
+  it("an older version's stream is not primed (empty data trips its clients)", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler, "2025-06-18");
+    const read = await readSse((await post(handler, call(1, "echo", { text: "a" }), headers)).body!);
+    expect(read.events.map((e) => e.data === "")).toEqual([false]);
+  });
+
+  it("jsonResponse: JSON when only the response comes, SSE when anything comes first", async () => {
+    const { handler } = await setup({ jsonResponse: true });
+    const { headers } = await open(handler);
+    const plain = await post(handler, call(1, "echo", { text: "j" }), headers);
+    expect(plain.headers.get("content-type")).toBe("application/json");
+    expect(await plain.json()).toMatchObject({ id: 1, result: { content: [{ text: "j" }] } });
+    const streamed = await post(handler, call(2, "progress", { steps: 1 }, { progressToken: 7 }), headers);
+    expect(streamed.headers.get("content-type")).toBe("text/event-stream");
+    expect((await answer(streamed)).map((m) => m.method ?? m.id)).toEqual(["notifications/progress", 2]);
+  });
+
+  it("batches: refused where the version has none, answered together where it has", async () => {
+    const { handler } = await setup({ jsonResponse: true });
+    const batch = [call(1, "echo", { text: "a" }), { jsonrpc: "2.0", id: 2, method: "ping" }];
+    const current = await open(handler);
+    const refused = await post(handler, batch, current.headers);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject([{ id: null, error: { code: -32600 } }]);
+    const old = await open(handler, "2025-03-26");
+    const answered = await post(handler, batch, old.headers);
+    expect(await answered.json()).toMatchObject([{ id: 1 }, { id: 2, result: {} }]);
+    await expectError(await post(handler, [], old.headers), 400, -32600);
+    await expectError(await post(handler, [initializeBody(), initializeBody("2025-11-25", 2)]), 400, -32600);
+  });
+
+  it("a request id still in flight cannot be reused (400)", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    const slow = await post(handler, call(5, "slow"), headers);
+    await expectError(await post(handler, call(5, "echo"), headers), 400, -32600);
+    await post(
+      handler,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } },
+      headers,
+    );
+    await slow.body?.cancel();
+  });
+});
+
+describe("GET and DELETE", () => {
+  it("one standalone stream per session (409 for another), 406 without event-stream", async () => {
+    const { handler } = await setup({ keepAliveMs: 10 });
+    const { headers } = await open(handler);
+    const get = () => handler(new Request(URL_, { headers: { ...headers, accept: "text/event-stream" } }));
+    const first = await get();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("text/event-stream");
+    await expectError(await get(), 409, -32000);
+    await expectError(
+      await handler(new Request(URL_, { headers: { ...headers, accept: "application/json" } })),
+      406,
+      -32000,
+    );
+    // Keep-alive comments flow, and a list change arrives on it.
+    const reading = readSse(first.body!, (e) => e.data.includes("list_changed"), 5000);
+    await answer(await post(handler, call(1, "notify"), headers));
+    const read = await reading;
+    expect(messagesOf(read.events)).toEqual([
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: {} },
+    ]);
+    // Once the client drops it, it may open it again.
+    expect((await get()).status).toBe(200);
+  });
+
+  it("what the server sends before the GET stream opens waits for it", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    await answer(await post(handler, call(1, "notify"), headers));
+    const get = await handler(new Request(URL_, { headers: { ...headers, accept: "text/event-stream" } }));
+    const read = await readSse(get.body!, () => true, 5000);
+    expect(messagesOf(read.events)[0]).toMatchObject({ method: "notifications/tools/list_changed" });
+  });
+
+  it("DELETE ends the session (204); then 404", async () => {
+    const { handler, server } = await setup();
+    const { headers } = await open(handler);
+    expect(server.sessions.size).toBe(1);
+    const deleted = await handler(new Request(URL_, { method: "DELETE", headers }));
+    expect(deleted.status).toBe(204);
+    expect(handler.sessionCount).toBe(0);
+    expect(server.sessions.size).toBe(0);
+    await expectError(await post(handler, { jsonrpc: "2.0", id: 1, method: "ping" }, headers), 404, -32000);
+    await expectError(await handler(new Request(URL_, { method: "DELETE", headers })), 404, -32000);
+  });
+
+  it("other methods → 405 with Allow; stateless: GET and DELETE → 405 Allow: POST", async () => {
+    const { handler } = await setup();
+    const put = await handler(new Request(URL_, { method: "PUT", body: "{}" }));
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
+    const stateless = (await setup({ stateless: true })).handler;
+    for (const method of ["GET", "DELETE"]) {
+      const r = await stateless(new Request(URL_, { method, headers: { accept: "text/event-stream" } }));
+      expect(r.status).toBe(405);
+      expect(r.headers.get("allow")).toBe("POST");
+    }
+  });
+});
+
+describe("stateless", () => {
+  it("serves a POST at the header's version, 400 for an unsupported one, keeps nothing", async () => {
+    const { handler, server } = await setup({ stateless: true, jsonResponse: true });
+    const r = await post(handler, call(1, "whoami"), { "mcp-protocol-version": "2025-06-18" });
+    expect(r.headers.get("mcp-session-id")).toBeNull();
+    expect((await answer(r)).at(-1)).toMatchObject({
+      result: { content: [{ text: "2025-06-18 unknown undefined" }] },
+    });
+    const batch = [call(1, "echo", { text: "a" }), call(2, "echo", { text: "b" })];
+    const old = await post(handler, batch, { "mcp-protocol-version": "2025-03-26" });
+    expect(await old.json()).toMatchObject([{ id: 1 }, { id: 2 }]);
+    await expectError(await post(handler, call(1, "echo"), { "mcp-protocol-version": "0.1" }), 400, -32600);
+    await expect.poll(() => server.sessions.size).toBe(0);
+    expect(handler.sessionCount).toBe(0);
+  });
+});
+
+describe("resumability", () => {
+  it("a handler closes its stream (SSE polling); GET with Last-Event-ID brings the rest", async () => {
+    const { handler } = await setup({ retryMs: 25 });
+    const { headers } = await open(handler);
+    await post(
+      handler,
+      { jsonrpc: "2.0", id: 0, method: "logging/setLevel", params: { level: "info" } },
+      headers,
+    );
+    const first = await readSse((await post(handler, call(1, "reconnect", { ms: 50 }), headers)).body!);
+    // As the conformance scenario server-sse-polling checks: retry, a priming event first, then an
+    // end without the response.
+    expect(first.retry).toBe(25);
+    expect(first.ended).toBe(true);
+    expect(first.events).toHaveLength(1);
+    expect(first.events[0]).toMatchObject({ data: "" });
+    const resumed = await handler(
+      new Request(URL_, {
+        headers: { ...headers, accept: "text/event-stream", "last-event-id": first.events[0]!.id! },
+      }),
+    );
+    expect(resumed.status).toBe(200);
+    const rest = await readSse(resumed.body!);
+    expect(rest.ended).toBe(true);
+    expect(messagesOf(rest.events)).toMatchObject([
+      { method: "notifications/message", params: { data: "after the stream closed" } },
+      { id: 1, result: { content: [{ text: "reconnected (closed: true)" }] } },
+    ]);
+  });
+
+  it("a client that drops a POST stream resumes it; the request was not cancelled", async () => {
+    const { handler } = await setup();
+    const { headers } = await open(handler);
+    const response = await post(handler, call(1, "progress", { steps: 3 }, { progressToken: "t" }), headers);
+    const start = await readSse(response.body!, (e) => e.data.includes("progress"));
+    const last = start.events.at(-1)!.id!;
+    const resumed = await handler(
+      new Request(URL_, { headers: { ...headers, accept: "text/event-stream", "last-event-id": last } }),
+    );
+    const rest = messagesOf((await readSse(resumed.body!)).events);
+    expect(rest.at(-1)).toMatchObject({ id: 1, result: { content: [{ text: "done in 3 steps" }] } });
+    expect(rest.filter((m) => m.method === "notifications/progress")).toHaveLength(2);
+  });
+
+  it("unknown or foreign Last-Event-IDs → 400", async () => {
+    const { handler } = await setup();
+    const a = await open(handler);
+    const b = await open(handler);
+    const streamOfA = await readSse((await post(handler, call(1, "echo"), a.headers)).body!);
+    const get = (headers: Record<string, string>, last: string) =>
+      handler(
+        new Request(URL_, { headers: { ...headers, accept: "text/event-stream", "last-event-id": last } }),
+      );
+    await expectError(await get(b.headers, streamOfA.events[0]!.id!), 400, -32600);
+    await expectError(await get(a.headers, "garbage"), 400, -32600);
+  });
+
+  it("InMemoryEventStore: ids per stream, replay after an id, bounded events and streams", async () => {
+    const store = new InMemoryEventStore({ maxEventsPerStream: 3, maxStreams: 2 });
+    const m = (n: number) => ({ jsonrpc: "2.0" as const, method: "n", params: { n } });
+    const ids = [];
+    for (let n = 0; n < 5; n++) ids.push(await store.append("s", m(n)));
+    await store.append("t", {});
+    const replay = async (id: string) => {
+      const seen: unknown[] = [];
+      const stream = await store.replayAfter(id, async (_id, message) => void seen.push(message));
+      return { stream, seen };
+    };
+    // Events 0 and 1 fell out: replay from the oldest kept one. The priming event {} is never sent.
+    expect(await replay(ids[0]!)).toEqual({ stream: "s", seen: [m(2), m(3), m(4)] });
+    expect(await replay(ids[3]!)).toEqual({ stream: "s", seen: [m(4)] });
+    expect(await replay("t#0")).toEqual({ stream: "t", seen: [] });
+    expect((await replay("s#99")).stream).toBeUndefined();
+    await store.append("u", m(9)); // a third stream: "s", the least recently written, goes
+    expect((await replay(ids[3]!)).stream).toBeUndefined();
+    expect(store.streamCount).toBe(2);
+  });
+});
+
+describe("sessions", () => {
+  it("1,000 sessions created and abandoned are freed by the idle TTL", async () => {
+    let now = 0;
+    const { handler, server } = await setup({ now: () => now, sessionIdleTtlMs: 60_000 });
+    for (let i = 0; i < 1000; i++) {
+      const r = await post(handler, initializeBody());
+      await r.body?.cancel();
+    }
+    expect(handler.sessionCount).toBe(1000);
+    expect(server.sessions.size).toBe(1000);
+    now = 30_000;
+    handler.sweep();
+    expect(handler.sessionCount).toBe(1000); // not yet expired
+    now = 60_001;
+    handler.sweep();
+    expect(handler.sessionCount).toBe(0);
+    await expect.poll(() => server.sessions.size).toBe(0);
+  });
+
+  it("a session in use is not expired; its idle time counts from its last use", async () => {
+    let now = 0;
+    const { handler } = await setup({ now: () => now, sessionIdleTtlMs: 1000 });
+    const { headers } = await open(handler);
+    const slow = await post(handler, call(1, "slow"), headers);
+    now = 5000;
+    handler.sweep();
+    expect(handler.sessionCount).toBe(1); // a request in flight
+    await post(
+      handler,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+      headers,
+    );
+    await slow.body?.cancel();
+    now = 5500;
+    handler.sweep();
+    expect(handler.sessionCount).toBe(1);
+    now = 6600;
+    handler.sweep();
+    expect(handler.sessionCount).toBe(0);
+  });
+
+  it("maxSessions: the least recently used idle session is evicted, 503 when none is idle", async () => {
+    const { handler } = await setup({ maxSessions: 2 });
+    const a = await open(handler);
+    const b = await open(handler);
+    const c = await open(handler); // evicts a
+    await expectError(await post(handler, { jsonrpc: "2.0", id: 1, method: "ping" }, a.headers), 404, -32000);
+    for (const s of [b, c]) {
+      const get = await handler(
+        new Request(URL_, { headers: { ...s.headers, accept: "text/event-stream" } }),
+      );
+      expect(get.status).toBe(200); // an open GET stream: not idle
+    }
+    await expectError(await post(handler, initializeBody()), 503, -32000);
+    await handler.close();
+    await expectError(await post(handler, initializeBody()), 503, -32000);
+  });
+});
+
+describe("Host, Origin and authentication", () => {
+  it("Host outside allowedHosts → 403; a bare host name allows any port", async () => {
+    const { handler } = await setup({ allowedHosts: ["127.0.0.1:3999", "localhost"] });
+    const withHost = (host: string) => post(handler, initializeBody(), { host });
+    expect((await withHost("127.0.0.1:3999")).status).toBe(200);
+    expect((await withHost("localhost:1234")).status).toBe(200);
+    await expectError(await withHost("evil.example:3999"), 403, -32000);
+    await expectError(await withHost("127.0.0.1:4000"), 403, -32000);
+    await expectError(await post(handler, initializeBody()), 403, -32000); // no Host at all
+  });
+
+  it("Origin: allowlisted or same-origin passes, anything else → 403", async () => {
+    const listed = (await setup({ allowedOrigins: ["https://app.example"] })).handler;
+    expect((await post(listed, initializeBody(), { origin: "https://app.example" })).status).toBe(200);
+    await expectError(await post(listed, initializeBody(), { origin: "https://evil.example" }), 403, -32000);
+    const plain = (await setup()).handler;
+    const host = { host: "127.0.0.1:3999" };
+    expect((await post(plain, initializeBody(), { ...host, origin: "http://127.0.0.1:3999" })).status).toBe(
+      200,
+    );
+    expect((await post(plain, initializeBody(), host)).status).toBe(200); // no Origin: not a browser
+    await expectError(
+      await post(plain, initializeBody(), { ...host, origin: "http://evil.example" }),
+      403,
+      -32000,
+    );
+    await expectError(await post(plain, initializeBody(), { ...host, origin: "null" }), 403, -32000);
+  });
+
+  it("authenticate: its result is ctx.auth; HttpError refuses with its headers; other throws → bare 500", async () => {
+    const errors: unknown[] = [];
+    const server = createServer({
+      info: { name: "auth", version: "1" },
+      handlers: {
+        callTool: (_params, ctx) => ({ content: [{ type: "text", text: JSON.stringify(ctx.auth) }] }),
+      },
+      onError: (e) => errors.push(e),
+    });
+    const handler = createStreamableHttpHandler(server, {
+      jsonResponse: true,
+      authenticate: (request) => {
+        const token = request.headers.get("authorization");
+        if (token === "Bearer crash") throw new Error("database down at /srv/secret.ts:42");
+        if (token !== "Bearer good")
+          throw new HttpError(401, "Unauthorized", { "www-authenticate": "Bearer" });
+        return { user: "ada" };
+      },
+    });
+    const refused = await post(handler, initializeBody());
+    await expectError(refused.clone(), 401, -32000);
+    expect(refused.headers.get("www-authenticate")).toBe("Bearer");
+    const crashed = await post(handler, initializeBody(), { authorization: "Bearer crash" });
+    expect(await expectError(crashed, 500, -32603)).toBe("Internal error");
+    expect(errors).toHaveLength(1);
+    const auth = { authorization: "Bearer good" };
+    const init = await post(handler, initializeBody(), auth);
+    const headers = { ...auth, "mcp-session-id": init.headers.get("mcp-session-id")! };
+    await post(handler, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
+    const result = await post(handler, call(1, "x"), headers);
+    expect(await result.json()).toMatchObject({ result: { content: [{ text: '{"user":"ada"}' }] } });
+  });
+});
