@@ -3,12 +3,12 @@
  * (temp file in the same folder, then rename) and the drift check.
  */
 
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { createFromBuffer, type Formatter } from "@dprint/formatter";
 import { getPath } from "@dprint/typescript";
+import { writeFileAtomic } from "../schema/fs.js";
 import type { ProtocolModel } from "./model.js";
 
 let formatter: Formatter | undefined;
@@ -33,18 +33,7 @@ export function header(
 
 export const withHeader = (text: string, model: ProtocolModel): string => `${header(model)}\n${text}`;
 
-/** Writes a file so that readers see the old bytes or the new ones, never a torn file. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(tmp, text);
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
+export { writeFileAtomic } from "../schema/fs.js";
 
 export type Drift = { path: string; reason: "differs" | "missing" | "unexpected" };
 

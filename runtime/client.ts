@@ -22,7 +22,7 @@ import type {
 } from "./server.js";
 import { isStub, RUNTIME_METHODS } from "./server.js";
 import type { Transport } from "./transports/transport.js";
-import { validationError } from "./validate.js";
+import { checkPeerResult, validationError } from "./validate.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
@@ -170,14 +170,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       );
     }
     const result = await connection.request(method, params as Record<string, unknown> | undefined, options);
-    const checked = entry.result.safeParse(result);
-    if (!checked.success)
-      throw validationError(
-        ErrorCode.InvalidParams,
-        `invalid ${method} result from the server`,
-        checked.error,
-      );
-    return checked.data as NonNullable<Out[M]["result"]>;
+    return checkPeerResult(entry.result, method, result, "server") as NonNullable<Out[M]["result"]>;
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {

@@ -23,7 +23,7 @@ import { negotiateVersion } from "./lifecycle/negotiate.js";
 import { isLogLevel, type LogLevel, passes } from "./logging.js";
 import type { MethodEntry, ProtocolTables, RequestEntry, SupportedVersion } from "./protocol.js";
 import type { MessageExtra, Transport } from "./transports/transport.js";
-import { validationError } from "./validate.js";
+import { checkPeerResult, validationError } from "./validate.js";
 
 const PROGRESS_SETTLE_MS = 5;
 
@@ -274,14 +274,7 @@ export class ServerSession<
       params as Record<string, unknown> | undefined,
       options,
     );
-    const checked = entry.result.safeParse(result);
-    if (!checked.success)
-      throw validationError(
-        ErrorCode.InvalidParams,
-        `invalid ${method} result from the client`,
-        checked.error,
-      );
-    return checked.data as NonNullable<Out[M]["result"]>;
+    return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
   }
 
   /** A server→client notification; refused when it needs a capability this server did not declare. */

@@ -21,3 +21,16 @@ export function validationError(code: number, message: string, error: z.ZodError
   const first = issues[0];
   return new McpError(code, first ? `${message}: ${first.path}: ${first.message}` : message, { issues });
 }
+
+/** A peer's result checked against the method's generated result validator (-32602 naming the path). */
+export function checkPeerResult(
+  schema: z.ZodType,
+  method: string,
+  result: unknown,
+  peer: "client" | "server",
+): unknown {
+  const checked = schema.safeParse(result);
+  if (!checked.success)
+    throw validationError(-32602, `invalid ${method} result from the ${peer}`, checked.error);
+  return checked.data;
+}

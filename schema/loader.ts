@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeFileAtomic } from "./fs.js";
 import { PACKAGE_NAME, PACKAGE_ROOT } from "./package.js";
 import { type Dialect, defaultVersion, getVersion, knownVersionForSha256, listVersions } from "./registry.js";
 
@@ -284,14 +285,7 @@ function ancestors(start: string): string[] {
 
 // The cache is an optimisation: a read-only or full disk must not fail a verified download.
 async function writeAtomic(path: string, bytes: Buffer): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(tmp, bytes);
-    await rename(tmp, path);
-  } catch {
-    await rm(tmp, { force: true }).catch(() => {});
-  }
+  await writeFileAtomic(path, bytes).catch(() => {});
 }
 
 // Only for custom schemas; real parsing and its errors belong to the generator.

@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { writeFileAtomic } from "../../schema/fs.js";
 import { cacheDir, type LoadOptions, loadSchemaSource, SchemaSourceError } from "../../schema/loader.js";
 import { getVersion, knownVersionForSha256, listVersions, type VersionEntry } from "../../schema/registry.js";
 import { CliError, EXIT } from "./errors.js";
@@ -418,17 +419,10 @@ async function readOptional(path: string): Promise<Buffer | undefined> {
   }
 }
 
-// Temp file then rename: a concurrent loader never sees half a schema in the cache.
 async function writeAtomic(path: string, bytes: Buffer): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(tmp, bytes);
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => {});
-    throw new CliError(`cannot write the cache file ${path}: ${(err as Error).message}`, EXIT.failure);
-  }
+  await writeFileAtomic(path, bytes).catch((err: Error) => {
+    throw new CliError(`cannot write the cache file ${path}: ${err.message}`, EXIT.failure);
+  });
 }
 
 function sha256Hex(bytes: Uint8Array): string {
