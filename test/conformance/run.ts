@@ -361,5 +361,6 @@ if (options.only !== "server") {
 
 const failed = rows.filter((r) => !r.ok);
 say(`\n${table(rows)}\n`);
-say(`${rows.length - failed.length} passed, ${failed.length} failed. Logs and checks.json: ${OUT}`);
+say(`Logs and checks.json: ${OUT}`);
+say(`conformance: ${rows.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length > 0 ? 1 : 0);
