@@ -1,6 +1,7 @@
 /**
- * Shared pieces of the stdio benchmarks: spawning TypeScript servers, a raw pipelined JSON-RPC load
- * driver, a Promise-concurrency driver for real clients, CPU time from /proc, and small statistics.
+ * Shared pieces of the benchmarks: spawning TypeScript servers, a raw pipelined JSON-RPC load
+ * driver, a Promise-concurrency driver for real clients, HTTP fixture children and a count- and
+ * time-bounded driver, CPU time and RSS from /proc, and small statistics.
  * Every loop here is bounded by a call count and every wait by a deadline.
  */
 
@@ -349,4 +350,131 @@ export async function runConcurrent(
     `${count} client calls at ${inflight} in flight`,
   );
   return { ms: performance.now() - t0, clientCpuMs: selfCpuMs() - self0 };
+}
+
+// HTTP servers (bench/http.ts)
+
+/** Resident set size of a process in KiB, from /proc/<pid>/status (VmRSS); NaN where there is no /proc. */
+export function rssKb(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * An HTTP fixture (bench/fixtures/http-*.ts) as a child: started with --expose-gc, it prints
+ * `listening <port>` on stdout and answers a `gc` line on stdin with `gc <process.memoryUsage() JSON>`.
+ * Ending its stdin ends it.
+ */
+export class HttpServerChild {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<void>;
+  readonly listening: Promise<number>;
+  #pending = "";
+  #stderr = "";
+  #gcWaiters: ((usage: NodeJS.MemoryUsage) => void)[] = [];
+  #onport?: (port: number) => void;
+  #onfailure?: (error: Error) => void;
+
+  constructor(file: string, args: string[] = [], options: SpawnOptions = {}) {
+    this.child = spawn(process.execPath, ["--expose-gc", ...nodeArgs(file), ...args], {
+      env: options.env ?? process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    track(this.child.pid);
+    this.listening = new Promise((resolve, reject) => {
+      this.#onport = resolve;
+      this.#onfailure = reject;
+    });
+    this.listening.catch(() => {}); // reported through start()
+    this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
+    void this.exited.then(() => {
+      untrack(this.child.pid);
+      this.#onfailure?.(new Error(`${file} exited early; its stderr ends with:\n${this.#stderr}`));
+    });
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", (chunk: string) => this.#ondata(chunk));
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEEP);
+    });
+    this.child.stdin.on("error", () => {});
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Resolves with the port once the server listens; rejects if it exits first or takes over `ms`. */
+  start(ms = 30_000): Promise<number> {
+    return within(this.listening, ms, "the server's listen");
+  }
+
+  #ondata(chunk: string): void {
+    const lines = (this.#pending + chunk).split("\n");
+    this.#pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.startsWith("listening ")) {
+        this.#onport?.(Number(line.slice("listening ".length)));
+        this.#onport = undefined;
+        this.#onfailure = undefined;
+      } else if (line.startsWith("gc ")) {
+        this.#gcWaiters.shift()?.(JSON.parse(line.slice(3)) as NodeJS.MemoryUsage);
+      }
+    }
+  }
+
+  /** A full garbage collection in the server; resolves with its memory usage afterwards. */
+  gc(ms = 10_000): Promise<NodeJS.MemoryUsage> {
+    const reply = new Promise<NodeJS.MemoryUsage>((resolve) => this.#gcWaiters.push(resolve));
+    this.child.stdin.write("gc\n");
+    return within(reply, ms, "the server's gc");
+  }
+
+  /** Ends stdin (the fixture exits on it) and waits; SIGKILL after `graceMs`. */
+  async close(graceMs = 2000): Promise<void> {
+    this.#onfailure = undefined;
+    this.child.stdin.end();
+    await stopWithin(this.child, this.exited, graceMs);
+  }
+}
+
+export interface BoundedRun {
+  /** Calls that completed: `count`, or fewer when `maxMs` ran out first. */
+  calls: number;
+  ms: number;
+  clientCpuMs: number;
+}
+
+/**
+ * `call(i)` by `inflight` workers, each awaiting one call at a time, until `count` calls have been
+ * started or `maxMs` has passed, whichever comes first; the calls already started finish. Rejects when
+ * any call fails or the whole run takes beyond `maxMs + graceMs`.
+ */
+export async function runBounded(
+  call: (i: number) => Promise<void>,
+  options: { count: number; inflight: number; maxMs: number; graceMs?: number },
+): Promise<BoundedRun> {
+  const { count, inflight, maxMs } = options;
+  let next = 0;
+  let done = 0;
+  const self0 = selfCpuMs();
+  const t0 = performance.now();
+  const stopAt = t0 + maxMs;
+  const worker = async () => {
+    while (next < count && performance.now() < stopAt) {
+      await call(next++);
+      done++;
+    }
+  };
+  await within(
+    Promise.all(Array.from({ length: Math.min(inflight, count) }, worker)),
+    maxMs + (options.graceMs ?? 30_000),
+    `${count} calls at ${inflight} in flight`,
+  );
+  return { calls: done, ms: performance.now() - t0, clientCpuMs: selfCpuMs() - self0 };
 }

@@ -1,0 +1,480 @@
+/**
+ * Streamable HTTP throughput, CPU per call and memory: a server written as generated handlers behind
+ * `serveHttp` ("ours") against the official SDK's McpServer + StreamableHTTPServerTransport on node:http
+ * ("sdk") and a raw node:http responder ("floor"), all driven by the same keep-alive connection pool.
+ * Stateless JSON (every POST on its own) and stateful SSE (one initialized session), at 1 and 64 in
+ * flight; server RSS after the runs; RSS (and V8 heap) growth per 1,000 idle sessions on fresh stateful
+ * servers.
+ * Prints a markdown table with targets, or with --json only the rows. --quick is a smoke run.
+ * See bench/README.md for what each figure means and how it is measured.
+ */
+
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Pool } from "undici";
+import {
+  type BoundedRun,
+  HttpServerChild,
+  killAll,
+  killChildrenOnExit,
+  MODE,
+  median,
+  prepareBuild,
+  processCpuMs,
+  rssKb,
+  runBounded,
+  within,
+} from "./lib.js";
+
+const JSON_OUTPUT = process.argv.includes("--json");
+const QUICK = process.argv.includes("--quick");
+const SCALE = QUICK ? 10 : 1;
+
+/** Each run stops at its call count or its time cap, whichever comes first. */
+const CALLS = { 64: 20_000 / SCALE, 1: 4_000 / SCALE } as const;
+const RUN_MAX_MS = QUICK ? 400 : 2_000;
+/**
+ * Warm-up before the runs at each concurrency, also bounded by count and time. A fresh server needs
+ * about 5 s of load to reach its steady rate (JIT tiers, heap sizing): the first phase (64 in flight)
+ * warms for up to 6 s; the second (1 in flight) runs on the same, already warm servers.
+ */
+const WARMUP = {
+  64: { count: 30_000 / SCALE, maxMs: QUICK ? 600 : 6_000 },
+  1: { count: 2_000 / SCALE, maxMs: QUICK ? 200 : 1_000 },
+} as const;
+const RUNS = 3;
+const SESSIONS = QUICK ? 200 : 1_000;
+const SESSIONS_MAX_MS = 60_000;
+const SESSIONS_INFLIGHT = 16;
+/**
+ * Before the idle-session baseline: some calls and some sessions, so that session setup is compiled and
+ * the heap sized for it, and the growth measured is what the sessions themselves hold.
+ */
+const IDLE_WARMUP = { calls: 2_000 / SCALE, maxMs: QUICK ? 200 : 1_000, sessions: QUICK ? 20 : 100 };
+/** After the sessions are made: time for their last callbacks and timers before the gc and the reading. */
+const SETTLE_MS = 500;
+const CPU_SETTLE_MS = 20;
+const POOL_SOCKETS = 64;
+const BENCH_TIMEOUT_MS = 5 * 60_000;
+const PROTOCOL_VERSION = "2025-11-25";
+const PATH = "/mcp";
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const KINDS = ["ours", "sdk", "floor"] as const;
+type Kind = (typeof KINDS)[number];
+const SERVER_FILES: Record<Kind, string> = {
+  ours: fixture("http-ours-server.ts"),
+  sdk: fixture("http-sdk-server.ts"),
+  floor: fixture("http-raw-server.ts"),
+};
+const STYLES = ["stateless", "stateful"] as const;
+type Style = (typeof STYLES)[number];
+const STYLE_NAME: Record<Style, string> = { stateless: "stateless JSON", stateful: "stateful SSE" };
+/** What a deployed server runs with; for ours it means no result validation unless asked for. */
+const SERVER_ENV = { ...process.env, NODE_ENV: "production" };
+
+interface Row {
+  figure: string;
+  ours: number;
+  sdk: number;
+  floor: number;
+  unit: string;
+}
+
+const log = (text: string) => {
+  if (!JSON_OUTPUT || process.stderr.isTTY) process.stderr.write(`${text}\n`);
+};
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// The load client: an undici Pool of keep-alive sockets, bodies built as strings, responses parsed only
+// as far as needed to check the echo (about 20 µs of client CPU per call on the reference machine).
+
+const BASE_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": PROTOCOL_VERSION,
+};
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: "bench-http", version: "1.0.0" },
+  },
+});
+const INITIALIZED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+/** The initialize request has no MCP-Protocol-Version header yet: the version is negotiated in its body. */
+const INITIALIZE_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+const callBody = (i: number) =>
+  `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"}}}`;
+
+interface Message {
+  id?: unknown;
+  result?: { content?: { text?: unknown }[] };
+  error?: { message?: string };
+}
+
+/** The JSON-RPC message in a response body: the body itself (JSON), or the first SSE data line holding one. */
+function messageOf(contentType: string, text: string, what: string): Message {
+  if (contentType.startsWith("application/json")) return JSON.parse(text) as Message;
+  // Skip a priming event (an id with empty data) and anything else that is not a JSON object.
+  const at = text.indexOf("data: {");
+  if (at < 0) throw new Error(`${what}: no message in the SSE body ${JSON.stringify(text.slice(0, 200))}`);
+  const end = text.indexOf("\n", at);
+  return JSON.parse(text.slice(at + 6, end < 0 ? undefined : end)) as Message;
+}
+
+interface Post {
+  status: number;
+  contentType: string;
+  sessionId: string | undefined;
+  text: string;
+}
+
+/**
+ * One POST through the pool's dispatch() with a callback handler: no response stream objects, the body
+ * collected as Buffers and decoded once, of the headers only the two the bench reads.
+ */
+function post(pool: Pool, headers: Record<string, string>, body: string): Promise<Post> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let contentType = "";
+    let sessionId: string | undefined;
+    const chunks: Buffer[] = [];
+    pool.dispatch(
+      { path: PATH, method: "POST", headers, body },
+      {
+        onConnect() {},
+        onHeaders(statusCode, raw) {
+          status = statusCode;
+          for (let i = 0; i + 1 < raw.length; i += 2) {
+            const name = raw[i]!.toString("latin1").toLowerCase();
+            if (name === "content-type") contentType = raw[i + 1]!.toString("latin1");
+            else if (name === "mcp-session-id") sessionId = raw[i + 1]!.toString("latin1");
+          }
+          return true;
+        },
+        onData(chunk) {
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          const text =
+            chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+          resolve({ status, contentType, sessionId, text });
+        },
+        onError: reject,
+      },
+    );
+  });
+}
+
+/** initialize, then notifications/initialized, as a client opening a session does; the session id. */
+async function openSession(pool: Pool): Promise<string> {
+  const init = await post(pool, INITIALIZE_HEADERS, INITIALIZE);
+  if (init.status !== 200 || !init.sessionId) {
+    throw new Error(`initialize: HTTP ${init.status}, session ${init.sessionId}: ${init.text.slice(0, 200)}`);
+  }
+  const message = messageOf(init.contentType, init.text, "initialize");
+  if (message.error) throw new Error(`initialize failed: ${message.error.message}`);
+  const note = await post(pool, { ...BASE_HEADERS, "mcp-session-id": init.sessionId }, INITIALIZED);
+  if (note.status !== 202) throw new Error(`notifications/initialized: HTTP ${note.status}: ${note.text}`);
+  return init.sessionId;
+}
+
+function caller(pool: Pool, sessionId: string | undefined): (i: number) => Promise<void> {
+  const headers = sessionId ? { ...BASE_HEADERS, "mcp-session-id": sessionId } : BASE_HEADERS;
+  return async (i) => {
+    const response = await post(pool, headers, callBody(i));
+    if (response.status !== 200)
+      throw new Error(`tools/call ${i}: HTTP ${response.status}: ${response.text}`);
+    const message = messageOf(response.contentType, response.text, `tools/call ${i}`);
+    if (message.result?.content?.[0]?.text !== `c${i}`) {
+      throw new Error(`wrong echo for call ${i}: ${response.text.slice(0, 300)}`);
+    }
+  };
+}
+
+// One server under load
+
+interface Sample extends BoundedRun {
+  serverCpuMs: number;
+}
+
+class Target {
+  readonly server: HttpServerChild;
+  pool!: Pool;
+  call!: (i: number) => Promise<void>;
+
+  constructor(
+    readonly kind: Kind,
+    readonly style: Style,
+  ) {
+    this.server = new HttpServerChild(SERVER_FILES[kind], style === "stateless" ? ["--stateless"] : [], {
+      env: SERVER_ENV,
+    });
+  }
+
+  async start(): Promise<void> {
+    const port = await this.server.start();
+    this.pool = new Pool(`http://127.0.0.1:${port}`, { connections: POOL_SOCKETS, pipelining: 1 });
+    const sessionId =
+      this.style === "stateful" ? await within(openSession(this.pool), 30_000, "a session") : undefined;
+    this.call = caller(this.pool, sessionId);
+  }
+
+  async run(count: number, inflight: number, maxMs: number): Promise<Sample> {
+    const cpu0 = processCpuMs(this.server.pid);
+    const run = await runBounded(this.call, { count, inflight, maxMs });
+    // The server may still be finishing its last writes: read its CPU a moment later.
+    await delay(CPU_SETTLE_MS);
+    return { ...run, serverCpuMs: processCpuMs(this.server.pid) - cpu0 };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([within(this.pool?.close() ?? Promise.resolve(), 5_000, "the pool's close")]);
+    await this.server.close();
+  }
+}
+
+interface Series {
+  callsPerSec: number;
+  serverCpuUs: number;
+  /** The load client's share of one core during the run (how close it came to being the bottleneck). */
+  clientBusy: number;
+}
+
+/** Warm-up, then RUNS rounds interleaved over the three servers (drift falls on all alike); medians. */
+async function measure(
+  targets: Record<Kind, Target>,
+  inflight: 1 | 64,
+  label: string,
+): Promise<Record<Kind, Series>> {
+  for (const kind of KINDS) await targets[kind].run(WARMUP[inflight].count, inflight, WARMUP[inflight].maxMs);
+  const samples: Record<Kind, Sample[]> = { ours: [], sdk: [], floor: [] };
+  for (let round = 0; round < RUNS; round++) {
+    for (const kind of KINDS)
+      samples[kind].push(await targets[kind].run(CALLS[inflight], inflight, RUN_MAX_MS));
+  }
+  const out = {} as Record<Kind, Series>;
+  for (const kind of KINDS) {
+    const runs = samples[kind];
+    const rates = runs.map((r) => (r.calls / r.ms) * 1000);
+    out[kind] = {
+      callsPerSec: median(rates),
+      serverCpuUs: median(runs.map((r) => (r.serverCpuMs / r.calls) * 1000)),
+      clientBusy: Math.max(...runs.map((r) => r.clientCpuMs / r.ms)),
+    };
+    log(
+      `  ${label} ${kind.padEnd(5)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
+        ` (${runs.map((r) => r.calls).join(" / ")} calls; server CPU ${out[kind].serverCpuUs.toFixed(1)} µs/call,` +
+        ` load client ${Math.round(out[kind].clientBusy * 100)}% of a core)`,
+    );
+  }
+  return out;
+}
+
+interface StyleResult {
+  s64: Record<Kind, Series>;
+  s1: Record<Kind, Series>;
+  rssMb: Record<Kind, number>;
+}
+
+async function throughput(style: Style): Promise<StyleResult> {
+  const targets: Partial<Record<Kind, Target>> = {};
+  try {
+    for (const kind of KINDS) {
+      targets[kind] = new Target(kind, style);
+      await targets[kind].start();
+    }
+    const ready = targets as Record<Kind, Target>;
+    const name = STYLE_NAME[style];
+    const s64 = await measure(ready, 64, `${name} 64`);
+    const s1 = await measure(ready, 1, `${name}  1`);
+    const rssMb = {} as Record<Kind, number>;
+    for (const kind of KINDS) rssMb[kind] = rssKb(ready[kind].server.pid) / 1024;
+    log(`  ${name} RSS after the runs: ${KINDS.map((k) => `${k} ${rssMb[k].toFixed(1)} MB`).join(", ")}`);
+    return { s64, s1, rssMb };
+  } finally {
+    await Promise.allSettled(Object.values(targets).map((t) => t.close()));
+  }
+}
+
+/** `count` sessions opened, SESSIONS_INFLIGHT at a time, bounded by SESSIONS_MAX_MS. */
+function openSessions(pool: Pool, count: number): Promise<BoundedRun> {
+  const open = async () => {
+    await openSession(pool);
+  };
+  return runBounded(open, { count, inflight: SESSIONS_INFLIGHT, maxMs: SESSIONS_MAX_MS });
+}
+
+/**
+ * A fresh stateful server; after a short warm-up (IDLE_WARMUP) and a gc, SESSIONS sessions
+ * are opened (initialize + notifications/initialized, never DELETEd); after a settle and a gc again, the
+ * growth of VmRSS and of the V8 heap in use, scaled to 1,000 sessions, in MB (2^20 bytes).
+ */
+async function idleSessions(kind: Kind): Promise<{ rss: number; heap: number }> {
+  const target = new Target(kind, "stateful");
+  try {
+    await target.start();
+    await target.run(IDLE_WARMUP.calls, 64, IDLE_WARMUP.maxMs);
+    await openSessions(target.pool, IDLE_WARMUP.sessions);
+    await delay(SETTLE_MS);
+    const heap0 = (await target.server.gc()).heapUsed;
+    const rss0 = rssKb(target.server.pid);
+    const made = await openSessions(target.pool, SESSIONS);
+    if (made.calls < SESSIONS) throw new Error(`${kind}: only ${made.calls} of ${SESSIONS} sessions in time`);
+    await delay(SETTLE_MS);
+    const heap1 = (await target.server.gc()).heapUsed;
+    const rss1 = rssKb(target.server.pid);
+    const scale = 1000 / SESSIONS;
+    const growth = { rss: ((rss1 - rss0) / 1024) * scale, heap: ((heap1 - heap0) / 2 ** 20) * scale };
+    log(
+      `  ${kind.padEnd(5)} ${SESSIONS} sessions in ${Math.round(made.ms)} ms: RSS ${(rss0 / 1024).toFixed(1)} → ` +
+        `${(rss1 / 1024).toFixed(1)} MB, heap used ${(heap0 / 2 ** 20).toFixed(1)} → ${(heap1 / 2 ** 20).toFixed(1)} MB` +
+        ` (${growth.rss.toFixed(2)} MB RSS, ${growth.heap.toFixed(2)} MB heap per 1,000)`,
+    );
+    return growth;
+  } finally {
+    await target.close();
+  }
+}
+
+let clientBusyMax = 0;
+
+async function main(): Promise<Row[]> {
+  prepareBuild();
+  const results = {} as Record<Style, StyleResult>;
+  for (const style of STYLES) {
+    log(
+      `${STYLE_NAME[style]}: ${CALLS[64]} calls at 64 in flight, ${CALLS[1]} at 1, each run capped at ${RUN_MAX_MS} ms`,
+    );
+    results[style] = await throughput(style);
+    for (const s of [results[style].s64, results[style].s1]) {
+      for (const kind of KINDS) clientBusyMax = Math.max(clientBusyMax, s[kind].clientBusy);
+    }
+  }
+  log(`idle sessions: ${SESSIONS} sessions opened on a fresh stateful server, never DELETEd`);
+  const idle = {} as Record<Kind, { rss: number; heap: number }>;
+  for (const kind of KINDS) idle[kind] = await idleSessions(kind);
+
+  const row = (figure: string, unit: string, pick: (k: Kind) => number): Row => ({
+    figure,
+    ours: pick("ours"),
+    sdk: pick("sdk"),
+    floor: pick("floor"),
+    unit,
+  });
+  const rows: Row[] = [];
+  for (const style of STYLES) {
+    const { s64, s1 } = results[style];
+    const name = STYLE_NAME[style];
+    rows.push(
+      row(`${name} calls/s, 64 in flight`, "calls/s", (k) => s64[k].callsPerSec),
+      row(`${name} calls/s, 1 in flight`, "calls/s", (k) => s1[k].callsPerSec),
+      row(`${name} server CPU per call, 64 in flight`, "µs", (k) => s64[k].serverCpuUs),
+      row(`${name} server CPU per call, 1 in flight`, "µs", (k) => s1[k].serverCpuUs),
+    );
+  }
+  for (const style of STYLES) {
+    rows.push(row(`server RSS after the ${STYLE_NAME[style]} runs`, "MB", (k) => results[style].rssMb[k]));
+  }
+  rows.push(
+    row("RSS growth per 1,000 idle sessions", "MB", (k) => idle[k].rss),
+    row("heap growth per 1,000 idle sessions", "MB", (k) => idle[k].heap),
+  );
+  return rows;
+}
+
+// Output
+
+const higherIsBetter = (row: Row) => row.unit === "calls/s";
+
+/** How many times better ours is than `other`: > 1 means ours wins, whichever direction the unit runs. */
+const advantage = (row: Row, other: number) => (higherIsBetter(row) ? row.ours / other : other / row.ours);
+
+interface Goal {
+  figure: string;
+  /** Against sdk or floor: a minimum advantage (see advantage()); "value": a maximum of ours itself. */
+  against: "sdk" | "floor" | "value";
+  bound: number;
+  text: string;
+}
+
+const goals: Goal[] = [];
+for (const inflight of [64, 1]) {
+  const stateless = `${STYLE_NAME.stateless} calls/s, ${inflight} in flight`;
+  const stateful = `${STYLE_NAME.stateful} calls/s, ${inflight} in flight`;
+  goals.push(
+    { figure: stateless, against: "sdk", bound: 5, text: "≥ 5× sdk" },
+    { figure: stateless, against: "floor", bound: 0.8, text: "≥ 0.8× floor" },
+    { figure: stateful, against: "sdk", bound: 3, text: "≥ 3× sdk" },
+  );
+}
+goals.push({ figure: "RSS growth per 1,000 idle sessions", against: "value", bound: 5, text: "≤ 5 MB" });
+
+const met = (row: Row, goal: Goal) =>
+  goal.against === "value" ? row.ours <= goal.bound : advantage(row, row[goal.against]) >= goal.bound;
+
+const fmt = (n: number) =>
+  Number.isNaN(n) ? "n/a" : Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
+
+function markdown(rows: Row[]): string {
+  const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
+  const lines = [
+    `Streamable HTTP on 127.0.0.1, node ${process.version}, ${cpus().length} cores (${cpu})${QUICK ? ", --quick" : ""}.`,
+    MODE === "compiled"
+      ? "Servers run as plain `node <file>.js` (compiled by tsc; ours from the package's dist/) with NODE_ENV=production (ours with its"
+      : "Servers run as `node --import tsx --conditions=mcp-codegen-source <file>` with NODE_ENV=production (ours with its",
+    "default options but `stateless: true, jsonResponse: true` for the stateless rows). Load: an undici Pool of",
+    `${POOL_SOCKETS} keep-alive sockets. Throughput and CPU: median of ${RUNS} runs of ${CALLS[64]} calls at 64 in flight /`,
+    `${CALLS[1]} at 1, each capped at ${RUN_MAX_MS} ms, after a warm-up (≤ ${WARMUP[64].count} calls / ${WARMUP[64].maxMs} ms at 64,`,
+    `≤ ${WARMUP[1].count} / ${WARMUP[1].maxMs} ms at 1). The load client used at most`,
+    `${Math.round(clientBusyMax * 100)}% of a core in any run. RSS after the runs: VmRSS, no gc. Idle sessions: ${SESSIONS} sessions`,
+    "(initialize + notifications/initialized) on a fresh stateful server, VmRSS and V8 heapUsed after a gc before and after,",
+    "scaled to 1,000; MB = 2^20 bytes. RSS deltas within about ±1 MB are noise (the heap grows into pages already held).",
+    "vs sdk / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and MB); > 1 = ours wins.",
+    "",
+    "| figure | ours | sdk | floor | unit | better | vs sdk | vs floor | targets |",
+    "|---|---:|---:|---:|---|---|---:|---:|---|",
+  ];
+  for (const row of rows) {
+    const targets = goals
+      .filter((g) => g.figure === row.figure)
+      .map((g) => `${g.text}: ${met(row, g) ? "met" : "**not met**"}`);
+    lines.push(
+      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdk)} | ${fmt(row.floor)} | ${row.unit} | ` +
+        `${higherIsBetter(row) ? "higher" : "lower"} | ${advantage(row, row.sdk).toFixed(2)}× | ` +
+        `${advantage(row, row.floor).toFixed(2)}× | ${targets.join("; ")} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+killChildrenOnExit();
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench/http.ts: still running after ${BENCH_TIMEOUT_MS} ms, giving up\n`);
+  killAll();
+  process.exit(1);
+}, BENCH_TIMEOUT_MS);
+watchdog.unref();
+
+try {
+  const t0 = performance.now();
+  const rows = await main();
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  process.stdout.write(`${JSON_OUTPUT ? JSON.stringify(rows, null, 2) : markdown(rows)}\n`);
+} catch (error) {
+  process.stderr.write(`bench/http.ts: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
+  process.exitCode = 1;
+} finally {
+  killAll();
+}
