@@ -26,32 +26,84 @@ export class HttpError extends Error {
   }
 }
 
+// The transport-neutral core: handlers read a CoreRequest and answer a Reply, which the web adapter
+// turns into a Response and the Node adapter writes straight to its ServerResponse.
+
+/** What the handlers need of a request, whatever carries it. */
+export interface CoreRequest {
+  readonly method: string;
+  /** Path and query, as in the request line. */
+  readonly url: string;
+  /** A header by lower-case name; several values joined by ", ". */
+  header(name: string): string | null;
+  /** The whole body; 413 beyond `maxBytes` (never more is held), 400 when it cannot be read. */
+  body(maxBytes: number): Promise<Uint8Array>;
+}
+
+/** An answer: status and headers, then a complete body or an SSE stream. */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+  sse?: SseWriter;
+}
+
+/** A web Request as a CoreRequest. */
+export function coreOf(request: Request): CoreRequest {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    url: url.pathname + url.search,
+    header: (name) => request.headers.get(name),
+    body: (maxBytes) => readBody(request, maxBytes),
+  };
+}
+
+export function toResponse(reply: Reply): Response {
+  if (reply.sse) return new Response(reply.sse.stream, { status: reply.status, headers: reply.headers });
+  return new Response(reply.body ?? null, { status: reply.status, headers: reply.headers });
+}
+
 /** A JSON-RPC error object with id null: what the spec allows as the body of an HTTP error. */
+export function errorReply(
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Reply {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
+  return { status, headers: { ...headers, "content-type": "application/json" }, body };
+}
+
 export function errorResponse(
   status: number,
   code: number,
   message: string,
   headers?: Record<string, string>,
 ): Response {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
-  return new Response(body, { status, headers: { ...headers, "content-type": "application/json" } });
+  return toResponse(errorReply(status, code, message, headers));
 }
 
-/** An HttpError as a response; anything else as a 500 without details (never a stack). */
-export function responseForError(error: unknown, report: (error: unknown) => void): Response {
+/** An HttpError as a reply; anything else as a 500 without details (never a stack). */
+export function replyForError(error: unknown, report: (error: unknown) => void): Reply {
   if (error instanceof HttpError) {
     const code = error.status === 400 ? ErrorCode.InvalidRequest : TRANSPORT_ERROR;
-    return errorResponse(error.status, code, error.message, error.headers);
+    return errorReply(error.status, code, error.message, error.headers);
   }
   report(error);
-  return errorResponse(500, ErrorCode.InternalError, "Internal error");
+  return errorReply(500, ErrorCode.InternalError, "Internal error");
+}
+
+export function responseForError(error: unknown, report: (error: unknown) => void): Response {
+  return toResponse(replyForError(error, report));
+}
+
+export function jsonReply(body: unknown, headers: Record<string, string> = {}, status = 200): Reply {
+  return { status, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) };
 }
 
 export function jsonResponse(body: unknown, headers: Record<string, string> = {}, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...headers, "content-type": "application/json" },
-  });
+  return toResponse(jsonReply(body, headers, status));
 }
 
 // Host and Origin (DNS-rebinding protection)
@@ -64,14 +116,14 @@ export interface OriginPolicy {
 }
 
 /** A 403 for a Host outside the allowlist or a cross-origin request not allowed; undefined when fine. */
-export function checkHostAndOrigin(request: Request, policy: OriginPolicy): Response | undefined {
-  const host = request.headers.get("host")?.toLowerCase() ?? "";
+export function checkHostAndOrigin(request: CoreRequest, policy: OriginPolicy): Reply | undefined {
+  const host = request.header("host")?.toLowerCase() ?? "";
   if (policy.allowedHosts && !hostAllowed(host, policy.allowedHosts)) {
-    return errorResponse(403, TRANSPORT_ERROR, "Forbidden: Host not allowed");
+    return errorReply(403, TRANSPORT_ERROR, "Forbidden: Host not allowed");
   }
-  const origin = request.headers.get("origin");
+  const origin = request.header("origin");
   if (origin !== null && !originAllowed(origin, host, policy.allowedOrigins)) {
-    return errorResponse(403, TRANSPORT_ERROR, "Forbidden: Origin not allowed");
+    return errorReply(403, TRANSPORT_ERROR, "Forbidden: Origin not allowed");
   }
   return undefined;
 }
@@ -185,25 +237,43 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 }
 
 /** Parses a JSON body; not UTF-8 or not JSON → HTTP 400 with a JSON-RPC -32700 body. */
-export function parseJson(bytes: Uint8Array): { value: unknown } | { error: Response } {
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function parseJson(bytes: Uint8Array): { value: unknown } | { error: Reply } {
   try {
-    return { value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+    return { value: JSON.parse(utf8.decode(bytes)) };
   } catch {
-    return { error: errorResponse(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON") };
+    return { error: errorReply(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON") };
   }
 }
 
-/** The callable handler with its methods; `sessionCount` stays a live getter. */
+/** Where a handler made by handlerObject keeps its core, for adapters that skip Request and Response. */
+export const CORE = Symbol("mcp-codegen.httpCore");
+
+/** `web` is the Request itself when there is one (for `authenticate`). */
+export type CoreHandler = (request: CoreRequest, web?: Request) => Promise<Reply>;
+
+/** The core of a handler made by handlerObject, when it can be served without a web Request. */
+export function coreHandlerOf(handler: unknown): CoreHandler | undefined {
+  return (handler as { [CORE]?: CoreHandler } | undefined)?.[CORE];
+}
+
+/**
+ * The callable handler with its methods; `sessionCount` stays a live getter. `native` false: the core
+ * needs the web Request itself (an `authenticate` callback receives it), so adapters must build one.
+ */
 export function handlerObject(
-  handle: (request: Request) => Promise<Response>,
+  handle: CoreHandler,
   methods: { close(): Promise<void>; sweep(): void; sessionCount(): number },
+  native = true,
 ): ((request: Request) => Promise<Response>) & {
   close(): Promise<void>;
   sweep(): void;
   readonly sessionCount: number;
 } {
-  const fn = (request: Request) => handle(request);
+  const fn = async (request: Request) => toResponse(await handle(coreOf(request), request));
   Object.defineProperty(fn, "sessionCount", { get: methods.sessionCount, enumerable: true });
+  if (native) Object.defineProperty(fn, CORE, { value: handle });
   return Object.assign(fn, { close: methods.close, sweep: methods.sweep }) as ReturnType<
     typeof handlerObject
   >;
@@ -221,35 +291,90 @@ export const SSE_HEADERS: Record<string, string> = {
 const SSE_HIGH_WATER_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
+/** Where an SseWriter's text goes: `write` answers false while the reader lags (then `drained()` follows). */
+export interface SseSink {
+  write(text: string): boolean;
+  end(): void;
+}
+
 /**
- * One SSE response body. Writes are encoded at once and queued on the stream; `ready()` waits while the
- * reader lags, so senders that await it hold memory bounded. Keep-alive comments stop idle proxies from
- * cutting the stream; their timer does not keep a process alive.
+ * One SSE response body. Text goes to its sink (a web ReadableStream, `stream`, or a Node response
+ * through `attach`); what is written before either is held until then. `ready()` waits while the reader
+ * lags, so senders that await it hold memory bounded. Keep-alive comments stop idle proxies from
+ * cutting the stream; they come from one shared timer, only for streams still open after a full period.
  */
 export class SseWriter {
-  readonly stream: ReadableStream<Uint8Array>;
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #sink: SseSink | undefined;
+  #pending: string[] = [];
+  #stream: ReadableStream<Uint8Array> | undefined;
+  #full = false;
   #closed = false;
   #drained: (() => void)[] = [];
+  readonly #keepAlive: KeepAlive | undefined;
+  /** Set by the keep-alive ticker: the first tick after opening passes the stream over. */
+  fresh = true;
   /** Runs once when the stream ends, by close() or because the client went away. */
   onclose?: () => void;
 
   constructor(keepAliveMs: number) {
-    this.stream = new ReadableStream<Uint8Array>(
+    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) {
+      this.#keepAlive = keepAlives.get(keepAliveMs) ?? new KeepAlive(keepAliveMs);
+      this.#keepAlive.add(this);
+    }
+  }
+
+  /** The body as a web stream (created on first use, then the writer's sink). */
+  get stream(): ReadableStream<Uint8Array> {
+    if (this.#stream) return this.#stream;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    this.#stream = new ReadableStream<Uint8Array>(
       {
-        start: (controller) => {
-          this.#controller = controller;
+        start: (c) => {
+          controller = c;
         },
-        pull: () => this.#wake(),
-        cancel: () => this.#finish(),
+        pull: () => this.drained(),
+        cancel: () => this.gone(),
       },
       { highWaterMark: SSE_HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
     );
-    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) {
-      this.#timer = setInterval(() => this.#write(": keepalive\n\n"), keepAliveMs);
-      unref(this.#timer);
+    this.attach({
+      write: (text) => {
+        controller.enqueue(encoder.encode(text));
+        return (controller.desiredSize ?? 1) > 0;
+      },
+      end: () => {
+        try {
+          controller.close();
+        } catch {
+          // Already errored or cancelled: nothing left to close.
+        }
+      },
+    });
+    return this.#stream;
+  }
+
+  /** Sends the stream to `sink`, starting with what was written so far. */
+  attach(sink: SseSink): void {
+    this.#sink = sink;
+    const pending = this.#pending;
+    this.#pending = [];
+    try {
+      if (pending.length > 0 && !sink.write(pending.join(""))) this.#full = true;
+    } catch {
+      this.#finish();
     }
+    if (this.#closed) this.#end();
+  }
+
+  /** The sink has room again. */
+  drained(): void {
+    this.#full = false;
+    for (const resolve of this.#drained.splice(0)) resolve();
+  }
+
+  /** The reader went away. */
+  gone(): void {
+    this.#finish();
   }
 
   get closed(): boolean {
@@ -270,26 +395,38 @@ export class SseWriter {
     return this.#write(`retry: ${ms}\n\n`);
   }
 
+  keepAlive(): void {
+    this.#write(": keepalive\n\n");
+  }
+
   /** Resolves when the queue has room again (or the stream has ended). */
   ready(): Promise<void> {
-    if (this.#closed || (this.#controller.desiredSize ?? 1) > 0) return Promise.resolve();
+    if (this.#closed || !this.#full) return Promise.resolve();
     return new Promise((resolve) => this.#drained.push(resolve));
   }
 
   close(): void {
     if (this.#closed) return;
-    try {
-      this.#controller.close();
-    } catch {
-      // Already errored or cancelled: nothing left to close.
-    }
     this.#finish();
+    if (this.#sink) this.#end();
+  }
+
+  #end(): void {
+    try {
+      this.#sink?.end();
+    } catch {
+      // The reader is gone already.
+    }
   }
 
   #write(text: string): boolean {
     if (this.#closed) return false;
+    if (!this.#sink) {
+      this.#pending.push(text);
+      return true;
+    }
     try {
-      this.#controller.enqueue(encoder.encode(text));
+      if (!this.#sink.write(text)) this.#full = true;
       return true;
     } catch {
       this.#finish();
@@ -297,21 +434,56 @@ export class SseWriter {
     }
   }
 
-  #wake(): void {
-    for (const resolve of this.#drained.splice(0)) resolve();
-  }
-
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#timer);
-    this.#wake();
+    this.#keepAlive?.delete(this);
+    this.drained();
     this.onclose?.();
   }
 }
 
+const keepAlives = new Map<number, KeepAlive>();
+
+/** One timer per keep-alive period for all open streams; it stops on a tick that finds none. */
+class KeepAlive {
+  readonly #writers = new Set<SseWriter>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly ms: number) {
+    keepAlives.set(ms, this);
+  }
+
+  add(writer: SseWriter): void {
+    this.#writers.add(writer);
+    if (this.#timer) return;
+    this.#timer = setInterval(() => this.#tick(), this.ms);
+    unref(this.#timer);
+  }
+
+  delete(writer: SseWriter): void {
+    this.#writers.delete(writer);
+  }
+
+  #tick(): void {
+    if (this.#writers.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    for (const writer of this.#writers) {
+      if (writer.fresh) writer.fresh = false;
+      else writer.keepAlive();
+    }
+  }
+}
+
 export function sseResponse(writer: SseWriter, headers: Record<string, string> = {}): Response {
-  return new Response(writer.stream, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
+  return toResponse(sseReply(writer, headers));
+}
+
+export function sseReply(writer: SseWriter, headers: Record<string, string> = {}): Reply {
+  return { status: 200, headers: { ...headers, ...SSE_HEADERS }, sse: writer };
 }
 
 /** Node timers have unref(); elsewhere a timer does not hold the runtime open anyway. */

@@ -8,23 +8,24 @@ import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import type { Server } from "../server.js";
 import {
   accepts,
+  type CoreRequest,
   checkHostAndOrigin,
   DEFAULT_KEEPALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_TTL_MS,
   type Expirable,
-  errorResponse,
+  errorReply,
   HttpError,
   handlerObject,
   mediaType,
   newSessionId,
   parseJson,
-  readBody,
-  responseForError,
+  type Reply,
+  replyForError,
   SessionRegistry,
   SseWriter,
-  sseResponse,
+  sseReply,
   TRANSPORT_ERROR,
 } from "./http-util.js";
 import type { McpHttpHandler } from "./streamable-http.js";
@@ -48,11 +49,15 @@ export interface LegacySseOptions {
 
 export function createLegacySseHandler(server: Server, options: LegacySseOptions = {}): McpHttpHandler {
   const legacy = new LegacySse(server, options);
-  return handlerObject((request) => legacy.handle(request), {
-    close: () => legacy.sessions.closeAll(),
-    sweep: () => legacy.sessions.sweep(),
-    sessionCount: () => legacy.sessions.size,
-  });
+  return handlerObject(
+    (request, web) => legacy.handle(request, web),
+    {
+      close: () => legacy.sessions.closeAll(),
+      sweep: () => legacy.sessions.sweep(),
+      sessionCount: () => legacy.sessions.size,
+    },
+    options.authenticate === undefined,
+  );
 }
 
 class LegacySse {
@@ -76,22 +81,22 @@ class LegacySse {
     );
   }
 
-  async handle(request: Request): Promise<Response> {
+  async handle(request: CoreRequest, web?: Request): Promise<Reply> {
     const refused = checkHostAndOrigin(request, this.options);
     if (refused) return refused;
     try {
-      const auth = this.options.authenticate ? await this.options.authenticate(request) : undefined;
+      const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;
       if (request.method === "GET") return await this.#open(request, auth);
       if (request.method === "POST") return await this.#post(request, auth);
-      return errorResponse(405, TRANSPORT_ERROR, "Method Not Allowed", { allow: "GET, POST" });
+      return errorReply(405, TRANSPORT_ERROR, "Method Not Allowed", { allow: "GET, POST" });
     } catch (error) {
-      return responseForError(error, this.#report);
+      return replyForError(error, this.#report);
     }
   }
 
-  async #open(request: Request, auth: unknown): Promise<Response> {
-    if (!accepts(request.headers.get("accept") ?? "text/event-stream", "text/event-stream")) {
-      return errorResponse(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
+  async #open(request: CoreRequest, auth: unknown): Promise<Reply> {
+    if (!accepts(request.header("accept") ?? "text/event-stream", "text/event-stream")) {
+      return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
     this.sessions.reserve();
     const id = newSessionId();
@@ -102,28 +107,28 @@ class LegacySse {
     writer.onclose = () => void session.close();
     session.serverSession = await this.server.connect(session, { sessionId: id });
     writer.event(`${this.#messagesPath}?sessionId=${encodeURIComponent(id)}`, { event: "endpoint" });
-    return sseResponse(writer);
+    return sseReply(writer);
   }
 
-  async #post(request: Request, auth: unknown): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname !== this.#messagesPath) return errorResponse(404, TRANSPORT_ERROR, "Not Found");
+  async #post(request: CoreRequest, auth: unknown): Promise<Reply> {
+    const url = new URL(request.url, "http://localhost");
+    if (url.pathname !== this.#messagesPath) return errorReply(404, TRANSPORT_ERROR, "Not Found");
     const id = url.searchParams.get("sessionId");
     if (!id) throw new HttpError(400, "Bad Request: the sessionId query parameter is required");
     const session = this.sessions.get(id);
     if (!session) throw new HttpError(404, "Not Found: no such session");
     this.sessions.touch(id, session);
-    if (mediaType(request.headers.get("content-type")) !== "application/json") {
-      return errorResponse(
+    if (mediaType(request.header("content-type")) !== "application/json") {
+      return errorReply(
         415,
         TRANSPORT_ERROR,
         "Unsupported Media Type: Content-Type must be application/json",
       );
     }
-    const parsed = parseJson(await readBody(request, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+    const parsed = parseJson(await request.body(this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
     if ("error" in parsed) return parsed.error;
     session.deliver(parsed.value, auth === undefined ? { sessionId: id } : { auth, sessionId: id });
-    return new Response("Accepted", { status: 202, headers: { "content-type": "text/plain" } });
+    return { status: 202, headers: { "content-type": "text/plain" }, body: "Accepted" };
   }
 }
 

@@ -1,13 +1,25 @@
 /**
- * Node's http module in front of the web-standard handlers: IncomingMessage → Request, Response →
- * ServerResponse with the body streamed (each SSE event is written as it comes), and `serveHttp` to run
- * an MCP server on a port in one call.
+ * Node's http module in front of the handlers, and `serveHttp` to run an MCP server on a port in one
+ * call. The runtime's own handlers are served natively: their core reads the IncomingMessage (headers,
+ * the body as one Buffer) and answers on the ServerResponse (one `end` with the whole body, or SSE events
+ * written to the socket as they come), no Request or Response built. Any other fetch-style handler goes
+ * through IncomingMessage → Request, Response → ServerResponse.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "../server.js";
-import { errorResponse, HttpError, loopbackHosts, TRANSPORT_ERROR } from "./http-util.js";
+import {
+  type CoreHandler,
+  type CoreRequest,
+  coreHandlerOf,
+  errorReply,
+  errorResponse,
+  HttpError,
+  loopbackHosts,
+  type Reply,
+  TRANSPORT_ERROR,
+} from "./http-util.js";
 import { createLegacySseHandler } from "./legacy-sse.js";
 import {
   createStreamableHttpHandler,
@@ -46,6 +58,8 @@ export function toNodeListener(
   handler: (request: Request) => Promise<Response>,
   opts: { maxBodyBytes?: number } = {},
 ): Listener {
+  const core = coreHandlerOf(handler);
+  if (core) return nativeListener(core, opts.maxBodyBytes);
   return (req, res) => {
     serve(handler, req, res, opts.maxBodyBytes).catch((error: unknown) => {
       // Only a failure to write can get here: the socket is gone or broken.
@@ -84,6 +98,109 @@ async function serve(
   // A body not read to its end would otherwise keep the connection busy with bytes nobody wants.
   if (!req.complete) res.shouldKeepAlive = false;
   await writeResponse(response, res);
+}
+
+// The native path
+
+function nativeListener(core: CoreHandler, maxBodyBytes: number | undefined): Listener {
+  return (req, res) => {
+    serveNative(core, req, res, maxBodyBytes).catch((error: unknown) => {
+      res.destroy(error instanceof Error ? error : undefined);
+    });
+  };
+}
+
+async function serveNative(
+  core: CoreHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number | undefined,
+): Promise<void> {
+  let reply: Reply;
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  if (maxBodyBytes !== undefined && declared > maxBodyBytes) {
+    reply = errorReply(413, TRANSPORT_ERROR, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`);
+  } else {
+    try {
+      reply = await core(nodeRequest(req, maxBodyBytes));
+    } catch {
+      reply = errorReply(500, -32603, "Internal error");
+    }
+  }
+  // A body not read to its end would otherwise keep the connection busy with bytes nobody wants.
+  if (!req.complete) res.shouldKeepAlive = false;
+  writeReply(reply, res);
+}
+
+function nodeRequest(req: IncomingMessage, maxBodyBytes: number | undefined): CoreRequest {
+  return {
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    header: (name) => {
+      const value = req.headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+    body: (maxBytes) => readNodeBody(req, Math.min(maxBytes, maxBodyBytes ?? Number.POSITIVE_INFINITY)),
+  };
+}
+
+/** The whole body, refused (413) as soon as it passes `maxBytes`; what came so far is dropped. */
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  if (req.method === "GET" || req.method === "HEAD") return Promise.resolve(new Uint8Array(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        done();
+        req.pause(); // nothing more is read; the connection closes after the 413
+        reject(new HttpError(413, `Payload Too Large: the body exceeds ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = () => {
+      done();
+      reject(new HttpError(400, "Bad Request: the request body could not be read"));
+    };
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
+}
+
+/** Status and headers, then the whole body in one `end`, or each SSE event written as it comes. */
+function writeReply(reply: Reply, res: ServerResponse): void {
+  if (!reply.sse) {
+    res.writeHead(reply.status, reply.headers);
+    res.end(reply.body);
+    return;
+  }
+  const writer = reply.sse;
+  res.writeHead(reply.status, reply.headers);
+  res.flushHeaders();
+  res.on("drain", () => writer.drained());
+  res.on("close", () => writer.gone());
+  writer.attach({
+    write: (text) => res.write(text),
+    end: () => res.end(),
+  });
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal, maxBodyBytes: number | undefined): Request {
@@ -193,7 +310,13 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   const shared = { ...options, allowedHosts: options.allowedHosts ?? loopbackHosts(host, port) };
   const handler = createStreamableHttpHandler(server, shared);
   const legacy = options.legacySse === false ? undefined : createLegacySseHandler(server, shared);
-  http.on("request", toNodeListener(route(path, handler, legacy), { maxBodyBytes: options.maxBodyBytes }));
+  const core = coreHandlerOf(handler);
+  const legacyCore = legacy && coreHandlerOf(legacy);
+  const listener =
+    core && (!legacy || legacyCore)
+      ? nativeListener(nativeRoute(path, core, legacyCore), options.maxBodyBytes)
+      : toNodeListener(route(path, handler, legacy), { maxBodyBytes: options.maxBodyBytes });
+  http.on("request", listener);
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}${path}`,
@@ -219,4 +342,25 @@ function route(
     if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy(request);
     return errorResponse(404, TRANSPORT_ERROR, "Not Found");
   };
+}
+
+function nativeRoute(path: string, core: CoreHandler, legacy: CoreHandler | undefined): CoreHandler {
+  return async (request) => {
+    const pathname = pathOf(request.url);
+    if (pathname === path) return core(request);
+    if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy(request);
+    return errorReply(404, TRANSPORT_ERROR, "Not Found");
+  };
+}
+
+/** The path of a request target, normalized as the URL parser would when it could differ. */
+function pathOf(target: string): string {
+  const query = target.indexOf("?");
+  const path = query < 0 ? target : target.slice(0, query);
+  if (path.startsWith("/") && !/[.%\\#]/.test(path)) return path;
+  try {
+    return new URL(target, "http://localhost").pathname;
+  } catch {
+    return "";
+  }
 }

@@ -10,24 +10,25 @@ import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
   accepts,
+  type CoreRequest,
   checkHostAndOrigin,
   DEFAULT_KEEPALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_TTL_MS,
   type Expirable,
-  errorResponse,
+  errorReply,
   HttpError,
   handlerObject,
-  jsonResponse,
+  jsonReply,
   mediaType,
   newSessionId,
   parseJson,
-  readBody,
-  responseForError,
+  type Reply,
+  replyForError,
   SessionRegistry,
   SseWriter,
-  sseResponse,
+  sseReply,
   TRANSPORT_ERROR,
 } from "./http-util.js";
 import type { MessageExtra, SendOptions, Transport } from "./transport.js";
@@ -90,6 +91,9 @@ const MAX_STORED_STREAMS = 1000;
  */
 const liveSessions = new Map<string, HttpSession>();
 
+/** Stateless sessions are never named to anyone: a counter tells them apart. */
+let statelessCount = 0;
+
 /**
  * Ends the SSE stream of the POST that carried this request, without ending the request: the client
  * reconnects (after `retry`) with Last-Event-ID and gets the rest, the response included. Lets a
@@ -106,11 +110,15 @@ export function createStreamableHttpHandler(
   options: StreamableHttpOptions = {},
 ): McpHttpHandler {
   const http = new StreamableHttp(server, options);
-  return handlerObject((request) => http.handle(request), {
-    close: () => http.close(),
-    sweep: () => http.sessions.sweep(),
-    sessionCount: () => http.sessions.size,
-  });
+  return handlerObject(
+    (request, web) => http.handle(request, web),
+    {
+      close: () => http.close(),
+      sweep: () => http.sessions.sweep(),
+      sessionCount: () => http.sessions.size,
+    },
+    options.authenticate === undefined,
+  );
 }
 
 /** What sessions need from the handler that made them. */
@@ -164,12 +172,12 @@ class StreamableHttp {
     };
   }
 
-  async handle(request: Request): Promise<Response> {
-    if (this.#closed) return errorResponse(503, TRANSPORT_ERROR, "Service Unavailable: shutting down");
+  async handle(request: CoreRequest, web?: Request): Promise<Reply> {
+    if (this.#closed) return errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down");
     const refused = checkHostAndOrigin(request, this.options);
     if (refused) return refused;
     try {
-      const auth = this.options.authenticate ? await this.options.authenticate(request) : undefined;
+      const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;
       switch (request.method) {
         case "POST":
           return await this.#post(request, auth);
@@ -181,7 +189,7 @@ class StreamableHttp {
           return this.#notAllowed();
       }
     } catch (error) {
-      return responseForError(error, this.#env.report);
+      return replyForError(error, this.#env.report);
     }
   }
 
@@ -190,29 +198,29 @@ class StreamableHttp {
     await this.sessions.closeAll();
   }
 
-  async #post(request: Request, auth: unknown): Promise<Response> {
-    const accept = request.headers.get("accept");
+  async #post(request: CoreRequest, auth: unknown): Promise<Reply> {
+    const accept = request.header("accept");
     if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
       const message = "Not Acceptable: Accept must list application/json and text/event-stream";
-      return errorResponse(406, TRANSPORT_ERROR, message);
+      return errorReply(406, TRANSPORT_ERROR, message);
     }
-    if (mediaType(request.headers.get("content-type")) !== "application/json") {
-      return errorResponse(
+    if (mediaType(request.header("content-type")) !== "application/json") {
+      return errorReply(
         415,
         TRANSPORT_ERROR,
         "Unsupported Media Type: Content-Type must be application/json",
       );
     }
-    const sessionId = request.headers.get(SESSION_HEADER);
+    const sessionId = request.header(SESSION_HEADER);
     // An unknown session is refused before its body is read.
     const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
     // An initialize request negotiates its version in its body; any other must name a supported one.
     if (session || this.options.stateless) this.#checkVersion(request);
-    const parsed = parseJson(await readBody(request, this.#maxBody));
+    const parsed = parseJson(await request.body(this.#maxBody));
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
     if (Array.isArray(body) && body.length === 0) {
-      return errorResponse(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
+      return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
     }
     const extra: MessageExtra = auth === undefined ? {} : { auth };
     if (this.options.stateless) return this.#statelessPost(request, body, extra);
@@ -221,12 +229,12 @@ class StreamableHttp {
       const message = containsInitialize(body)
         ? "Invalid Request: initialize must be sent alone, not in a batch"
         : "Bad Request: Mcp-Session-Id header is required";
-      return errorResponse(400, ErrorCode.InvalidRequest, message);
+      return errorReply(400, ErrorCode.InvalidRequest, message);
     }
     return this.#initialize(body, extra);
   }
 
-  async #initialize(body: unknown, extra: MessageExtra): Promise<Response> {
+  async #initialize(body: unknown, extra: MessageExtra): Promise<Reply> {
     this.sessions.reserve();
     const session = new HttpSession(newSessionId(), true, this.#env);
     this.sessions.add(session.id, session);
@@ -234,30 +242,30 @@ class StreamableHttp {
     return session.post(body, { ...extra, sessionId: session.id });
   }
 
-  async #statelessPost(request: Request, body: unknown, extra: MessageExtra): Promise<Response> {
-    const protocolVersion = request.headers.get(VERSION_HEADER) ?? this.#newest;
-    const session = new HttpSession(newSessionId(), false, this.#env);
+  async #statelessPost(request: CoreRequest, body: unknown, extra: MessageExtra): Promise<Reply> {
+    const protocolVersion = request.header(VERSION_HEADER) ?? this.#newest;
+    const session = new HttpSession(`stateless-${++statelessCount}`, false, this.#env);
     session.serverSession = await this.server.connect(session, { stateless: { protocolVersion } });
     return session.post(body, extra);
   }
 
-  async #get(request: Request): Promise<Response> {
+  async #get(request: CoreRequest): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
-    if (!accepts(request.headers.get("accept"), "text/event-stream")) {
-      return errorResponse(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
+    if (!accepts(request.header("accept"), "text/event-stream")) {
+      return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
-    const session = this.#session(request.headers.get(SESSION_HEADER));
+    const session = this.#session(request.header(SESSION_HEADER));
     this.#checkVersion(request);
-    const lastEventId = request.headers.get("last-event-id");
+    const lastEventId = request.header("last-event-id");
     return lastEventId ? session.resume(lastEventId) : session.openStandalone();
   }
 
-  async #delete(request: Request): Promise<Response> {
+  async #delete(request: CoreRequest): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
-    const session = this.#session(request.headers.get(SESSION_HEADER));
+    const session = this.#session(request.header(SESSION_HEADER));
     this.#checkVersion(request);
     await session.expire();
-    return new Response(null, { status: 204 });
+    return { status: 204, headers: {} };
   }
 
   /** The session a request names: 400 without the header, 404 when unknown or expired. */
@@ -270,8 +278,8 @@ class StreamableHttp {
   }
 
   /** A version header must name a supported version; without one the session's own version applies. */
-  #checkVersion(request: Request): void {
-    const version = request.headers.get(VERSION_HEADER);
+  #checkVersion(request: CoreRequest): void {
+    const version = request.header(VERSION_HEADER);
     if (version !== null && !this.#versions.has(version)) {
       const supported = [...this.#versions].join(", ");
       throw new HttpError(
@@ -281,9 +289,9 @@ class StreamableHttp {
     }
   }
 
-  #notAllowed(): Response {
+  #notAllowed(): Reply {
     const allow = this.options.stateless ? "POST" : "GET, POST, DELETE";
-    return errorResponse(405, TRANSPORT_ERROR, "Method Not Allowed", { allow });
+    return errorReply(405, TRANSPORT_ERROR, "Method Not Allowed", { allow });
   }
 
   #primes(version: string | undefined): boolean {
@@ -327,6 +335,7 @@ class HttpSession implements Transport, Expirable {
   readonly #stored = new Set<string>();
   readonly #standalone: StandaloneStream;
   #nextStream = 1;
+  #events = 0;
   /** While a POST's messages are handed over: responses no stream takes (id null, refused batches). */
   #capture: JsonRpcMessage[] | undefined;
   /** Events emitted while a replay runs, which the replayed snapshot may not hold. */
@@ -388,13 +397,13 @@ class HttpSession implements Transport, Expirable {
   // HTTP
 
   /** Hands a POST's messages to the server; the response streams what the server sends for its requests. */
-  async post(body: unknown, extra: MessageExtra): Promise<Response> {
+  async post(body: unknown, extra: MessageExtra): Promise<Reply> {
     const messages = Array.isArray(body) ? body : [body];
     const ids = requestIds(messages);
     if (ids.length === 0) return this.#accept(body, extra);
     if (ids.some((id) => this.#routes.has(id)) || new Set(ids).size < ids.length) {
       this.#endIfStateless();
-      return errorResponse(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
+      return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
     }
     const stream = new RequestStream(`${this.id}/${this.#nextStream++}`, this, ids, Array.isArray(body));
     this.#register(stream);
@@ -405,14 +414,14 @@ class HttpSession implements Transport, Expirable {
       this.#unregister(stream);
       stream.abort();
       this.#endIfStateless();
-      return jsonResponse(Array.isArray(body) ? captured : captured[0], this.headers, 400);
+      return jsonReply(Array.isArray(body) ? captured : captured[0], this.headers, 400);
     }
     if (isInitialize(body)) stream.ended.then(() => this.#dropIfUninitialized());
     return stream.response;
   }
 
   /** GET with Last-Event-ID: the events after it on their stream, then that stream live if it goes on. */
-  async resume(lastEventId: string): Promise<Response> {
+  async resume(lastEventId: string): Promise<Reply> {
     const writer = this.#writer();
     const replayed = new Set<string>();
     this.#replays++;
@@ -440,16 +449,16 @@ class HttpSession implements Transport, Expirable {
     if (target === this.#standalone) this.#standalone.resumed(writer);
     else if (target) target.attach(writer);
     else writer.close(); // that stream ended: the replay held all of it
-    return sseResponse(writer, this.headers);
+    return sseReply(writer, this.headers);
   }
 
-  openStandalone(): Response {
+  openStandalone(): Reply {
     if (this.#standalone.connected) {
       throw new HttpError(409, "Conflict: this session's GET stream is already open");
     }
     const writer = this.#writer();
     this.#standalone.opened(writer);
-    return sseResponse(writer, this.headers);
+    return sseReply(writer, this.headers);
   }
 
   /** Implements closeSseStream for the POST stream carrying `requestId`. */
@@ -482,12 +491,19 @@ class HttpSession implements Transport, Expirable {
     if (this.#replays > 0) this.#missed.push({ streamId, eventId, message });
   }
 
+  /** A stateless session's event ids come from a counter: nothing is stored, nothing resumed. */
+  counterId(streamId: string): string {
+    return `${streamId}#${++this.#events}`;
+  }
+
   remember(streamId: string): void {
+    if (!this.stateful) return;
     this.#stored.add(streamId);
     if (this.#stored.size > MAX_STORED_STREAMS) this.forget(this.#stored.values().next().value!);
   }
 
   forget(streamId: string): void {
+    if (!this.stateful) return;
     this.#stored.delete(streamId);
     Promise.resolve(this.env.store.deleteStream?.(streamId)).catch(this.env.report);
   }
@@ -520,13 +536,13 @@ class HttpSession implements Transport, Expirable {
   }
 
   /** Notifications and responses only: 202, unless the server refused them outright. */
-  #accept(body: unknown, extra: MessageExtra): Response {
+  #accept(body: unknown, extra: MessageExtra): Reply {
     const captured = this.#deliver(body, extra);
     this.#endIfStateless();
     if (captured.length > 0) {
-      return jsonResponse(Array.isArray(body) ? captured : captured[0], this.headers, 400);
+      return jsonReply(Array.isArray(body) ? captured : captured[0], this.headers, 400);
     }
-    return new Response(null, { status: 202, headers: this.headers });
+    return { status: 202, headers: this.headers };
   }
 
   /** The connection answers refusals synchronously, so whatever no stream takes meanwhile is this POST's. */
@@ -606,8 +622,8 @@ class OutStream {
   push(messages: JsonRpcMessage[]): Promise<void> {
     return this.queue(async () => {
       for (const message of messages) {
-        const eventId = await this.session.env.store.append(this.id, message);
-        this.emit(eventId, message);
+        const eventId = this.idFor(message);
+        this.emit(typeof eventId === "object" ? await eventId : eventId, message);
       }
       this.pushed();
       await this.writer?.ready();
@@ -617,6 +633,16 @@ class OutStream {
   /** After a send's messages are all emitted. */
   protected pushed(): void {}
 
+  /**
+   * The event id of `message`: stored (resumable) in a stateful session; a plain counter in a stateless
+   * one, which nobody can resume; undefined while it need not have one yet.
+   */
+  protected idFor(message: JsonRpcMessage | PrimingEvent): string | undefined | Promise<string> {
+    return this.session.stateful
+      ? this.session.env.store.append(this.id, message)
+      : this.session.counterId(this.id);
+  }
+
   /** Runs `step` after everything queued before it; a failure fails only that step. */
   protected queue(step: () => Promise<void>): Promise<void> {
     const run = this.#chain.then(step);
@@ -624,11 +650,11 @@ class OutStream {
     return run;
   }
 
-  protected emit(eventId: string, message: JsonRpcMessage): void {
+  protected emit(eventId: string | undefined, message: JsonRpcMessage): void {
     if (this.connected) {
-      this.writer!.event(JSON.stringify(message), { id: eventId });
+      this.writer!.event(JSON.stringify(message), eventId === undefined ? {} : { id: eventId });
       this.primed = true;
-    } else this.session.noteMissed(this.id, eventId, message);
+    } else if (eventId !== undefined) this.session.noteMissed(this.id, eventId, message);
   }
 
   /** Makes `writer` this stream's connection (a reconnecting client replaces the old one). */
@@ -671,7 +697,11 @@ class StandaloneStream extends OutStream {
     this.attach(writer);
   }
 
-  protected override emit(eventId: string, message: JsonRpcMessage): void {
+  protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
+    if (eventId === undefined) {
+      super.emit(eventId, message);
+      return;
+    }
     const connected = this.connected;
     super.emit(eventId, message);
     if (connected) return;
@@ -686,14 +716,15 @@ class StandaloneStream extends OutStream {
  * SSE as soon as anything else comes first.
  */
 class RequestStream extends OutStream {
-  readonly response: Promise<Response>;
+  readonly response: Promise<Reply>;
   readonly ended: Promise<void>;
-  #respond!: (response: Response) => void;
+  #respond!: (response: Reply) => void;
   #end!: () => void;
   #decided = false;
   #priming = false;
   readonly #awaiting: Set<RequestId>;
-  readonly #buffer: [string, JsonRpcMessage][] = [];
+  /** Messages held until the answer's kind is decided; responses get their event id only if it is SSE. */
+  readonly #buffer: [string | undefined, JsonRpcMessage][] = [];
 
   constructor(
     id: string,
@@ -717,8 +748,8 @@ class RequestStream extends OutStream {
     if (!prime) return;
     this.#priming = true;
     this.queue(async () => {
-      const eventId = await this.session.env.store.append(this.id, {} as PrimingEvent);
-      if (writer.event("", { id: eventId })) this.primed = true;
+      const eventId = this.idFor({} as PrimingEvent);
+      if (writer.event("", { id: typeof eventId === "object" ? await eventId : eventId })) this.primed = true;
     }).catch(() => {});
   }
 
@@ -750,13 +781,32 @@ class RequestStream extends OutStream {
   abort(): void {
     if (!this.#decided) {
       this.#decided = true;
-      this.#respond(errorResponse(404, TRANSPORT_ERROR, "Not Found: the session closed"));
+      this.#respond(errorReply(404, TRANSPORT_ERROR, "Not Found: the session closed"));
     }
     this.detach();
     this.#end();
   }
 
-  protected override emit(eventId: string, message: JsonRpcMessage): void {
+  /**
+   * While a JSON answer is still possible, responses are not stored: a JSON answer is never resumed.
+   * Once something else comes (the answer turns SSE), the held ones are stored first, in order.
+   */
+  protected override idFor(message: JsonRpcMessage | PrimingEvent): string | undefined | Promise<string> {
+    if (!this.session.stateful) return super.idFor(message);
+    if (!this.#decided && isResponse(message as JsonRpcMessage)) return undefined;
+    if (this.#buffer.some(([id]) => id === undefined)) {
+      return this.#storeHeld().then(() => super.idFor(message)!);
+    }
+    return super.idFor(message);
+  }
+
+  async #storeHeld(): Promise<void> {
+    for (const entry of this.#buffer) {
+      if (entry[0] === undefined) entry[0] = await this.session.env.store.append(this.id, entry[1]);
+    }
+  }
+
+  protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
     const response = isResponse(message);
     if (response) this.#awaiting.delete((message as JsonRpcResponse).id as RequestId);
     if (this.#decided) super.emit(eventId, message);
@@ -785,7 +835,7 @@ class RequestStream extends OutStream {
     this.attach(writer);
     this.primed = false; // a fresh POST stream: the client holds no id of it yet
     if (!this.session.stateful) writer.onclose = () => void this.#clientGone(writer);
-    this.#respond(sseResponse(writer, this.session.headers));
+    this.#respond(sseReply(writer, this.session.headers));
     return writer;
   }
 
@@ -806,9 +856,8 @@ class RequestStream extends OutStream {
     this.#decided = true;
     const responses = this.#buffer.splice(0).map(([, message]) => message);
     // Every request was cancelled: there is nothing to answer with.
-    if (responses.length === 0)
-      this.#respond(new Response(null, { status: 202, headers: this.session.headers }));
-    else this.#respond(jsonResponse(this.batch ? responses : responses[0], this.session.headers));
+    if (responses.length === 0) this.#respond({ status: 202, headers: this.session.headers });
+    else this.#respond(jsonReply(this.batch ? responses : responses[0], this.session.headers));
   }
 }
 
