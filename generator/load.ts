@@ -77,6 +77,11 @@ const ANNOTATIONS = new Set(["description", "title", "default", "examples", "dep
 /** Formats the zod emitter asserts; any other format is refused rather than silently unchecked. */
 export const SUPPORTED_FORMATS = new Set(["uri", "uri-template", "byte"]);
 
+/** A schema with no constraining keyword (`{}`, maybe annotated): it accepts every value. */
+export function isUnconstrained(node: SchemaNode): boolean {
+  return Object.keys(node).every((k) => k === "pointer" || k === "description" || k === "deprecated");
+}
+
 export function escapePointer(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -12,7 +12,7 @@ import {
   hasCapability,
   mergeCapabilities,
 } from "./lifecycle/capabilities.js";
-import type { ProtocolTables, SupportedVersion } from "./protocol.js";
+import { type ProtocolTables, RUNTIME_METHODS, type SupportedVersion } from "./protocol.js";
 import type {
   HandlerContext,
   ImplementationInfo,
@@ -20,7 +20,7 @@ import type {
   NotificationContext,
   SessionInfo,
 } from "./server.js";
-import { isStub, RUNTIME_METHODS } from "./server.js";
+import { isStub } from "./server.js";
 import type { Transport } from "./transports/transport.js";
 import { checkPeerResult, validationError } from "./validate.js";
 

@@ -51,3 +51,14 @@ export interface ProtocolTables {
   readonly clientNotifications: Readonly<Record<string, NotificationEntry>>;
   readonly serverNotifications: Readonly<Record<string, NotificationEntry>>;
 }
+
+/**
+ * Methods the runtime answers itself in every version (lifecycle, ping, cancellation, progress); the
+ * generated handler interfaces leave them out.
+ */
+export const RUNTIME_METHODS: ReadonlySet<string> = new Set([
+  "initialize",
+  "ping",
+  "notifications/cancelled",
+  "notifications/progress",
+]);

@@ -21,7 +21,13 @@ import {
 } from "./lifecycle/capabilities.js";
 import { negotiateVersion } from "./lifecycle/negotiate.js";
 import { isLogLevel, type LogLevel, passes } from "./logging.js";
-import type { MethodEntry, ProtocolTables, RequestEntry, SupportedVersion } from "./protocol.js";
+import {
+  type MethodEntry,
+  type ProtocolTables,
+  type RequestEntry,
+  RUNTIME_METHODS,
+  type SupportedVersion,
+} from "./protocol.js";
 import type { MessageExtra, Transport } from "./transports/transport.js";
 import { checkPeerResult, validationError } from "./validate.js";
 
@@ -43,14 +49,6 @@ export function notImplemented(method: string): (...args: any[]) => never {
 
 export const isStub = (handler: unknown): boolean =>
   typeof handler === "function" && (handler as unknown as Record<symbol, unknown>)[NOT_IMPLEMENTED] === true;
-
-/** Methods the runtime answers itself in every version; they have no user handler. */
-export const RUNTIME_METHODS = new Set([
-  "initialize",
-  "ping",
-  "notifications/cancelled",
-  "notifications/progress",
-]);
 
 export interface ImplementationInfo {
   name: string;
@@ -129,7 +127,6 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.protocol = options.protocol;
     this.handlers = options.handlers as Record<string, AnyHandler | undefined>;
     const derived = deriveCapabilities(Object.values(this.protocol.clientRequests), (e) => this.handles(e));
-    if (options.logging !== false) derived.logging = {};
     this.capabilities = mergeCapabilities(derived, options.capabilities);
     this.validateResults = options.validateResults ?? process.env.NODE_ENV !== "production";
   }

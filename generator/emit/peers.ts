@@ -4,11 +4,10 @@
  * progress) get no handler.
  */
 
+import { RUNTIME_METHODS } from "../../runtime/protocol.js";
 import type { MethodModel, ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
 
-/** Answered by the runtime in every version; see runtime/server.ts RUNTIME_METHODS. */
-const RUNTIME_METHODS = new Set(["initialize", "ping", "notifications/cancelled", "notifications/progress"]);
 /** Members of the runtime Client that typed methods must not shadow. */
 const CLIENT_MEMBERS = new Set([
   "connect",

@@ -5,7 +5,7 @@
  */
 
 import { compile, type JSONSchema } from "json-schema-to-typescript";
-import type { SchemaNode } from "../load.js";
+import { isUnconstrained, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
 import { formatTs } from "../write.js";
@@ -49,7 +49,7 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   if (node.description !== undefined) out.description = node.description;
   if (node.deprecated) out.deprecated = true;
   // The library reads a keyword-less schema as an object; in JSON Schema it accepts any value.
-  if (Object.keys(node).every((k) => k === "pointer" || k === "description" || k === "deprecated")) {
+  if (isUnconstrained(node)) {
     out.tsType = "unknown";
     return out;
   }

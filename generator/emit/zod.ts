@@ -4,7 +4,7 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
-import type { Json, SchemaNode } from "../load.js";
+import { isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { propertyKey, schemaName } from "../naming.js";
 import { SCHEMA_FIXES } from "../tables.js";
@@ -158,7 +158,7 @@ function objectExpr(node: SchemaNode, ctx: Ctx): Doc {
   for (const key of required) if (!(key in props)) entries.push(`${propertyKey(key)}: z.unknown()`);
   const shape = group("{", entries, "}");
   const additional = node.additionalProperties;
-  const open = additional === undefined || additional.bool === true || isEmptySchema(additional);
+  const open = additional === undefined || additional.bool === true || isUnconstrained(additional);
 
   if (node.patternProperties) {
     ctx.helpers.add("patternProperties");
@@ -173,10 +173,6 @@ function objectExpr(node: SchemaNode, ctx: Ctx): Doc {
   if (open) return ["z.looseObject(", shape, ")"];
   if (additional.bool === false) return ["z.strictObject(", shape, ")"];
   return ["z.object(", shape, ")", group(".catchall(", [expr(additional, ctx)], ")")];
-}
-
-function isEmptySchema(node: SchemaNode): boolean {
-  return Object.keys(node).every((k) => k === "pointer" || k === "description");
 }
 
 function literal(value: Json, ctx: Ctx): string {
