@@ -14,15 +14,18 @@ import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import {
   type BoundedRun,
+  type Goal,
   HttpServerChild,
   killAll,
-  killChildrenOnExit,
   MODE,
   median,
   prepareBuild,
   processCpuMs,
+  type Row,
   rssKb,
   runBounded,
+  startWatchdog,
+  tableLines,
   within,
 } from "./lib.js";
 
@@ -72,14 +75,6 @@ type Style = (typeof STYLES)[number];
 const STYLE_NAME: Record<Style, string> = { stateless: "stateless JSON", stateful: "stateful SSE" };
 /** What a deployed server runs with; for ours it means no result validation unless asked for. */
 const SERVER_ENV = { ...process.env, NODE_ENV: "production" };
-
-interface Row {
-  figure: string;
-  ours: number;
-  sdk: number;
-  floor: number;
-  unit: string;
-}
 
 const log = (text: string) => {
   if (!JSON_OUTPUT || process.stderr.isTTY) process.stderr.write(`${text}\n`);
@@ -396,36 +391,17 @@ async function main(): Promise<Row[]> {
 
 // Output
 
-const higherIsBetter = (row: Row) => row.unit === "calls/s";
-
-/** How many times better ours is than `other`: > 1 means ours wins, whichever direction the unit runs. */
-const advantage = (row: Row, other: number) => (higherIsBetter(row) ? row.ours / other : other / row.ours);
-
-interface Goal {
-  figure: string;
-  /** Against sdk or floor: a minimum advantage (see advantage()); "value": a maximum of ours itself. */
-  against: "sdk" | "floor" | "value";
-  bound: number;
-  text: string;
-}
-
-const goals: Goal[] = [];
+const GOALS: Goal[] = [];
 for (const inflight of [64, 1]) {
   const stateless = `${STYLE_NAME.stateless} calls/s, ${inflight} in flight`;
   const stateful = `${STYLE_NAME.stateful} calls/s, ${inflight} in flight`;
-  goals.push(
+  GOALS.push(
     { figure: stateless, against: "sdk", bound: 5, text: "≥ 5× sdk" },
     { figure: stateless, against: "floor", bound: 0.8, text: "≥ 0.8× floor" },
     { figure: stateful, against: "sdk", bound: 3, text: "≥ 3× sdk" },
   );
 }
-goals.push({ figure: "RSS growth per 1,000 idle sessions", against: "value", bound: 5, text: "≤ 5 MB" });
-
-const met = (row: Row, goal: Goal) =>
-  goal.against === "value" ? row.ours <= goal.bound : advantage(row, row[goal.against]) >= goal.bound;
-
-const fmt = (n: number) =>
-  Number.isNaN(n) ? "n/a" : Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
+GOALS.push({ figure: "RSS growth per 1,000 idle sessions", against: "value", bound: 5, text: "≤ 5 MB" });
 
 function markdown(rows: Row[]): string {
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
@@ -443,29 +419,11 @@ function markdown(rows: Row[]): string {
     "scaled to 1,000; MB = 2^20 bytes. RSS deltas within about ±1 MB are noise (the heap grows into pages already held).",
     "vs sdk / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and MB); > 1 = ours wins.",
     "",
-    "| figure | ours | sdk | floor | unit | better | vs sdk | vs floor | targets |",
-    "|---|---:|---:|---:|---|---|---:|---:|---|",
   ];
-  for (const row of rows) {
-    const targets = goals
-      .filter((g) => g.figure === row.figure)
-      .map((g) => `${g.text}: ${met(row, g) ? "met" : "**not met**"}`);
-    lines.push(
-      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdk)} | ${fmt(row.floor)} | ${row.unit} | ` +
-        `${higherIsBetter(row) ? "higher" : "lower"} | ${advantage(row, row.sdk).toFixed(2)}× | ` +
-        `${advantage(row, row.floor).toFixed(2)}× | ${targets.join("; ")} |`,
-    );
-  }
-  return lines.join("\n");
+  return [...lines, ...tableLines(rows, GOALS)].join("\n");
 }
 
-killChildrenOnExit();
-const watchdog = setTimeout(() => {
-  process.stderr.write(`bench/http.ts: still running after ${BENCH_TIMEOUT_MS} ms, giving up\n`);
-  killAll();
-  process.exit(1);
-}, BENCH_TIMEOUT_MS);
-watchdog.unref();
+startWatchdog("bench/http.ts", BENCH_TIMEOUT_MS);
 
 try {
   const t0 = performance.now();

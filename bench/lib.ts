@@ -478,3 +478,64 @@ export async function runBounded(
   );
   return { calls: done, ms: performance.now() - t0, clientCpuMs: selfCpuMs() - self0 };
 }
+
+// Result tables
+
+/** One figure measured for our peer, the official SDK, and the raw floor. */
+export interface Row {
+  figure: string;
+  ours: number;
+  sdk: number;
+  floor: number;
+  unit: string;
+}
+
+/** A target printed beside its row: a minimum advantage over sdk or floor, or a maximum of ours itself. */
+export interface Goal {
+  figure: string;
+  against: "sdk" | "floor" | "value";
+  bound: number;
+  text: string;
+}
+
+export const higherIsBetter = (row: Row): boolean => row.unit === "calls/s";
+
+/** How many times better ours is than `other`: > 1 means ours wins, whichever direction the unit runs. */
+export const advantage = (row: Row, other: number): number =>
+  higherIsBetter(row) ? row.ours / other : other / row.ours;
+
+const met = (row: Row, goal: Goal): boolean =>
+  goal.against === "value" ? row.ours <= goal.bound : advantage(row, row[goal.against]) >= goal.bound;
+
+const fmt = (n: number): string =>
+  Number.isNaN(n) ? "n/a" : Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
+
+/** The markdown table every bench prints under its own header lines. */
+export function tableLines(rows: Row[], goals: Goal[]): string[] {
+  const lines = [
+    "| figure | ours | sdk | floor | unit | better | vs sdk | vs floor | targets |",
+    "|---|---:|---:|---:|---|---|---:|---:|---|",
+  ];
+  for (const row of rows) {
+    const targets = goals
+      .filter((g) => g.figure === row.figure)
+      .map((g) => `${g.text}: ${met(row, g) ? "met" : "**not met**"}`);
+    lines.push(
+      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdk)} | ${fmt(row.floor)} | ${row.unit} | ` +
+        `${higherIsBetter(row) ? "higher" : "lower"} | ${advantage(row, row.sdk).toFixed(2)}× | ` +
+        `${advantage(row, row.floor).toFixed(2)}× | ${targets.join("; ")} |`,
+    );
+  }
+  return lines;
+}
+
+/** Kills every child on exit, and gives up (exit 1) if the whole bench runs longer than `ms`. */
+export function startWatchdog(name: string, ms: number): void {
+  killChildrenOnExit();
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`${name}: still running after ${ms} ms, giving up\n`);
+    killAll();
+    process.exit(1);
+  }, ms);
+  watchdog.unref();
+}

@@ -14,15 +14,18 @@ import { createClient } from "../generated/2025-11-25/index.js";
 import { StdioClientTransport } from "../runtime/transports/stdio.js";
 import {
   coldStart,
+  type Goal,
   killAll,
-  killChildrenOnExit,
   MODE,
   median,
   nodeArgs,
   prepareBuild,
+  type Row,
   type RunResult,
   runConcurrent,
   ServerChild,
+  startWatchdog,
+  tableLines,
   track,
   untrack,
   within,
@@ -50,14 +53,6 @@ const SERVER_FILES: Record<Kind, string> = {
 };
 /** What a deployed server runs with; for ours it means no result validation unless asked for. */
 const SERVER_ENV = { ...process.env, NODE_ENV: "production" };
-
-interface Row {
-  figure: string;
-  ours: number;
-  sdk: number;
-  floor: number;
-  unit: string;
-}
 
 const log = (text: string) => {
   if (!JSON_OUTPUT || process.stderr.isTTY) process.stderr.write(`${text}\n`);
@@ -273,33 +268,17 @@ async function main(): Promise<Row[]> {
 
 // Output
 
-const higherIsBetter = (row: Row) => row.unit === "calls/s";
-
-/** How many times better ours is than `other`: > 1 means ours wins, whichever direction the unit runs. */
-const advantage = (row: Row, other: number) => (higherIsBetter(row) ? row.ours / other : other / row.ours);
-
-interface Target {
-  figure: string;
-  against: "sdk" | "floor";
-  /** Minimum advantage (see advantage()). */
-  min: number;
-  text: string;
-}
-
-const TARGETS: Target[] = [
-  { figure: "server calls/s, 64 in flight", against: "sdk", min: 3, text: "≥ 3× sdk" },
-  { figure: "server calls/s, 64 in flight", against: "floor", min: 0.85, text: "≥ 0.85× floor" },
-  { figure: "server calls/s, 1 in flight", against: "floor", min: 0.9, text: "≥ 0.9× floor" },
+const GOALS: Goal[] = [
+  { figure: "server calls/s, 64 in flight", against: "sdk", bound: 3, text: "≥ 3× sdk" },
+  { figure: "server calls/s, 64 in flight", against: "floor", bound: 0.85, text: "≥ 0.85× floor" },
+  { figure: "server calls/s, 1 in flight", against: "floor", bound: 0.9, text: "≥ 0.9× floor" },
   {
     figure: "server cold start (spawn → initialize result)",
     against: "floor",
-    min: 1 / 1.3,
+    bound: 1 / 1.3,
     text: "≤ 1.3× floor",
   },
 ];
-
-const fmt = (n: number) =>
-  Number.isNaN(n) ? "n/a" : n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
 
 function markdown(rows: Row[]): string {
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
@@ -313,30 +292,11 @@ function markdown(rows: Row[]): string {
     `Cold start: median of ${SPAWNS} spawns. Client rows: both clients call the raw server; floor = raw pipelined client.`,
     "vs sdk / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and ms); > 1 = ours wins.",
     "",
-    "| figure | ours | sdk | floor | unit | better | vs sdk | vs floor | targets |",
-    "|---|---:|---:|---:|---|---|---:|---:|---|",
   ];
-  for (const row of rows) {
-    const targets = TARGETS.filter((t) => t.figure === row.figure).map((t) => {
-      const met = advantage(row, row[t.against]) >= t.min;
-      return `${t.text}: ${met ? "met" : "**not met**"}`;
-    });
-    lines.push(
-      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdk)} | ${fmt(row.floor)} | ${row.unit} | ` +
-        `${higherIsBetter(row) ? "higher" : "lower"} | ${advantage(row, row.sdk).toFixed(2)}× | ` +
-        `${advantage(row, row.floor).toFixed(2)}× | ${targets.join("; ")} |`,
-    );
-  }
-  return lines.join("\n");
+  return [...lines, ...tableLines(rows, GOALS)].join("\n");
 }
 
-killChildrenOnExit();
-const watchdog = setTimeout(() => {
-  process.stderr.write(`bench/stdio.ts: still running after ${BENCH_TIMEOUT_MS} ms, giving up\n`);
-  killAll();
-  process.exit(1);
-}, BENCH_TIMEOUT_MS);
-watchdog.unref();
+startWatchdog("bench/stdio.ts", BENCH_TIMEOUT_MS);
 
 try {
   const rows = await main();
