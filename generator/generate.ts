@@ -27,6 +27,8 @@ export interface SchemaInput {
   sha256: string;
   /** Path or URL, for error messages. */
   location: string;
+  /** For a `discover` lifecycle: the newest `initialize`-lifecycle schema, embedded under legacy/. */
+  legacy?: SchemaInput;
 }
 
 export interface Generated {
@@ -41,7 +43,7 @@ export interface Generated {
 /** What the registry knows about `version`: its claims and the older released versions it can talk to. */
 export function registryFacts(
   version: string,
-): Pick<SchemaInput, "olderVersions" | "registry" | "protocolVersion"> {
+): Pick<SchemaInput, "olderVersions" | "registry" | "protocolVersion"> & { legacyVersion?: string } {
   const entry = getVersion(version);
   if (!entry) return { protocolVersion: version };
   const older = listVersions()
@@ -51,16 +53,33 @@ export function registryFacts(
     )
     .reverse()
     .map((v) => ({ version: getVersion(v)!.protocolVersion, batches: getVersion(v)!.batches }));
+  // A stateless-era version also serves the handshake era: the newest released initialize version.
+  const legacyVersion =
+    entry.lifecycle === "discover"
+      ? listVersions()
+          .filter((v) => getVersion(v)!.status === "released" && getVersion(v)!.lifecycle === "initialize")
+          .at(-1)
+      : undefined;
   return {
     protocolVersion: entry.protocolVersion,
     olderVersions: entry.status === "released" ? older : [],
     registry: { lifecycle: entry.lifecycle, batches: entry.batches },
+    ...(legacyVersion ? { legacyVersion } : {}),
   };
 }
+
+/** Files of the embedded legacy era: its types, validators and method tables, under legacy/. */
+const LEGACY_FILES = ["types.ts", "schemas.ts", "protocol.ts"];
 
 export async function generate(input: SchemaInput): Promise<Generated> {
   const parsed = parseSchema(input.text, input.location);
   const used = new Set<string>();
+  const legacy = input.legacy ? await generate(input.legacy) : undefined;
+  if (legacy && legacy.model.lifecycle !== "initialize") {
+    throw new Error(
+      `${input.legacy!.location}: the legacy era of ${input.version} must use the initialize lifecycle`,
+    );
+  }
   const model = buildModel(
     parsed,
     {
@@ -72,6 +91,12 @@ export async function generate(input: SchemaInput): Promise<Generated> {
     },
     used,
   );
+  if (legacy) {
+    if (model.lifecycle !== "discover")
+      throw new Error(`${input.location}: only a discover lifecycle embeds a legacy era`);
+    model.legacy = legacy.model;
+    for (const key of legacy.usedTableEntries) used.add(key);
+  }
   const raw = {
     ...(await emitTypes(model)),
     ...emitZod(model),
@@ -83,5 +108,6 @@ export async function generate(input: SchemaInput): Promise<Generated> {
   for (const name of Object.keys(raw).sort()) {
     files[name] = withHeader(raw[name]!, model);
   }
+  if (legacy) for (const name of LEGACY_FILES) files[`legacy/${name}`] = legacy.files[name]!;
   return { version: input.version, model, files, usedTableEntries: used };
 }

@@ -48,6 +48,13 @@ export interface MethodModel {
   delivery: "message" | "input";
   /** A handler's exception becomes a result with `isError: true` instead of a JSON-RPC error (tools/call). */
   errorAsResult: boolean;
+  /** The params accept `inputResponses`: the request may be answered with an InputRequiredResult (2026-07-28 on). */
+  inputRequired: boolean;
+  /** The result carries caching hints (`ttlMs`, from 2026-07-28's CacheableResult). */
+  cacheable: boolean;
+  /** The params' own members, sorted (what a caller passes, `_meta` aside), and the required ones. */
+  paramKeys: string[];
+  requiredParamKeys: string[];
 }
 
 export interface DefinitionModel {
@@ -75,6 +82,11 @@ export interface ProtocolModel {
   errorCodes: { name: string; code: number; why: string }[];
   definitions: DefinitionModel[];
   methods: MethodModel[];
+  /**
+   * For a `discover` lifecycle: the model of the newest `initialize`-lifecycle version, which the
+   * generated code embeds (under legacy/) to serve and reach peers of the older era.
+   */
+  legacy?: ProtocolModel;
 }
 
 export interface ModelMeta {
@@ -148,6 +160,7 @@ export function buildModel(
       const m = method as string;
       const paramsNode = node.properties?.params;
       const result = kind === "request" ? resultOf(name) : null;
+      const paramProps = propsOf(paramsNode);
       methods.push({
         method: m,
         kind,
@@ -162,6 +175,10 @@ export function buildModel(
         capability: capabilityOf(m, kind, direction),
         delivery,
         errorAsResult: kind === "request" && direction === "client-to-server" && errorAsResult(m, result!),
+        inputRequired: "inputResponses" in paramProps,
+        cacheable: result !== null && "ttlMs" in propsOf(defs[result]),
+        paramKeys: Object.keys(paramProps).sort(),
+        requiredParamKeys: [...(derefNode(paramsNode)?.required ?? [])].sort(),
       });
     }
   };
@@ -194,12 +211,14 @@ export function buildModel(
     return true;
   };
 
-  /** Properties of `<Side>Capabilities`, and of a capability's own object, through `$ref`s. */
-  const propsOf = (node: SchemaNode | undefined): Record<string, SchemaNode> => {
+  const derefNode = (node: SchemaNode | undefined): SchemaNode | undefined => {
     let n = node;
     while (n?.ref) n = defs[n.ref];
-    return n?.properties ?? {};
+    return n;
   };
+  /** Properties of a node through `$ref`s (a capability's object, a message's params). */
+  const propsOf = (node: SchemaNode | undefined): Record<string, SchemaNode> =>
+    derefNode(node)?.properties ?? {};
   const capsOf = (side: Side) =>
     propsOf(defs[side === "server" ? "ServerCapabilities" : "ClientCapabilities"]);
 

@@ -46,11 +46,19 @@ export async function checkDrift(dir: string, files: Record<string, string>): Pr
     if (current === undefined) out.push({ path, reason: "missing" });
     else if (current !== text) out.push({ path, reason: "differs" });
   }
-  const present = await readdir(dir).catch(() => [] as string[]);
-  for (const name of present.sort()) {
+  for (const name of await generatedFiles(dir)) {
     if (!(name in files)) out.push({ path: join(dir, name), reason: "unexpected" });
   }
   return out;
+}
+
+/** `.ts` files under `dir`, subfolders included (`legacy/types.ts`), as sorted `/`-separated names. */
+async function generatedFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  return names
+    .map((n) => n.replaceAll("\\", "/"))
+    .filter((n) => n.endsWith(".ts"))
+    .sort();
 }
 
 /** Writes every file atomically and removes files of ours that the new output no longer has. */
@@ -63,8 +71,8 @@ export async function writeOutput(dir: string, files: Record<string, string>): P
     await writeFileAtomic(path, text);
     written.push(path);
   }
-  for (const name of await readdir(dir)) {
-    if (!(name in files) && name.endsWith(".ts")) {
+  for (const name of await generatedFiles(dir)) {
+    if (!(name in files)) {
       const path = join(dir, name);
       const head = await readFile(path, "utf8").catch(() => "");
       // Only files this generator wrote are removed; anything else in the folder is the user's.

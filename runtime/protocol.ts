@@ -37,6 +37,10 @@ export interface RequestEntry extends MethodEntry {
   readonly delivery: "message" | "input";
   /** A handler exception becomes a result with `isError: true` (tools/call) instead of a JSON-RPC error. */
   readonly errorAsResult?: boolean;
+  /** The request may be answered with an InputRequiredResult and retried with `inputResponses` (2026-07-28 on). */
+  readonly inputRequired?: boolean;
+  /** The result carries caching hints, `ttlMs` and `cacheScope` (2026-07-28 on). */
+  readonly cacheable?: boolean;
 }
 
 export type NotificationEntry = MethodEntry;
@@ -50,6 +54,11 @@ export interface ProtocolTables {
   readonly serverRequests: Readonly<Record<string, RequestEntry>>;
   readonly clientNotifications: Readonly<Record<string, NotificationEntry>>;
   readonly serverNotifications: Readonly<Record<string, NotificationEntry>>;
+  /**
+   * For a `discover` lifecycle: the newest `initialize`-lifecycle tables, with which a dual-era peer
+   * serves (or falls back to) older peers that start with the initialize handshake.
+   */
+  readonly legacy?: ProtocolTables;
 }
 
 /**
@@ -58,6 +67,8 @@ export interface ProtocolTables {
  */
 export const RUNTIME_METHODS: ReadonlySet<string> = new Set([
   "initialize",
+  "server/discover",
+  "subscriptions/listen",
   "ping",
   "notifications/cancelled",
   "notifications/progress",

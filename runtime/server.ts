@@ -19,8 +19,25 @@ import {
   hasCapability,
   mergeCapabilities,
 } from "./lifecycle/capabilities.js";
+import {
+  hasModernMeta,
+  META,
+  missingCapability,
+  RESULT_TYPE,
+  type RequestMeta,
+  readRequestMeta,
+  unsupportedVersion,
+} from "./lifecycle/modern.js";
 import { negotiateVersion } from "./lifecycle/negotiate.js";
 import { isLogLevel, type LogLevel, passes } from "./logging.js";
+import {
+  INPUT_PENDING,
+  type InputRequest,
+  isInputRequired,
+  Round,
+  type RoundState,
+  StateSealer,
+} from "./mrtr.js";
 import {
   type MethodEntry,
   type ProtocolTables,
@@ -28,8 +45,12 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "./protocol.js";
+import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./subscriptions.js";
+import { type HeaderParam, toolHeaderParams } from "./transports/mcp-headers.js";
 import type { MessageExtra, Transport } from "./transports/transport.js";
 import { checkPeerResult, validationError } from "./validate.js";
+
+export { inputRequired } from "./mrtr.js";
 
 const PROGRESS_SETTLE_MS = 5;
 
@@ -60,8 +81,13 @@ export interface ImplementationInfo {
 export type MethodTypes = Record<string, { params: unknown; result?: unknown }>;
 
 export interface SessionInfo {
-  /** The negotiated protocol version. */
+  /** The negotiated protocol version (stateless era: the one this request named). */
   protocolVersion: string;
+  /**
+   * `stateless` for a request carrying its own `_meta` (from protocol 2026-07-28: no session, client
+   * info and capabilities per request); absent in a session opened with the initialize handshake.
+   */
+  era?: "stateless";
   clientInfo: ImplementationInfo;
   clientCapabilities: Capabilities;
   sessionId?: string;
@@ -85,6 +111,14 @@ export interface HandlerContext<Out extends MethodTypes, OutNotes extends Method
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>>;
   notify<M extends keyof OutNotes & string>(method: M, params: OutNotes[M]["params"]): Promise<void>;
+}
+
+export interface InputOptions {
+  /**
+   * The input request's key in a stateless-era InputRequiredResult (default: the helper's name and a
+   * count, `elicit-1`). Keys must be stable across rounds: the retry's answers are found by them.
+   */
+  key?: string;
 }
 
 export interface NotificationContext {
@@ -111,6 +145,18 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** Handler crashes and other errors that are not sent to the peer (default: stderr). */
   onError?: (error: unknown) => void;
+  /**
+   * Stateless era: caching hints added to list and read results that carry none (default `ttlMs: 0`,
+   * `cacheScope: "private"`: immediately stale, never shared across users).
+   */
+  cache?: { ttlMs: number; cacheScope: "public" | "private" };
+  /**
+   * Stateless era: the HMAC key sealing `requestState` (default: random per process). Servers behind a
+   * load balancer share one so a retry may reach another instance.
+   */
+  stateSecret?: string | Uint8Array;
+  /** Stateless era: how long a sealed `requestState` stays valid (default 10 minutes). */
+  stateTtlMs?: number;
 }
 
 export interface RuntimeServerOptions extends ServerOptions {
@@ -118,28 +164,65 @@ export interface RuntimeServerOptions extends ServerOptions {
 }
 
 export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends MethodTypes = MethodTypes> {
+  /** What the server advertises: in `initialize` results (handshake era) and `server/discover` (stateless). */
   readonly capabilities: Capabilities;
   readonly protocol: ProtocolTables;
+  /** Tables of the stateless era (`server/discover`, per-request `_meta`), when the code has one. */
+  readonly modern: ProtocolTables | undefined;
+  /** Tables of the initialize-handshake era, when the code has one. */
+  readonly handshake: ProtocolTables | undefined;
+  /** Capabilities advertised to handshake-era clients (they differ: logging/setLevel, subscribe). */
+  readonly handshakeCapabilities: Capabilities;
+  readonly subscriptions = new Subscriptions();
+  readonly sealer: StateSealer;
+  /**
+   * Tools' `x-mcp-header` parameters, learned from the tools/list results this server sent: the HTTP
+   * transport checks a call's `Mcp-Param-*` headers against its arguments by them.
+   */
+  readonly toolHeaders = new Map<string, HeaderParam[]>();
   private readonly sessionsSet = new Set<ServerSession<Out, OutNotes>>();
   private readonly handlers: Record<string, AnyHandler | undefined>;
 
   constructor(readonly options: RuntimeServerOptions) {
     this.protocol = options.protocol;
+    this.modern = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
+    this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
     this.handlers = options.handlers as Record<string, AnyHandler | undefined>;
-    const derived = deriveCapabilities(Object.values(this.protocol.clientRequests), (e) => this.handles(e));
-    this.capabilities = mergeCapabilities(derived, options.capabilities);
+    const capsOf = (tables: ProtocolTables) => {
+      const derived = deriveCapabilities(Object.values(tables.clientRequests), (e) => this.handles(e));
+      // The stateless era has no logging/setLevel to derive logging from: the option alone decides.
+      if (
+        tables.lifecycle === "discover" &&
+        options.logging !== false &&
+        "notifications/message" in tables.serverNotifications
+      )
+        derived.logging = {};
+      return mergeCapabilities(derived, options.capabilities);
+    };
+    this.capabilities = capsOf(this.protocol);
+    this.handshakeCapabilities = this.handshake ? capsOf(this.handshake) : this.capabilities;
     this.validateResults = options.validateResults ?? process.env.NODE_ENV !== "production";
+    this.sealer = new StateSealer(options.stateSecret, options.stateTtlMs ?? 10 * 60_000);
+    addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
   }
 
   /**
    * Serves one client over `transport` (stdio: the only session; HTTP: one per connection). A `stateless`
    * session (stateless HTTP: one per POST) starts initialized at the given version, with unknown client.
+   * `era` pins the session to one era (HTTP decides per request); otherwise a session is stateless-era
+   * while its requests carry per-request `_meta` and handshake-era once it is initialized.
    */
   async connect(
     transport: Transport,
-    opts: { sessionId?: string; stateless?: { protocolVersion: string } } = {},
+    opts: { sessionId?: string; stateless?: { protocolVersion: string }; era?: Era } = {},
   ): Promise<ServerSession<Out, OutNotes>> {
-    const session = new ServerSession<Out, OutNotes>(this, transport, opts.sessionId, opts.stateless);
+    const session = new ServerSession<Out, OutNotes>(
+      this,
+      transport,
+      opts.sessionId,
+      opts.stateless,
+      opts.era,
+    );
     this.sessionsSet.add(session);
     session.onclose = () => this.sessionsSet.delete(session);
     await session.start();
@@ -150,17 +233,22 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     return this.sessionsSet;
   }
 
-  /** Sends a notification to every initialized session (e.g. `notifications/tools/list_changed`). */
+  /**
+   * Sends a notification to every initialized handshake-era session and to every stateless-era
+   * `subscriptions/listen` stream that asked for it (e.g. `notifications/tools/list_changed`).
+   */
   async notifyAll<M extends keyof OutNotes & string>(
     method: M,
     params: OutNotes[M]["params"],
   ): Promise<void> {
-    await Promise.all(
-      [...this.sessionsSet].filter((s) => s.initialized).map((s) => s.notify(method, params)),
-    );
+    await Promise.all([
+      ...[...this.sessionsSet].filter((s) => s.initialized).map((s) => s.notify(method, params)),
+      this.subscriptions.deliver(method, params as Record<string, unknown> | undefined),
+    ]);
   }
 
   async close(): Promise<void> {
+    this.subscriptions.endAll();
     await Promise.all([...this.sessionsSet].map((s) => s.close()));
   }
 
@@ -185,7 +273,16 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         `mcp server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       );
   }
+
+  /** `_meta` of every stateless-era result: the server names itself. */
+  resultMeta(): Record<string, unknown> {
+    const { name, version } = this.options.info;
+    return { [META.serverInfo]: { ...this.options.info, name, version } };
+  }
 }
+
+/** Which lifecycle a session or request follows. */
+export type Era = "handshake" | "stateless";
 
 export class ServerSession<
   Out extends MethodTypes = MethodTypes,
@@ -202,9 +299,10 @@ export class ServerSession<
     transport: Transport,
     readonly sessionId?: string,
     private readonly stateless?: { protocolVersion: string },
+    private readonly era?: Era,
   ) {
-    if (stateless) {
-      this.version = negotiateVersion(stateless.protocolVersion, server.protocol.supportedVersions);
+    if (stateless && server.handshake) {
+      this.version = negotiateVersion(stateless.protocolVersion, server.handshake.supportedVersions);
       this.info = {
         protocolVersion: this.version.version,
         clientInfo: { name: "unknown", version: "0" },
@@ -234,6 +332,7 @@ export class ServerSession<
     return this.connection.start();
   }
 
+  /** Whether the initialize handshake happened (handshake era). */
   get initialized(): boolean {
     return this.info !== undefined;
   }
@@ -253,11 +352,11 @@ export class ServerSession<
     params: Out[M]["params"],
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
-    const entry = this.server.protocol.serverRequests[method];
-    if (entry?.delivery !== "message") {
+    const entry = this.server.handshake?.serverRequests[method];
+    if (!this.initialized || entry?.delivery !== "message") {
       throw new McpError(
         ErrorCode.MethodNotFound,
-        `${method} is not a request a server sends in this protocol version`,
+        `${method} is not a request a server sends to this client (stateless-era clients are asked through input requests)`,
       );
     }
     if (entry.capability && !hasCapability(this.info?.clientCapabilities, entry.capability)) {
@@ -280,8 +379,8 @@ export class ServerSession<
     params: OutNotes[M]["params"],
     relatedRequestId?: RequestId,
   ): Promise<void> {
-    const entry = this.server.protocol.serverNotifications[method];
-    if (entry?.capability && !hasCapability(this.server.capabilities, entry.capability)) {
+    const entry = (this.server.handshake ?? this.server.protocol).serverNotifications[method];
+    if (entry?.capability && !hasCapability(this.server.handshakeCapabilities, entry.capability)) {
       throw new McpError(
         ErrorCode.InvalidRequest,
         `${method} needs the ${capabilityName(entry.capability)} server capability, which this server does not declare`,
@@ -290,14 +389,28 @@ export class ServerSession<
     await this.connection.notify(method, params as Record<string, unknown> | undefined, relatedRequestId);
   }
 
-  /** `notifications/message` at `level`, when the session's level lets it through. */
-  async log(level: LogLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
-    if (!this.server.capabilities.logging || !this.initialized || !passes(level, this.logLevel)) return;
+  /** `notifications/message` at `level`, when `minimum` (the session's or the request's) lets it through. */
+  async log(
+    level: LogLevel,
+    data: unknown,
+    logger?: string,
+    relatedRequestId?: RequestId,
+    minimum: LogLevel | undefined = this.initialized ? this.logLevel : undefined,
+  ): Promise<void> {
+    if (!this.server.capabilities.logging || minimum === undefined || !passes(level, minimum)) return;
     await this.connection.notify(
       "notifications/message",
       { level, data, ...(logger ? { logger } : {}) },
       relatedRequestId,
     );
+  }
+
+  /** Whether `request` follows the stateless era: by the session's pin, its handshake, or the request's `_meta`. */
+  private isStateless(request: JsonRpcRequest): boolean {
+    if (!this.server.modern) return false;
+    if (!this.server.handshake || this.era === "stateless") return true;
+    if (this.era === "handshake" || this.info) return false;
+    return request.method !== "initialize" && hasModernMeta(request.params);
   }
 
   /**
@@ -308,10 +421,11 @@ export class ServerSession<
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (this.isStateless(request)) return this.onStatelessRequest(request, rc, this.server.modern!);
     const { method } = request;
-    const tables = this.server.protocol;
+    const tables = this.server.handshake!;
     if (method === "ping") return {};
-    if (method === "initialize" && tables.lifecycle === "initialize") return this.initialize(request);
+    if (method === "initialize") return this.initialize(request);
     if (!this.info) {
       throw new McpError(
         ErrorCode.InvalidRequest,
@@ -321,7 +435,7 @@ export class ServerSession<
     const entry = tables.clientRequests[method];
     if (!entry || RUNTIME_METHODS.has(method))
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-    if (entry.capability && !hasCapability(this.server.capabilities, entry.capability)) {
+    if (entry.capability && !hasCapability(this.server.handshakeCapabilities, entry.capability)) {
       throw new McpError(
         ErrorCode.MethodNotFound,
         `Method not found: ${method} (this server does not offer ${capabilityName(entry.capability)})`,
@@ -336,7 +450,7 @@ export class ServerSession<
     } else if (!handler) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
-    const ctx = new RequestContext<Out, OutNotes>(this, rc);
+    const ctx = new RequestContext<Out, OutNotes>(this, rc, this.info, undefined);
     let result: unknown;
     try {
       result = handler!(params, ctx);
@@ -350,6 +464,217 @@ export class ServerSession<
       );
     }
     return this.finish(entry, result, ctx);
+  }
+
+  /**
+   * A stateless-era request: method first (removed and unknown methods are -32601 whatever their
+   * params), then the per-request `_meta` (-32602), the version (-32022), capability gating, params, and
+   * the handler; results gain `resultType`, caching hints and the server's identity.
+   */
+  private onStatelessRequest(
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+    tables: ProtocolTables,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const { method } = request;
+    const entry = tables.clientRequests[method];
+    if (!entry) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const meta = readRequestMeta(request.params);
+    const supported = tables.supportedVersions.map((v) => v.version);
+    if (!supported.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, supported);
+    if (meta.logLevel !== undefined && !isLogLevel(meta.logLevel))
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown log level "${meta.logLevel}"`);
+    if (entry.capability && !hasCapability(this.server.capabilities, entry.capability)) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} (this server does not offer ${capabilityName(entry.capability)})`,
+      );
+    }
+    const params = parseParams(entry, request.params) as Record<string, unknown>;
+    if (method === "server/discover") return this.discover(tables);
+    if (method === "subscriptions/listen") return this.listen(params, rc);
+    const handler = this.server.handler(entry);
+    if (!handler || RUNTIME_METHODS.has(method))
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+
+    const info: SessionInfo = {
+      protocolVersion: meta.protocolVersion,
+      era: "stateless",
+      clientInfo: meta.clientInfo ?? { name: "unknown", version: "0" },
+      clientCapabilities: meta.clientCapabilities,
+    };
+    const round = entry.inputRequired ? this.openRound(entry, params) : undefined;
+    const ctx = new RequestContext<Out, OutNotes>(this, rc, info, { meta, tables, round });
+    let result: unknown;
+    try {
+      result = handler(params, ctx);
+    } catch (error) {
+      return this.statelessSettled(entry, params, ctx, undefined, error);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => this.statelessSettled(entry, params, ctx, value),
+        (error) => this.statelessSettled(entry, params, ctx, undefined, error, true),
+      );
+    }
+    return this.statelessSettled(entry, params, ctx, result);
+  }
+
+  /** The input state of a retried request: sealed earlier answers plus this retry's inputResponses. */
+  private openRound(entry: RequestEntry, params: Record<string, unknown>): Round {
+    const target = targetOf(params);
+    let state: RoundState | undefined;
+    if (params.requestState !== undefined) {
+      state = this.server.sealer.open(params.requestState, entry.method, target);
+      // The handler sees only its own state (or none), never the runtime's envelope.
+      if (state.user === undefined) delete params.requestState;
+      else params.requestState = state.user;
+    }
+    const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+    const modern = this.server.modern!;
+    // Answers to what the last round asked are checked now; others when a handler reads them.
+    for (const [key, method] of Object.entries(state?.asked ?? {})) {
+      if (key in responses) checkInputResponse(modern, method, key, responses[key]);
+    }
+    return new Round({ ...state?.answers, ...responses });
+  }
+
+  private statelessSettled(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    ctx: RequestContext<Out, OutNotes>,
+    value: unknown,
+    error?: unknown,
+    failed = error !== undefined,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const round = ctx.round;
+    // A handler awaiting input it lacks ends in INPUT_PENDING (or in whatever it made of it): the
+    // questions it asked are the answer, whatever it returned.
+    if (round && round.pending.size > 0) return this.askForInput(entry, params, round, undefined);
+    if (failed) {
+      if (error === INPUT_PENDING)
+        throw new McpError(
+          ErrorCode.InternalError,
+          `${entry.method}: input requested outside a request that may ask for it`,
+        );
+      return this.finish(entry, this.decorate(entry, this.handlerError(entry, error)), ctx);
+    }
+    if (isInputRequired(value)) {
+      if (!round) {
+        const error = new McpError(
+          ErrorCode.InternalError,
+          `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
+        );
+        this.server.reportError(error);
+        throw error;
+      }
+      return this.askForInput(entry, params, round, value);
+    }
+    return this.finish(entry, this.decorate(entry, value as Record<string, unknown>), ctx);
+  }
+
+  /** An InputRequiredResult from the handler's questions (and its own result, if it returned one). */
+  private askForInput(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    round: Round,
+    returned: { inputRequests?: Record<string, InputRequest>; requestState?: string } | undefined,
+  ): Record<string, unknown> {
+    const requests: Record<string, InputRequest> = {
+      ...returned?.inputRequests,
+      ...Object.fromEntries(round.pending),
+    };
+    const modern = this.server.modern!;
+    const caps = (params._meta as Record<string, unknown>)[META.clientCapabilities] as Capabilities;
+    for (const request of Object.values(requests)) {
+      const input = modern.serverRequests[request.method];
+      if (input?.delivery !== "input") {
+        throw new McpError(
+          ErrorCode.InternalError,
+          `${request.method} is not an input request a server may send`,
+        );
+      }
+      if (input.capability && !hasCapability(caps, input.capability)) {
+        throw missingCapability({ [input.capability.path[0]!]: {} }, capabilityName(input.capability));
+      }
+    }
+    const asked = Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, r.method]));
+    const state: RoundState = {
+      method: entry.method,
+      target: targetOf(params),
+      answers: round.consumed,
+      asked,
+      ...(returned?.requestState === undefined ? {} : { user: returned.requestState }),
+      expires: Date.now() + this.server.sealer.ttlMs,
+    };
+    return {
+      resultType: RESULT_TYPE.inputRequired,
+      ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),
+      requestState: this.server.sealer.seal(state),
+      _meta: this.server.resultMeta(),
+    };
+  }
+
+  /** `resultType`, caching hints where the method's result carries them, and the server's identity. */
+  private decorate(entry: RequestEntry, result: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...result };
+    out.resultType ??= RESULT_TYPE.complete;
+    if (entry.cacheable) {
+      const cache = this.server.options.cache ?? { ttlMs: 0, cacheScope: "private" };
+      out.ttlMs ??= cache.ttlMs;
+      out.cacheScope ??= cache.cacheScope;
+    }
+    out._meta = { ...this.server.resultMeta(), ...(result._meta as Record<string, unknown> | undefined) };
+    if (entry.method === "tools/list" && Array.isArray(out.tools)) this.learnToolHeaders(out.tools);
+    return out;
+  }
+
+  private learnToolHeaders(tools: unknown[]): void {
+    for (const tool of tools as { name?: unknown; inputSchema?: unknown }[]) {
+      if (typeof tool?.name !== "string") continue;
+      const headers = toolHeaderParams(tool.inputSchema);
+      if (headers.ok && headers.params.length > 0) this.server.toolHeaders.set(tool.name, headers.params);
+      else this.server.toolHeaders.delete(tool.name);
+    }
+  }
+
+  private discover(tables: ProtocolTables): Record<string, unknown> {
+    const { instructions } = this.server.options;
+    return this.decorate(tables.clientRequests["server/discover"]!, {
+      supportedVersions: tables.supportedVersions.map((v) => v.version),
+      capabilities: this.server.capabilities,
+      ...(instructions ? { instructions } : {}),
+    });
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledge the agreed filter first, then deliver matching notifications on
+   * this request's stream until the client cancels it or the server closes (which answers it).
+   */
+  private async listen(
+    params: Record<string, unknown>,
+    rc: IncomingRequestContext,
+  ): Promise<Record<string, unknown>> {
+    const requested = (params.notifications ?? {}) as SubscriptionFilter;
+    const filter = agreedFilter(requested, this.server.capabilities);
+    const tag = { [META.subscriptionId]: rc.id };
+    await this.connection.notify(
+      "notifications/subscriptions/acknowledged",
+      { _meta: tag, notifications: filter },
+      rc.id,
+    );
+    return new Promise((resolve) => {
+      const remove = this.server.subscriptions.add({
+        id: rc.id,
+        filter,
+        send: (method, p) => this.connection.notify(method, p, rc.id),
+        end: () => {
+          remove();
+          resolve({ resultType: RESULT_TYPE.complete, _meta: { ...this.server.resultMeta(), ...tag } });
+        },
+      });
+      rc.signal.addEventListener("abort", () => remove(), { once: true });
+    });
   }
 
   private finish(
@@ -381,13 +706,14 @@ export class ServerSession<
     // A stateless session was never handshaken, so a client's initialize is answered, not refused.
     if (this.info && !this.stateless)
       throw new McpError(ErrorCode.InvalidRequest, "the session is already initialized");
-    const entry = this.server.protocol.clientRequests.initialize!;
+    const tables = this.server.handshake!;
+    const entry = tables.clientRequests.initialize!;
     const params = parseParams(entry, request.params) as {
       protocolVersion: string;
       capabilities: Capabilities;
       clientInfo: ImplementationInfo;
     };
-    this.version = negotiateVersion(params.protocolVersion, this.server.protocol.supportedVersions);
+    this.version = negotiateVersion(params.protocolVersion, tables.supportedVersions);
     this.info = {
       protocolVersion: this.version.version,
       clientInfo: params.clientInfo,
@@ -397,7 +723,7 @@ export class ServerSession<
     const { instructions } = this.server.options;
     return {
       protocolVersion: this.version.version,
-      capabilities: this.server.capabilities,
+      capabilities: this.server.handshakeCapabilities,
       serverInfo: this.server.options.info,
       ...(instructions ? { instructions } : {}),
     };
@@ -420,7 +746,8 @@ export class ServerSession<
   }
 
   private async onNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
-    const entry = this.server.protocol.clientNotifications[n.method];
+    const tables = this.server.handshake ?? this.server.protocol;
+    const entry = tables.clientNotifications[n.method];
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;
@@ -437,11 +764,27 @@ export class ServerSession<
     };
     await handler(checked.data, ctx);
   }
+
+  /** Sends an input request (server→client request) for a handshake-era handler. */
+  requestInput(method: string, params: unknown, relatedRequestId: RequestId): Promise<unknown> {
+    return this.request(method as keyof Out & string, params as Out[keyof Out & string]["params"], {
+      relatedRequestId,
+    });
+  }
+}
+
+/** What a stateless-era request brings to its handler's context. */
+interface StatelessRequest {
+  meta: RequestMeta;
+  tables: ProtocolTables;
+  round: Round | undefined;
 }
 
 /**
  * A handler's context. A class rather than an object literal of closures: one allocation per request,
- * methods shared on the prototype, the progress function made only when a handler asks for it.
+ * methods shared on the prototype, the progress function made only when a handler asks for it. The
+ * input helpers (`elicit`, `createMessage`, `listRoots`: one per server→client request in the tables)
+ * are added to the prototype by name from the tables.
  */
 class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
   implements HandlerContext<Out, OutNotes>
@@ -452,7 +795,13 @@ class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
   constructor(
     private readonly owner: ServerSession<Out, OutNotes>,
     private readonly rc: IncomingRequestContext,
+    readonly session: SessionInfo,
+    private readonly stateless: StatelessRequest | undefined,
   ) {}
+
+  get round(): Round | undefined {
+    return this.stateless?.round;
+  }
 
   get signal(): AbortSignal {
     return this.rc.signal;
@@ -460,10 +809,6 @@ class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
 
   get requestId(): RequestId {
     return this.rc.id;
-  }
-
-  get session(): SessionInfo {
-    return this.owner.session!;
   }
 
   get auth(): unknown {
@@ -489,6 +834,11 @@ class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
   }
 
   log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.stateless) {
+      // Stateless era: only when this request asked for logs, at its own level.
+      const minimum = this.stateless.meta.logLevel as LogLevel | undefined;
+      return this.owner.log(level, data, logger, this.rc.id, minimum);
+    }
     return this.owner.log(level, data, logger, this.rc.id);
   }
 
@@ -503,6 +853,72 @@ class RequestContext<Out extends MethodTypes, OutNotes extends MethodTypes>
   notify<M extends keyof OutNotes & string>(method: M, params: OutNotes[M]["params"]): Promise<void> {
     return this.owner.notify(method, params, this.rc.id);
   }
+
+  /**
+   * Input from the client, one API in both eras: a server→client request in the handshake era; in the
+   * stateless era the answer replayed from an earlier round, or a question for this round's
+   * InputRequiredResult (the handler then ends, and runs again when the client retries).
+   */
+  input(method: string, handlerName: string, params: unknown, options?: InputOptions): Promise<unknown> {
+    if (!this.stateless) return this.owner.requestInput(method, params, this.rc.id);
+    const round = this.stateless.round;
+    if (!round) {
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, `${method}: this request cannot ask the client for input`),
+      );
+    }
+    const key = round.keyFor(handlerName, options?.key);
+    if (key in round.answers) {
+      try {
+        const answer = checkInputResponse(this.stateless.tables, method, key, round.answers[key]);
+        round.consumed[key] = answer;
+        return Promise.resolve(answer);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    round.pending.set(key, { method, ...(params === undefined ? {} : { params }) });
+    const pending = Promise.reject(INPUT_PENDING);
+    pending.catch(() => {});
+    return pending;
+  }
+}
+
+/** The input helpers of a context, named after the handlers of the server→client requests. */
+export function addInputHelpers(tables: readonly ProtocolTables[]): void {
+  const proto = RequestContext.prototype as unknown as Record<string, unknown>;
+  for (const t of tables) {
+    for (const entry of Object.values(t.serverRequests)) {
+      if (entry.handler in proto || RUNTIME_METHODS.has(entry.method)) continue;
+      proto[entry.handler] = function (
+        this: RequestContext<MethodTypes, MethodTypes>,
+        params: unknown,
+        options?: InputOptions,
+      ) {
+        return this.input(entry.method, entry.handler, params, options);
+      };
+    }
+  }
+}
+
+/** A retry's answer to an input request, checked against the request's result schema (-32602). */
+function checkInputResponse(tables: ProtocolTables, method: string, key: string, answer: unknown): unknown {
+  const entry = tables.serverRequests[method];
+  if (!entry) return answer;
+  const checked = entry.result.safeParse(answer);
+  if (!checked.success)
+    throw validationError(
+      ErrorCode.InvalidParams,
+      `Invalid params: inputResponses.${key} is not a ${method} result`,
+      checked.error,
+    );
+  return checked.data;
+}
+
+/** The tool or prompt name, or resource uri, a request is about (what a sealed state is bound to). */
+function targetOf(params: Record<string, unknown>): string | undefined {
+  const target = params.name ?? params.uri;
+  return typeof target === "string" ? target : undefined;
 }
 
 function parseParams(entry: MethodEntry, params: unknown): unknown {

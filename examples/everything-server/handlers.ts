@@ -1,11 +1,19 @@
 /**
  * Everything the official conformance suite's server scenarios ask of a server
- * (`npx conformance list --server --spec-version 2025-11-25`, which includes 2025-06-18's), written only
- * as generated ServerHandlers for protocol 2025-11-25. Tool, resource and prompt names, arguments and
- * texts are the ones the scenarios' requirements name; examples/README.md maps scenario → handler.
+ * (`npx conformance list --server`: 2025-06-18, 2025-11-25 and 2026-07-28), written only as generated
+ * ServerHandlers for protocol 2026-07-28, which serve both eras: handshake clients (2024-11-05 to
+ * 2025-11-25) and stateless clients (2026-07-28). Tool, resource and prompt names, arguments and texts
+ * are the ones the scenarios' requirements name; examples/README.md maps scenario → handler.
  */
-import type * as T from "../../generated/2025-11-25/index.js";
-import { errors, type ServerContext, type ServerHandlers } from "../../generated/2025-11-25/index.js";
+import {
+  errors,
+  inputRequired,
+  type ServerContext,
+  type ServerHandlers,
+} from "../../generated/2026-07-28/index.js";
+// Results are built in the shape both eras accept (the runtime adds resultType and caching hints for
+// stateless clients), so the handshake era's types describe them.
+import type * as T from "../../generated/2026-07-28/legacy/types.js";
 import { paginate } from "../../runtime/pagination.js";
 import { closeSseStream } from "../../runtime/transports/streamable-http.js";
 
@@ -56,8 +64,13 @@ const text = (value: string): T.CallToolResult => ({ content: [{ type: "text", t
 interface ToolEntry {
   description: string;
   inputSchema?: T.Tool["inputSchema"];
-  run(args: Record<string, unknown>, ctx: ServerContext): T.CallToolResult | Promise<T.CallToolResult>;
+  run(
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): T.CallToolResult | InputRequired | Promise<T.CallToolResult | InputRequired>;
 }
+
+type InputRequired = ReturnType<typeof inputRequired>;
 
 const NO_ARGUMENTS: T.Tool["inputSchema"] = { type: "object", properties: {} };
 
@@ -94,8 +107,12 @@ function stringArgument(args: Record<string, unknown>, name: string): string {
   return value;
 }
 
+/**
+ * Handshake era: a tool error the model can read when the client cannot answer. (In the stateless era
+ * the runtime answers a missing capability with MissingRequiredClientCapability itself.)
+ */
 function requireClientCapability(ctx: ServerContext, capability: "sampling" | "elicitation"): void {
-  if (!ctx.session.clientCapabilities[capability])
+  if (ctx.session.era !== "stateless" && !ctx.session.clientCapabilities[capability])
     throw new Error(`the client did not declare the ${capability} capability`);
 }
 
@@ -112,10 +129,7 @@ async function elicit(
   required: string[] = [],
 ): Promise<T.ElicitResult> {
   requireClientCapability(ctx, "elicitation");
-  return ctx.request("elicitation/create", {
-    message,
-    requestedSchema: { type: "object", properties, required },
-  });
+  return ctx.elicit({ message, requestedSchema: { type: "object", properties, required } });
 }
 
 const elicitationSummary = (result: T.ElicitResult) =>
@@ -218,7 +232,7 @@ const TOOLS: Record<string, ToolEntry> = {
     run: async (args, ctx) => {
       const prompt = stringArgument(args, "prompt");
       requireClientCapability(ctx, "sampling");
-      const result = await ctx.request("sampling/createMessage", {
+      const result = await ctx.createMessage({
         messages: [{ role: "user", content: { type: "text", text: prompt } }],
         maxTokens: 100,
       });
@@ -316,7 +330,215 @@ const TOOLS: Record<string, ToolEntry> = {
     inputSchema: JSON_SCHEMA_2020_12,
     run: (args) => text(`Received: ${JSON.stringify(args)}`),
   },
+  ...STATELESS_TOOLS(),
 };
+
+/** Tools callable but not listed: they make the server send list-changed notifications. */
+const HIDDEN_TOOLS: Record<string, ToolEntry> = {
+  test_trigger_tool_change: {
+    description: "Sends notifications/tools/list_changed to subscribers",
+    run: async () => {
+      await changes.notify?.("notifications/tools/list_changed");
+      return text("tools/list_changed sent");
+    },
+  },
+  test_trigger_prompt_change: {
+    description: "Sends notifications/prompts/list_changed to subscribers",
+    run: async () => {
+      await changes.notify?.("notifications/prompts/list_changed");
+      return text("prompts/list_changed sent");
+    },
+  },
+};
+
+/** How the handlers reach the server for change notifications (set by main.ts once it made the server). */
+export const changes: {
+  notify?: (
+    method: "notifications/tools/list_changed" | "notifications/prompts/list_changed",
+  ) => Promise<void>;
+} = {};
+
+const NAME_SCHEMA = {
+  type: "object" as const,
+  properties: { name: { type: "string" as const } },
+  required: ["name"],
+};
+
+/**
+ * The stateless era's scenarios (server-stateless, input-required-result-*, http-custom-header-*). The
+ * input they ask for goes through ctx.elicit / ctx.createMessage / ctx.listRoots, which are requests to
+ * a handshake-era client and input requests (InputRequiredResult, then a retry) to a stateless one.
+ */
+function STATELESS_TOOLS(): Record<string, ToolEntry> {
+  return {
+    test_missing_capability: {
+      description: "Needs the client's sampling capability (MissingRequiredClientCapability without it)",
+      run: async (_args, ctx) => {
+        await ctx.createMessage(
+          { messages: [{ role: "user", content: { type: "text", text: "Say success" } }], maxTokens: 10 },
+          { key: "sample" },
+        );
+        return text("Success");
+      },
+    },
+    test_streaming_elicitation: {
+      description: "Asks the user for a name; never a server-to-client request in the stateless era",
+      run: async (_args, ctx) => {
+        const answer = await ctx.elicit(
+          { message: "What is your name?", requestedSchema: NAME_SCHEMA },
+          { key: "user_name" },
+        );
+        return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
+      },
+    },
+    test_logging_tool: {
+      description:
+        "Logs three messages, which a stateless client receives only when it asked for a log level",
+      run: async (_args, ctx) => {
+        await ctx.log("info", "Tool execution started");
+        await ctx.log("info", "Tool processing data");
+        await ctx.log("info", "Tool execution completed");
+        return text("Tool with logging executed successfully");
+      },
+    },
+    test_custom_headers: {
+      description: "Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header)",
+      inputSchema: {
+        type: "object",
+        properties: { region: { type: "string", description: "A region", "x-mcp-header": "Region" } },
+        required: ["region"],
+      },
+      run: (args) => text(`region=${stringArgument(args, "region")}`),
+    },
+    test_input_required_result_elicitation: {
+      description: "MRTR: asks the user's name (elicitation, key user_name), then greets them",
+      run: async (_args, ctx) => {
+        const answer = await ctx.elicit(
+          { message: "What is your name?", requestedSchema: NAME_SCHEMA },
+          { key: "user_name" },
+        );
+        return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
+      },
+    },
+    test_input_required_result_sampling: {
+      description: "MRTR: asks the client's LLM a question (sampling)",
+      run: async (_args, ctx) => {
+        const answer = await ctx.createMessage(
+          {
+            messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+            maxTokens: 100,
+          },
+          { key: "capital_question" },
+        );
+        const blocks = Array.isArray(answer.content) ? answer.content : [answer.content];
+        return text(`LLM said: ${blocks.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join(" ")}`);
+      },
+    },
+    test_input_required_result_list_roots: {
+      description: "MRTR: asks for the client's roots",
+      run: async (_args, ctx) => {
+        const { roots } = await ctx.listRoots(undefined, { key: "client_roots" });
+        return text(`Roots: ${roots.map((r) => r.uri).join(", ")}`);
+      },
+    },
+    test_input_required_result_request_state: {
+      description:
+        "MRTR with the handler's own requestState: asks for a confirmation, checks its state on the retry",
+      run: (_args, ctx) => requestStateTool(ctx),
+    },
+    test_input_required_result_multiple_inputs: {
+      description: "MRTR: elicitation, sampling and roots in one round",
+      run: async (_args, ctx) => {
+        const [user, greeting, roots] = await Promise.all([
+          ctx.elicit({ message: "What is your name?", requestedSchema: NAME_SCHEMA }, { key: "user_name" }),
+          ctx.createMessage(
+            {
+              messages: [{ role: "user", content: { type: "text", text: "Generate a greeting" } }],
+              maxTokens: 50,
+            },
+            { key: "greeting" },
+          ),
+          ctx.listRoots(undefined, { key: "client_roots" }),
+        ]);
+        return text(
+          `name=${String(user.content?.name)}, greeting from ${greeting.model}, ${roots.roots.length} root(s)`,
+        );
+      },
+    },
+    test_input_required_result_multi_round: {
+      description: "MRTR over two rounds: a name, then a favourite colour",
+      run: async (_args, ctx) => {
+        const name = await ctx.elicit(
+          { message: "Step 1: What is your name?", requestedSchema: NAME_SCHEMA },
+          { key: "step1" },
+        );
+        const color = await ctx.elicit(
+          {
+            message: "Step 2: What is your favorite color?",
+            requestedSchema: {
+              type: "object",
+              properties: { color: { type: "string" } },
+              required: ["color"],
+            },
+          },
+          { key: "step2" },
+        );
+        return text(`${String(name.content?.name)} likes ${String(color.content?.color)}`);
+      },
+    },
+    test_input_required_result_tampered_state: {
+      description: "MRTR whose requestState is sealed: a tampered state is rejected",
+      run: async (_args, ctx) => {
+        const answer = await ctx.elicit(
+          {
+            message: "Please confirm",
+            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+          },
+          { key: "confirm" },
+        );
+        return text(`confirmed=${String(answer.content?.ok)}`);
+      },
+    },
+    test_input_required_result_capabilities: {
+      description: "MRTR asking only for what the client declared: elicitation if it can, else sampling",
+      run: async (_args, ctx) => {
+        const caps = ctx.session.clientCapabilities;
+        if (caps.elicitation) {
+          await ctx.elicit(
+            { message: "Anything to add?", requestedSchema: NAME_SCHEMA },
+            { key: "elicit_input" },
+          );
+        } else {
+          await ctx.createMessage(
+            {
+              messages: [{ role: "user", content: { type: "text", text: "Anything to add?" } }],
+              maxTokens: 20,
+            },
+            { key: "sample_input" },
+          );
+        }
+        return text("Got the input the client could give");
+      },
+    },
+  };
+}
+
+/** The low-level MRTR form: the handler returns an InputRequiredResult with its own requestState. */
+function requestStateTool(ctx: ServerContext): InputRequired {
+  void ctx;
+  return inputRequired({
+    inputRequests: {
+      confirm: {
+        method: "elicitation/create",
+        params: {
+          message: "Please confirm",
+          requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+        },
+      },
+    },
+    requestState: "awaiting-confirmation",
+  });
+}
 
 const TOOL_LIST: T.Tool[] = Object.entries(TOOLS).map(([name, { description, inputSchema }]) => ({
   name,
@@ -380,6 +602,10 @@ const PROMPTS: T.Prompt[] = [
     arguments: [{ name: "resourceUri", description: "URI of the resource to embed", required: true }],
   },
   { name: "test_prompt_with_image", description: "A prompt containing an image" },
+  {
+    name: "test_input_required_result_prompt",
+    description: "MRTR on prompts/get: asks what context the prompt should use",
+  },
 ];
 
 function promptArgument(args: Record<string, string> | undefined, name: string): string {
@@ -402,7 +628,18 @@ export const handlers: ServerHandlers = {
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   },
   callTool: (params, ctx) => {
-    const tool = Object.hasOwn(TOOLS, params.name) ? TOOLS[params.name] : undefined;
+    if (params.name === "test_input_required_result_request_state" && params.requestState !== undefined) {
+      // The retry: the runtime verified and unsealed the state this handler returned.
+      const confirm = (params.inputResponses as Record<string, T.ElicitResult> | undefined)?.confirm;
+      if (params.requestState !== "awaiting-confirmation" || confirm?.action !== "accept")
+        throw errors.invalidParams("expected the confirmation asked for");
+      return text("state-ok: requestState validated");
+    }
+    const tool = Object.hasOwn(TOOLS, params.name)
+      ? TOOLS[params.name]
+      : Object.hasOwn(HIDDEN_TOOLS, params.name)
+        ? HIDDEN_TOOLS[params.name]
+        : undefined;
     if (!tool) throw errors.unknownTool(params.name);
     return tool.run(params.arguments ?? {}, ctx);
   },
@@ -444,8 +681,26 @@ export const handlers: ServerHandlers = {
     const { page, nextCursor } = paginate(PROMPTS, params?.cursor, 100);
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
   },
-  getPrompt: ({ name, arguments: args }) => {
+  getPrompt: async ({ name, arguments: args }, ctx) => {
     switch (name) {
+      case "test_input_required_result_prompt": {
+        const answer = await ctx.elicit(
+          {
+            message: "What context should the prompt use?",
+            requestedSchema: {
+              type: "object",
+              properties: { context: { type: "string" } },
+              required: ["context"],
+            },
+          },
+          { key: "user_context" },
+        );
+        return {
+          messages: [
+            { role: "user", content: { type: "text", text: `Context: ${String(answer.content?.context)}` } },
+          ],
+        };
+      }
       case "test_simple_prompt":
         return {
           messages: [

@@ -11,9 +11,9 @@
  * Then: npx conformance server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
  */
 import { parseArgs } from "node:util";
-import { createServer } from "../../generated/2025-11-25/index.js";
+import { createServer } from "../../generated/2026-07-28/index.js";
 import { StdioServerTransport } from "../../runtime/transports/stdio.js";
-import { handlers, info, instructions } from "./handlers.js";
+import { changes, handlers, info, instructions } from "./handlers.js";
 
 const USAGE =
   "usage: everything-server [--port <n>] [--host <address>] [--path <path>] [--stateless] [--no-legacy-sse] [--retry-ms <n>] | --stdio";
@@ -51,10 +51,18 @@ const server = createServer({
   info,
   instructions,
   handlers,
+  // Change notifications (for subscriptions/listen and handshake sessions) and resource subscriptions.
+  capabilities: {
+    tools: { listChanged: true },
+    prompts: { listChanged: true },
+    resources: { subscribe: true },
+  },
   // Tool failures (test_error_handling, a client without sampling) are expected here: one line, no stack.
   onError: (error) =>
     process.stderr.write(`everything-server: ${error instanceof Error ? error.message : String(error)}\n`),
 });
+
+changes.notify = (method) => server.notifyAll(method, {});
 
 if (args.stdio) {
   const session = await server.connect(new StdioServerTransport());

@@ -3,6 +3,7 @@
 import { McpError } from "mcp-codegen/runtime/jsonrpc/messages";
 import {
   type HandlerContext,
+  type InputOptions,
   type NotificationContext,
   Server,
   type ServerOptions,
@@ -12,8 +13,25 @@ export { notImplemented } from "mcp-codegen/runtime/server";
 import { type ServerNotifications, type ServerRequests, protocol } from "./protocol.js";
 import type * as T from "./types.js";
 
-/** What a handler receives: cancellation signal, progress, logging, typed requests to the client. */
-export type ServerContext = HandlerContext<ServerRequests, ServerNotifications>;
+/**
+ * What a handler receives: cancellation signal, progress, logging, the client's identity and
+ * capabilities, and the requests a server makes of the client while serving one (elicitation, sampling,
+ * roots).
+ */
+export interface ServerContext extends HandlerContext<ServerRequests, ServerNotifications> {
+  /**
+   * `elicitation/create`: A request from the server to elicit additional information from the user via the client.
+   */
+  elicit(params: T.ElicitRequest["params"], options?: InputOptions): Promise<T.ElicitResult>;
+  /**
+   * `roots/list`: Sent from the server to request a list of root URIs from the client. Roots allow servers to ask for specific directories or files to operate on. A common example for roots is providing a set of repositories or directories a server should operate on.
+   */
+  listRoots(params: T.ListRootsRequest["params"], options?: InputOptions): Promise<T.ListRootsResult>;
+  /**
+   * `sampling/createMessage`: A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+   */
+  createMessage(params: T.CreateMessageRequest["params"], options?: InputOptions): Promise<T.CreateMessageResult>;
+}
 
 /**
  * What a server does, one optional method per message a client sends. Implement any subset: the server

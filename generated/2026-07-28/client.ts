@@ -2,8 +2,10 @@
 
 import type { RequestOptions } from "mcp-codegen/runtime/jsonrpc/connection";
 import { Client as ClientRuntime, type ClientOptions } from "mcp-codegen/runtime/client";
+import type { CallMeta } from "mcp-codegen/runtime/lifecycle/modern";
 import type { HandlerContext, NotificationContext } from "mcp-codegen/runtime/server";
 import { type ClientNotifications, type ClientRequests, protocol } from "./protocol.js";
+import type * as L from "./legacy/types.js";
 import type * as T from "./types.js";
 
 /** What a client handler receives: cancellation signal, progress, typed requests to the server. */
@@ -12,24 +14,54 @@ export type ClientContext = HandlerContext<ClientRequests, ClientNotifications>;
 /**
  * What a client answers, one optional method per message a server sends. The client declares the
  * capabilities that follow from the handlers present (sampling, elicitation, roots).
+ * Against a 2026-07-28 server the requests arrive as input requests inside an InputRequiredResult
+ * and the client retries the call with the answers; against a 2025-11-25-era server, as requests.
  */
 export interface ClientHandlers {
   /**
+   * `elicitation/create`: A request from the server to elicit additional information from the user via the client.
+   */
+  elicit?(params: T.ElicitRequest["params"], ctx: ClientContext): T.ElicitResult | Promise<T.ElicitResult>;
+  /**
+   * `roots/list`: Sent from the server to request a list of root URIs from the client. Roots allow servers to ask for specific directories or files to operate on. A common example for roots is providing a set of repositories or directories a server should operate on.
+   */
+  listRoots?(params: T.ListRootsRequest["params"], ctx: ClientContext): T.ListRootsResult | Promise<T.ListRootsResult>;
+  /**
+   * `sampling/createMessage`: A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+   */
+  createMessage?(params: T.CreateMessageRequest["params"], ctx: ClientContext): T.CreateMessageResult | Promise<T.CreateMessageResult>;
+  /**
+   * `tasks/cancel`: A request to cancel a task.
+   */
+  cancelTask?(params: L.CancelTaskRequest["params"], ctx: ClientContext): L.CancelTaskResult | Promise<L.CancelTaskResult>;
+  /**
+   * `tasks/get`: A request to retrieve the state of a task.
+   */
+  getTask?(params: L.GetTaskRequest["params"], ctx: ClientContext): L.GetTaskResult | Promise<L.GetTaskResult>;
+  /**
+   * `tasks/list`: A request to retrieve a list of tasks.
+   */
+  listTasks?(params: L.ListTasksRequest["params"], ctx: ClientContext): L.ListTasksResult | Promise<L.ListTasksResult>;
+  /**
+   * `tasks/result`: A request to retrieve the result of a completed task.
+   */
+  getTaskPayload?(params: L.GetTaskPayloadRequest["params"], ctx: ClientContext): L.GetTaskPayloadResult | Promise<L.GetTaskPayloadResult>;
+  /**
    * `notifications/message`: JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
    */
-  onLoggingMessage?(params: T.LoggingMessageNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  onLoggingMessage?(params: T.LoggingMessageNotification["params"] | L.LoggingMessageNotification["params"], ctx: NotificationContext): void | Promise<void>;
   /**
    * `notifications/prompts/list_changed`: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
    */
-  onPromptListChanged?(params: T.PromptListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  onPromptListChanged?(params: T.PromptListChangedNotification["params"] | L.PromptListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
   /**
    * `notifications/resources/list_changed`: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
    */
-  onResourceListChanged?(params: T.ResourceListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  onResourceListChanged?(params: T.ResourceListChangedNotification["params"] | L.ResourceListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
   /**
    * `notifications/resources/updated`: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
    */
-  onResourceUpdated?(params: T.ResourceUpdatedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  onResourceUpdated?(params: T.ResourceUpdatedNotification["params"] | L.ResourceUpdatedNotification["params"], ctx: NotificationContext): void | Promise<void>;
   /**
    * `notifications/subscriptions/acknowledged`: Sent by the server to acknowledge that a {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been established and to report which notification types it agreed to honor.
    */
@@ -37,7 +69,15 @@ export interface ClientHandlers {
   /**
    * `notifications/tools/list_changed`: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
    */
-  onToolListChanged?(params: T.ToolListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  onToolListChanged?(params: T.ToolListChangedNotification["params"] | L.ToolListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  /**
+   * `notifications/elicitation/complete`: An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
+   */
+  onElicitationComplete?(params: L.ElicitationCompleteNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  /**
+   * `notifications/tasks/status`: An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
+   */
+  onTaskStatus?(params: L.TaskStatusNotification["params"], ctx: NotificationContext): void | Promise<void>;
 }
 
 /** One typed method per request a client sends. */
@@ -45,43 +85,43 @@ export interface ClientMethods {
   /**
    * `completion/complete`: A request from the client to the server, to ask for completion options.
    */
-  complete(params: T.CompleteRequest["params"], options?: RequestOptions): Promise<T.CompleteResult>;
+  complete(params: Pick<T.CompleteRequest["params"], "argument" | "context" | "ref"> & CallMeta, options?: RequestOptions): Promise<T.CompleteResult>;
   /**
    * `prompts/get`: Used by the client to get a prompt provided by the server.
    */
-  getPrompt(params: T.GetPromptRequest["params"], options?: RequestOptions): Promise<T.GetPromptResult>;
+  getPrompt(params: Pick<T.GetPromptRequest["params"], "arguments" | "name"> & CallMeta, options?: RequestOptions): Promise<T.GetPromptResult>;
   /**
    * `prompts/list`: Sent from the client to request a list of prompts and prompt templates the server has.
    */
-  listPrompts(params: T.ListPromptsRequest["params"], options?: RequestOptions): Promise<T.ListPromptsResult>;
+  listPrompts(params?: Pick<T.ListPromptsRequest["params"], "cursor"> & CallMeta, options?: RequestOptions): Promise<T.ListPromptsResult>;
   /**
    * `resources/list`: Sent from the client to request a list of resources the server has.
    */
-  listResources(params: T.ListResourcesRequest["params"], options?: RequestOptions): Promise<T.ListResourcesResult>;
+  listResources(params?: Pick<T.ListResourcesRequest["params"], "cursor"> & CallMeta, options?: RequestOptions): Promise<T.ListResourcesResult>;
   /**
    * `resources/read`: Sent from the client to the server, to read a specific resource URI.
    */
-  readResource(params: T.ReadResourceRequest["params"], options?: RequestOptions): Promise<T.ReadResourceResult>;
+  readResource(params: Pick<T.ReadResourceRequest["params"], "uri"> & CallMeta, options?: RequestOptions): Promise<T.ReadResourceResult>;
   /**
    * `resources/templates/list`: Sent from the client to request a list of resource templates the server has.
    */
-  listResourceTemplates(params: T.ListResourceTemplatesRequest["params"], options?: RequestOptions): Promise<T.ListResourceTemplatesResult>;
+  listResourceTemplates(params?: Pick<T.ListResourceTemplatesRequest["params"], "cursor"> & CallMeta, options?: RequestOptions): Promise<T.ListResourceTemplatesResult>;
   /**
    * `server/discover`: A request from the client asking the server to advertise its supported protocol versions, capabilities, and other metadata. Servers **MUST** implement `server/discover`. Clients **MAY** call it but are not required to — version negotiation can also happen inline via per-request `_meta`.
    */
-  discover(params: T.DiscoverRequest["params"], options?: RequestOptions): Promise<T.DiscoverResult>;
+  discover(params?: CallMeta, options?: RequestOptions): Promise<T.DiscoverResult>;
   /**
    * `subscriptions/listen`: Sent from the client to open a long-lived channel for receiving notifications outside the context of a specific request. Replaces the previous HTTP GET endpoint and ensures consistent behavior between HTTP and STDIO.
    */
-  subscriptionsListen(params: T.SubscriptionsListenRequest["params"], options?: RequestOptions): Promise<T.SubscriptionsListenResult>;
+  subscriptionsListen(params: Pick<T.SubscriptionsListenRequest["params"], "notifications"> & CallMeta, options?: RequestOptions): Promise<T.SubscriptionsListenResult>;
   /**
    * `tools/call`: Used by the client to invoke a tool provided by the server.
    */
-  callTool(params: T.CallToolRequest["params"], options?: RequestOptions): Promise<T.CallToolResult>;
+  callTool(params: Pick<T.CallToolRequest["params"], "arguments" | "name"> & CallMeta, options?: RequestOptions): Promise<T.CallToolResult>;
   /**
    * `tools/list`: Sent from the client to request a list of tools the server has.
    */
-  listTools(params: T.ListToolsRequest["params"], options?: RequestOptions): Promise<T.ListToolsResult>;
+  listTools(params?: Pick<T.ListToolsRequest["params"], "cursor"> & CallMeta, options?: RequestOptions): Promise<T.ListToolsResult>;
 }
 
 export type McpClient = ClientRuntime<ClientRequests, ClientNotifications> & ClientMethods;
@@ -94,16 +134,16 @@ export interface CreateClientOptions extends ClientOptions {
 export function createClient(options: CreateClientOptions): McpClient {
   const client = new ClientRuntime<ClientRequests, ClientNotifications>(protocol, options);
   const methods: Record<string, unknown> = {
-    complete: (params: T.CompleteRequest["params"], options?: RequestOptions) => client.request("completion/complete", params, options),
-    getPrompt: (params: T.GetPromptRequest["params"], options?: RequestOptions) => client.request("prompts/get", params, options),
-    listPrompts: (params: T.ListPromptsRequest["params"], options?: RequestOptions) => client.request("prompts/list", params, options),
-    listResources: (params: T.ListResourcesRequest["params"], options?: RequestOptions) => client.request("resources/list", params, options),
-    readResource: (params: T.ReadResourceRequest["params"], options?: RequestOptions) => client.request("resources/read", params, options),
-    listResourceTemplates: (params: T.ListResourceTemplatesRequest["params"], options?: RequestOptions) => client.request("resources/templates/list", params, options),
-    discover: (params: T.DiscoverRequest["params"], options?: RequestOptions) => client.request("server/discover", params, options),
-    subscriptionsListen: (params: T.SubscriptionsListenRequest["params"], options?: RequestOptions) => client.request("subscriptions/listen", params, options),
-    callTool: (params: T.CallToolRequest["params"], options?: RequestOptions) => client.request("tools/call", params, options),
-    listTools: (params: T.ListToolsRequest["params"], options?: RequestOptions) => client.request("tools/list", params, options),
+    complete: (params: Pick<T.CompleteRequest["params"], "argument" | "context" | "ref"> & CallMeta, options?: RequestOptions) => client.request("completion/complete", params as never, options),
+    getPrompt: (params: Pick<T.GetPromptRequest["params"], "arguments" | "name"> & CallMeta, options?: RequestOptions) => client.request("prompts/get", params as never, options),
+    listPrompts: (params: Pick<T.ListPromptsRequest["params"], "cursor"> & CallMeta, options?: RequestOptions) => client.request("prompts/list", params as never, options),
+    listResources: (params: Pick<T.ListResourcesRequest["params"], "cursor"> & CallMeta, options?: RequestOptions) => client.request("resources/list", params as never, options),
+    readResource: (params: Pick<T.ReadResourceRequest["params"], "uri"> & CallMeta, options?: RequestOptions) => client.request("resources/read", params as never, options),
+    listResourceTemplates: (params: Pick<T.ListResourceTemplatesRequest["params"], "cursor"> & CallMeta, options?: RequestOptions) => client.request("resources/templates/list", params as never, options),
+    discover: (params: CallMeta, options?: RequestOptions) => client.request("server/discover", params as never, options),
+    subscriptionsListen: (params: Pick<T.SubscriptionsListenRequest["params"], "notifications"> & CallMeta, options?: RequestOptions) => client.request("subscriptions/listen", params as never, options),
+    callTool: (params: Pick<T.CallToolRequest["params"], "arguments" | "name"> & CallMeta, options?: RequestOptions) => client.request("tools/call", params as never, options),
+    listTools: (params: Pick<T.ListToolsRequest["params"], "cursor"> & CallMeta, options?: RequestOptions) => client.request("tools/list", params as never, options),
   };
   return Object.assign(client, methods as unknown as ClientMethods);
 }

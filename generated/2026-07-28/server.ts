@@ -3,74 +3,142 @@
 import { McpError } from "mcp-codegen/runtime/jsonrpc/messages";
 import {
   type HandlerContext,
+  type InputOptions,
   type NotificationContext,
   Server,
   type ServerOptions,
 } from "mcp-codegen/runtime/server";
 
 export { notImplemented } from "mcp-codegen/runtime/server";
+import { inputRequired as inputRequiredResult } from "mcp-codegen/runtime/mrtr";
+import type { ServerRequests as LegacyServerRequests } from "./legacy/protocol.js";
+import type * as L from "./legacy/types.js";
 import { type ServerNotifications, type ServerRequests, protocol } from "./protocol.js";
 import type * as T from "./types.js";
 
-/** What a handler receives: cancellation signal, progress, logging, typed requests to the client. */
-export type ServerContext = HandlerContext<ServerRequests, ServerNotifications>;
+/**
+ * What a handler receives: cancellation signal, progress, logging, the client's identity and
+ * capabilities, and the requests a server makes of the client while serving one (elicitation, sampling,
+ * roots): a request to a 2025-11-25-era client, an input request (InputRequiredResult,
+ * retried by the client) for a 2026-07-28 client. A handler that asks for input runs again from the top
+ * on the retry, with earlier answers replayed, so the work before its last question must be safe to
+ * repeat.
+ */
+export interface ServerContext extends HandlerContext<LegacyServerRequests, ServerNotifications> {
+  /**
+   * `elicitation/create`: A request from the server to elicit additional information from the user via the client.
+   */
+  elicit(params: T.ElicitRequest["params"], options?: InputOptions): Promise<T.ElicitResult>;
+  /**
+   * `roots/list`: Sent from the server to request a list of root URIs from the client. Roots allow servers to ask for specific directories or files to operate on. A common example for roots is providing a set of repositories or directories a server should operate on.
+   */
+  listRoots(params: T.ListRootsRequest["params"], options?: InputOptions): Promise<T.ListRootsResult>;
+  /**
+   * `sampling/createMessage`: A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+   */
+  createMessage(params: T.CreateMessageRequest["params"], options?: InputOptions): Promise<T.CreateMessageResult>;
+}
 
 /**
  * What a server does, one optional method per message a client sends. Implement any subset: the server
  * advertises the capabilities that follow from the handlers present; the rest answer "method not found".
+ * One handler serves both eras: 2026-07-28 clients (per-request `_meta`, no session) and 2025-11-25-era
+ * clients (initialize handshake); `ctx.session.protocolVersion` tells them apart.
  */
 export interface ServerHandlers {
   /**
    * `completion/complete`: A request from the client to the server, to ask for completion options.
    */
-  complete?(params: T.CompleteRequest["params"], ctx: ServerContext): T.CompleteResult | Promise<T.CompleteResult>;
+  complete?(params: T.CompleteRequest["params"] | L.CompleteRequest["params"], ctx: ServerContext): T.CompleteResult | L.CompleteResult | Promise<T.CompleteResult | L.CompleteResult>;
   /**
    * `prompts/get`: Used by the client to get a prompt provided by the server.
    */
-  getPrompt?(params: T.GetPromptRequest["params"], ctx: ServerContext): T.GetPromptResult | Promise<T.GetPromptResult>;
+  getPrompt?(params: T.GetPromptRequest["params"] | L.GetPromptRequest["params"], ctx: ServerContext): T.GetPromptResult | L.GetPromptResult | T.InputRequiredResult | Promise<T.GetPromptResult | L.GetPromptResult | T.InputRequiredResult>;
   /**
    * `prompts/list`: Sent from the client to request a list of prompts and prompt templates the server has.
    */
-  listPrompts?(params: T.ListPromptsRequest["params"], ctx: ServerContext): T.ListPromptsResult | Promise<T.ListPromptsResult>;
+  listPrompts?(params: T.ListPromptsRequest["params"] | L.ListPromptsRequest["params"], ctx: ServerContext): T.ListPromptsResult | L.ListPromptsResult | Promise<T.ListPromptsResult | L.ListPromptsResult>;
   /**
    * `resources/list`: Sent from the client to request a list of resources the server has.
    */
-  listResources?(params: T.ListResourcesRequest["params"], ctx: ServerContext): T.ListResourcesResult | Promise<T.ListResourcesResult>;
+  listResources?(params: T.ListResourcesRequest["params"] | L.ListResourcesRequest["params"], ctx: ServerContext): T.ListResourcesResult | L.ListResourcesResult | Promise<T.ListResourcesResult | L.ListResourcesResult>;
   /**
    * `resources/read`: Sent from the client to the server, to read a specific resource URI.
    */
-  readResource?(params: T.ReadResourceRequest["params"], ctx: ServerContext): T.ReadResourceResult | Promise<T.ReadResourceResult>;
+  readResource?(params: T.ReadResourceRequest["params"] | L.ReadResourceRequest["params"], ctx: ServerContext): T.ReadResourceResult | L.ReadResourceResult | T.InputRequiredResult | Promise<T.ReadResourceResult | L.ReadResourceResult | T.InputRequiredResult>;
   /**
    * `resources/templates/list`: Sent from the client to request a list of resource templates the server has.
    */
-  listResourceTemplates?(params: T.ListResourceTemplatesRequest["params"], ctx: ServerContext): T.ListResourceTemplatesResult | Promise<T.ListResourceTemplatesResult>;
-  /**
-   * `server/discover`: A request from the client asking the server to advertise its supported protocol versions, capabilities, and other metadata. Servers **MUST** implement `server/discover`. Clients **MAY** call it but are not required to — version negotiation can also happen inline via per-request `_meta`.
-   */
-  discover?(params: T.DiscoverRequest["params"], ctx: ServerContext): T.DiscoverResult | Promise<T.DiscoverResult>;
-  /**
-   * `subscriptions/listen`: Sent from the client to open a long-lived channel for receiving notifications outside the context of a specific request. Replaces the previous HTTP GET endpoint and ensures consistent behavior between HTTP and STDIO.
-   */
-  subscriptionsListen?(params: T.SubscriptionsListenRequest["params"], ctx: ServerContext): T.SubscriptionsListenResult | Promise<T.SubscriptionsListenResult>;
+  listResourceTemplates?(params: T.ListResourceTemplatesRequest["params"] | L.ListResourceTemplatesRequest["params"], ctx: ServerContext): T.ListResourceTemplatesResult | L.ListResourceTemplatesResult | Promise<T.ListResourceTemplatesResult | L.ListResourceTemplatesResult>;
   /**
    * `tools/call`: Used by the client to invoke a tool provided by the server.
    */
-  callTool?(params: T.CallToolRequest["params"], ctx: ServerContext): T.CallToolResult | Promise<T.CallToolResult>;
+  callTool?(params: T.CallToolRequest["params"] | L.CallToolRequest["params"], ctx: ServerContext): T.CallToolResult | L.CallToolResult | T.InputRequiredResult | Promise<T.CallToolResult | L.CallToolResult | T.InputRequiredResult>;
   /**
    * `tools/list`: Sent from the client to request a list of tools the server has.
    */
-  listTools?(params: T.ListToolsRequest["params"], ctx: ServerContext): T.ListToolsResult | Promise<T.ListToolsResult>;
+  listTools?(params: T.ListToolsRequest["params"] | L.ListToolsRequest["params"], ctx: ServerContext): T.ListToolsResult | L.ListToolsResult | Promise<T.ListToolsResult | L.ListToolsResult>;
+  /**
+   * `logging/setLevel`: A request from the client to the server, to enable or adjust logging. (2025-11-25-era clients only)
+   */
+  setLevel?(params: L.SetLevelRequest["params"], ctx: ServerContext): L.EmptyResult | Promise<L.EmptyResult>;
+  /**
+   * `resources/subscribe`: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes. (2025-11-25-era clients only)
+   */
+  subscribe?(params: L.SubscribeRequest["params"], ctx: ServerContext): L.EmptyResult | Promise<L.EmptyResult>;
+  /**
+   * `resources/unsubscribe`: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request. (2025-11-25-era clients only)
+   */
+  unsubscribe?(params: L.UnsubscribeRequest["params"], ctx: ServerContext): L.EmptyResult | Promise<L.EmptyResult>;
+  /**
+   * `tasks/cancel`: A request to cancel a task. (2025-11-25-era clients only)
+   */
+  cancelTask?(params: L.CancelTaskRequest["params"], ctx: ServerContext): L.CancelTaskResult | Promise<L.CancelTaskResult>;
+  /**
+   * `tasks/get`: A request to retrieve the state of a task. (2025-11-25-era clients only)
+   */
+  getTask?(params: L.GetTaskRequest["params"], ctx: ServerContext): L.GetTaskResult | Promise<L.GetTaskResult>;
+  /**
+   * `tasks/list`: A request to retrieve a list of tasks. (2025-11-25-era clients only)
+   */
+  listTasks?(params: L.ListTasksRequest["params"], ctx: ServerContext): L.ListTasksResult | Promise<L.ListTasksResult>;
+  /**
+   * `tasks/result`: A request to retrieve the result of a completed task. (2025-11-25-era clients only)
+   */
+  getTaskPayload?(params: L.GetTaskPayloadRequest["params"], ctx: ServerContext): L.GetTaskPayloadResult | Promise<L.GetTaskPayloadResult>;
+  /**
+   * `notifications/initialized`: This notification is sent from the client to the server after initialization has finished. (2025-11-25-era clients only)
+   */
+  onInitialized?(params: L.InitializedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  /**
+   * `notifications/roots/list_changed`: A notification from the client to the server, informing it that the list of roots has changed. This notification should be sent whenever the client adds, removes, or modifies any root. The server should then request an updated list of roots using the ListRootsRequest. (2025-11-25-era clients only)
+   */
+  onRootsListChanged?(params: L.RootsListChangedNotification["params"], ctx: NotificationContext): void | Promise<void>;
+  /**
+   * `notifications/tasks/status`: An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications. (2025-11-25-era clients only)
+   */
+  onTaskStatus?(params: L.TaskStatusNotification["params"], ctx: NotificationContext): void | Promise<void>;
 }
 
 export interface CreateServerOptions extends ServerOptions {
   handlers: ServerHandlers;
 }
 
-export type McpServer = Server<ServerRequests, ServerNotifications>;
+export type McpServer = Server<LegacyServerRequests, ServerNotifications>;
 
-/** A server for protocol 2026-07-28 (and the older versions in SUPPORTED_VERSIONS) built from `handlers`. */
+/** A server for protocol 2026-07-28 (and the older versions in SUPPORTED_VERSIONS, and through the initialize handshake the 2025-11-25 era) built from `handlers`. */
 export function createServer(options: CreateServerOptions): McpServer {
-  return new Server<ServerRequests, ServerNotifications>({ ...options, protocol });
+  return new Server<LegacyServerRequests, ServerNotifications>({ ...options, protocol });
+}
+
+/**
+ * The low-level form of asking for input (2026-07-28 clients): return this from callTool, getPrompt or
+ * readResource. `requestState` is yours: the runtime seals it against tampering and hands it back in
+ * `params.requestState` when the client retries with `params.inputResponses`. (`ctx.elicit()` and its
+ * siblings do all of this for you, and work with 2025-11-25-era clients too.)
+ */
+export function inputRequired(result: { inputRequests?: T.InputRequests; requestState?: string }): T.InputRequiredResult {
+  return inputRequiredResult(result) as T.InputRequiredResult;
 }
 
 
@@ -79,5 +147,7 @@ export const errors = {
   invalidParams: (message: string, data?: unknown) => new McpError(-32602, message, data),
   unknownTool: (name: string) => new McpError(-32602, `Unknown tool: ${name}`),
   unknownPrompt: (name: string) => new McpError(-32602, `Unknown prompt: ${name}`),
+  /** An unknown resource: invalid params with the uri in `data` (SEP-2164). */
+  resourceNotFound: (uri: string) => new McpError(-32602, `Resource not found: ${uri}`, { uri }),
   internal: (message: string) => new McpError(-32603, message),
 };

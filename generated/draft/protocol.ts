@@ -3,6 +3,7 @@
 import type { ProtocolTables } from "mcp-codegen/runtime/protocol";
 import * as S from "./schemas.js";
 import type * as T from "./types.js";
+import { protocol as legacy } from "./legacy/protocol.js";
 
 /** The protocol version this module speaks on the wire. */
 export const PROTOCOL_VERSION = "DRAFT-2026-v1" as const;
@@ -31,6 +32,7 @@ export const clientRequests = {
     params: S.GetPromptRequestSchema.shape.params,
     result: S.GetPromptResultSchema,
     delivery: "message",
+    inputRequired: true,
     capability: { side: "server", path: ["prompts"], leaf: "object" },
   },
   "prompts/list": {
@@ -40,6 +42,7 @@ export const clientRequests = {
     params: S.ListPromptsRequestSchema.shape.params,
     result: S.ListPromptsResultSchema,
     delivery: "message",
+    cacheable: true,
     capability: { side: "server", path: ["prompts"], leaf: "object" },
   },
   "resources/list": {
@@ -49,6 +52,7 @@ export const clientRequests = {
     params: S.ListResourcesRequestSchema.shape.params,
     result: S.ListResourcesResultSchema,
     delivery: "message",
+    cacheable: true,
     capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/read": {
@@ -58,6 +62,8 @@ export const clientRequests = {
     params: S.ReadResourceRequestSchema.shape.params,
     result: S.ReadResourceResultSchema,
     delivery: "message",
+    inputRequired: true,
+    cacheable: true,
     capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "resources/templates/list": {
@@ -67,6 +73,7 @@ export const clientRequests = {
     params: S.ListResourceTemplatesRequestSchema.shape.params,
     result: S.ListResourceTemplatesResultSchema,
     delivery: "message",
+    cacheable: true,
     capability: { side: "server", path: ["resources"], leaf: "object" },
   },
   "server/discover": {
@@ -76,6 +83,7 @@ export const clientRequests = {
     params: S.DiscoverRequestSchema.shape.params,
     result: S.DiscoverResultSchema,
     delivery: "message",
+    cacheable: true,
     capability: null,
   },
   "subscriptions/listen": {
@@ -95,6 +103,7 @@ export const clientRequests = {
     result: S.CallToolResultSchema,
     delivery: "message",
     errorAsResult: true,
+    inputRequired: true,
     capability: { side: "server", path: ["tools"], leaf: "object" },
   },
   "tools/list": {
@@ -104,6 +113,7 @@ export const clientRequests = {
     params: S.ListToolsRequestSchema.shape.params,
     result: S.ListToolsResultSchema,
     delivery: "message",
+    cacheable: true,
     capability: { side: "server", path: ["tools"], leaf: "object" },
   },
 } as const;
@@ -256,4 +266,6 @@ export const protocol = {
   serverRequests,
   clientNotifications,
   serverNotifications,
+  /** The initialize-era tables (2025-11-25): older clients are served, and older servers reached, with these. */
+  legacy,
 } as const satisfies ProtocolTables;

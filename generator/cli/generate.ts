@@ -70,12 +70,27 @@ export async function generateVersion(opts: {
     ...(opts.schema === undefined ? {} : { schema: opts.schema }),
     allowUnpinned: opts.allowUnpinned ?? false,
   });
+  const { legacyVersion, ...facts } = registryFacts(source.version);
+  const legacy = legacyVersion
+    ? await loadSchemaSource({ version: legacyVersion, allowUnpinned: false })
+    : undefined;
   return generate({
     version: source.version,
-    ...registryFacts(source.version),
+    ...facts,
     text: source.text,
     sha256: source.sha256,
     location: source.location,
+    ...(legacy
+      ? {
+          legacy: {
+            version: legacy.version,
+            ...registryFacts(legacy.version),
+            text: legacy.text,
+            sha256: legacy.sha256,
+            location: legacy.location,
+          },
+        }
+      : {}),
   });
 }
 

@@ -29,24 +29,85 @@ export function userMethods(model: ProtocolModel, direction: MethodModel["direct
 }
 
 export function emitPeers(model: ProtocolModel): Record<string, string> {
-  const docs = new Map(model.definitions.map((d) => [d.name, d.description]));
-  const view = (m: MethodModel) => ({
+  const legacy = model.legacy;
+  const docs = new Map(
+    [...(legacy?.definitions ?? []), ...model.definitions].map((d) => [d.name, d.description]),
+  );
+  const typeOf = (m: MethodModel, ns: string) => ({
+    params: m.params ? `${ns}.${m.definition}["params"]` : "undefined",
+    result: m.result ? `${ns}.${m.result}` : "void",
+  });
+  const view = (m: MethodModel, ns = "T") => ({
     method: m.method,
     handler: m.handler,
     doc: summary(docs.get(m.definition)),
-    params: m.params ? `T.${m.definition}["params"]` : "undefined",
     required: m.paramsRequired,
-    result: m.result ? `T.${m.result}` : "void",
+    ...typeOf(m, ns),
   });
-  const pick = (kind: MethodModel["kind"], direction: MethodModel["direction"]) =>
-    userMethods(model, direction)
-      .filter((m) => m.kind === kind)
-      .map(view);
+  /**
+   * A handler for a method both eras have takes either era's params and may return either era's result:
+   * the union keeps what differs visible (a 2025 client sends no per-request `_meta`). Methods only the
+   * older era has are typed by it alone.
+   */
+  const dualView = (m: MethodModel, older: MethodModel | undefined, inputRequired: boolean) => {
+    const modern = view(m);
+    if (!older) return modern;
+    const old = typeOf(older, "L");
+    return {
+      ...modern,
+      params: `${modern.params} | ${old.params}`,
+      result: `${modern.result} | ${old.result}${inputRequired ? " | T.InputRequiredResult" : ""}`,
+    };
+  };
+  const handlersOf = (kind: MethodModel["kind"], direction: MethodModel["direction"]) => {
+    const modern = userMethods(model, direction).filter((m) => m.kind === kind);
+    if (!legacy) return modern.map((m) => view(m));
+    const older = new Map(
+      userMethods(legacy, direction)
+        .filter((m) => m.kind === kind)
+        .map((m) => [m.method, m]),
+    );
+    return [
+      ...modern.map((m) => dualView(m, older.get(m.method), m.inputRequired)),
+      ...[...older.values()]
+        .filter((m) => !modern.some((n) => n.method === m.method))
+        .map((m) => ({ ...view(m, "L"), legacyOnly: true })),
+    ];
+  };
+  // Requests a server makes of the client, through ctx: JSON-RPC requests, or input requests (MRTR).
+  const inputs = model.methods
+    .filter(
+      (m) => m.kind === "request" && m.direction === "server-to-client" && !RUNTIME_METHODS.has(m.method),
+    )
+    .map((m) => view(m));
+  const clientInputs = legacy
+    ? [
+        ...model.methods
+          .filter((m) => m.kind === "request" && m.direction === "server-to-client" && m.delivery === "input")
+          .map((m) => view(m)),
+        ...userMethods(legacy, "server-to-client")
+          .filter((m) => m.kind === "request" && !model.methods.some((n) => n.method === m.method))
+          .map((m) => ({ ...view(m, "L"), legacyOnly: true })),
+      ]
+    : handlersOf("request", "server-to-client");
 
-  // The client calls ping itself; initialize belongs to connect().
+  // The client calls ping itself; initialize belongs to connect(). In the stateless era the runtime
+  // adds each request's `_meta`, so callers pass the params' own members only.
   const methods = model.methods
     .filter((m) => m.kind === "request" && m.direction === "client-to-server" && m.method !== "initialize")
-    .map(view);
+    .map((m) => {
+      if (model.lifecycle !== "discover" || !m.params) return view(m);
+      const keys = m.paramKeys.filter((k) => !STATELESS_KEYS.has(k));
+      const own =
+        keys.length > 0
+          ? `Pick<T.${m.definition}["params"], ${keys.map((k) => JSON.stringify(k)).join(" | ")}>`
+          : "";
+      return {
+        ...view(m),
+        params: own ? `${own} & CallMeta` : "CallMeta",
+        required: m.requiredParamKeys.some((k) => !STATELESS_KEYS.has(k)),
+      };
+    });
   const clash = methods.find((m) => CLIENT_MEMBERS.has(m.handler));
   if (clash)
     throw new Error(`client method ${clash.handler} (${clash.method}) would shadow a runtime Client member`);
@@ -57,19 +118,28 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
   return {
     "server.ts": renderTemplate("server.ts", {
       version: model.protocolVersion,
-      requests: pick("request", "client-to-server"),
-      notifications: pick("notification", "client-to-server"),
+      legacy: legacy?.protocolVersion,
+      requests: handlersOf("request", "client-to-server"),
+      notifications: handlersOf("notification", "client-to-server"),
+      inputs,
       errorCodes,
       resourceNotFound,
+      // From 2026-07-28 an unknown resource is invalid params, with the uri in `data` (SEP-2164).
+      stateless: model.lifecycle === "discover",
     }),
     "client.ts": renderTemplate("client.ts", {
       version: model.protocolVersion,
-      requests: pick("request", "server-to-client"),
-      notifications: pick("notification", "server-to-client"),
+      legacy: legacy?.protocolVersion,
+      requests: clientInputs,
+      notifications: handlersOf("notification", "server-to-client"),
       methods,
+      stateless: model.lifecycle === "discover",
     }),
   };
 }
+
+/** Params members the stateless runtime fills in itself: per-request `_meta` and the MRTR retry fields. */
+const STATELESS_KEYS = new Set(["_meta", "inputResponses", "requestState"]);
 
 /** The first paragraph of a description, on one line, safe inside a doc comment. */
 function summary(description: string | undefined): string {

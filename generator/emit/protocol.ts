@@ -62,6 +62,8 @@ export function emitProtocol(model: ProtocolModel): Record<string, string> {
         ? `{ side: ${JSON.stringify(m.capability.side)}, path: [${m.capability.path.map((p) => JSON.stringify(p)).join(", ")}], leaf: ${JSON.stringify(m.capability.leaf)} }`
         : "null",
       errorAsResult: m.errorAsResult,
+      inputRequired: m.inputRequired,
+      cacheable: m.cacheable,
     };
   };
   const tables = TABLES.map((t) => ({
@@ -74,6 +76,7 @@ export function emitProtocol(model: ProtocolModel): Record<string, string> {
   const text = renderTemplate("protocol.ts", {
     version: model.protocolVersion,
     lifecycle: model.lifecycle,
+    legacy: model.legacy?.protocolVersion,
     supported: print(group("[", supported, "]")),
     tables,
   });

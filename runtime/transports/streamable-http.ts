@@ -6,6 +6,7 @@
  */
 
 import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc/messages.js";
+import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
 import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
@@ -31,6 +32,7 @@ import {
   sseReply,
   TRANSPORT_ERROR,
 } from "./http-util.js";
+import { checkParamHeaders, checkStandardHeaders } from "./mcp-headers.js";
 import type { MessageExtra, SendOptions, Transport } from "./transport.js";
 
 export { HttpError } from "./http-util.js";
@@ -137,6 +139,7 @@ class StreamableHttp {
   readonly sessions: SessionRegistry<HttpSession>;
   readonly #env: SessionEnv;
   readonly #versions: Set<string>;
+  readonly #handshakeVersions: Set<string>;
   readonly #newest: string;
   readonly #maxBody: number;
   #closed = false;
@@ -155,8 +158,13 @@ class StreamableHttp {
       },
       report,
     );
-    this.#versions = new Set(server.protocol.supportedVersions.map((v) => v.version));
-    this.#newest = server.protocol.supportedVersions[0]!.version;
+    const handshake = server.handshake?.supportedVersions ?? [];
+    this.#handshakeVersions = new Set(handshake.map((v) => v.version));
+    this.#versions = new Set([
+      ...this.#handshakeVersions,
+      ...(server.modern?.supportedVersions ?? []).map((v) => v.version),
+    ]);
+    this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),
@@ -214,15 +222,20 @@ class StreamableHttp {
     const sessionId = request.header(SESSION_HEADER);
     // An unknown session is refused before its body is read.
     const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
+    const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody));
+    if (parsedFirst && "error" in parsedFirst) return parsedFirst.error;
+    const extra: MessageExtra = auth === undefined ? {} : { auth };
+    if (parsedFirst && this.#isStatelessEra(request, parsedFirst.value)) {
+      return this.#statelessEraPost(request, parsedFirst.value, extra);
+    }
     // An initialize request negotiates its version in its body; any other must name a supported one.
     if (session || this.options.stateless) this.#checkVersion(request);
-    const parsed = parseJson(await request.body(this.#maxBody));
+    const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody));
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
     if (Array.isArray(body) && body.length === 0) {
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
     }
-    const extra: MessageExtra = auth === undefined ? {} : { auth };
     if (this.options.stateless) return this.#statelessPost(request, body, extra);
     if (session) return session.post(body, { ...extra, sessionId: session.id });
     if (!isInitialize(body)) {
@@ -233,6 +246,96 @@ class StreamableHttp {
     }
     return this.#initialize(body, extra);
   }
+
+  /**
+   * Whether a POST without a session follows the stateless era: the server speaks it, and the body
+   * carries per-request `_meta` or the version header names no handshake-era version.
+   */
+  #isStatelessEra(request: CoreRequest, body: unknown): boolean {
+    if (!this.server.modern) return false;
+    if (!this.server.handshake) return true;
+    const version = request.header(VERSION_HEADER);
+    if (version !== null && !this.#handshakeVersions.has(version)) return true;
+    return (
+      !Array.isArray(body) &&
+      typeof body === "object" &&
+      body !== null &&
+      hasModernMeta((body as { params?: unknown }).params)
+    );
+  }
+
+  /**
+   * A stateless-era POST: one message, its headers checked against its body (version header, then
+   * `_meta`, then the two agreeing, then Mcp-Method / Mcp-Name / Mcp-Param-*), served by a session of its
+   * own; protocol errors get their HTTP status (400, or 404 for an unknown method).
+   */
+  async #statelessEraPost(request: CoreRequest, body: unknown, extra: MessageExtra): Promise<Reply> {
+    if (Array.isArray(body) || typeof body !== "object" || body === null) {
+      return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: one JSON-RPC message per POST");
+    }
+    const message = body as { id?: unknown; method?: unknown; params?: unknown };
+    if (typeof message.method !== "string") {
+      return errorReply(
+        400,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: a client sends requests and notifications only",
+      );
+    }
+    if (message.id === undefined) return { status: 202, headers: {} };
+    const id = message.id as RequestId;
+    const fail = (error: { code: number; message: string; data?: unknown }) =>
+      jsonReply(
+        {
+          jsonrpc: "2.0",
+          id,
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.data === undefined ? {} : { data: error.data }),
+          },
+        },
+        {},
+        400,
+      );
+    const header = (name: string) => request.header(name) ?? undefined;
+    const version = header(VERSION_HEADER);
+    if (version === undefined) return fail(headerMismatch("the MCP-Protocol-Version header is missing"));
+    let meta: ReturnType<typeof readRequestMeta>;
+    try {
+      meta = readRequestMeta(message.params);
+    } catch (error) {
+      return fail(error as McpErrorLike);
+    }
+    if (meta.protocolVersion !== version) {
+      return fail(
+        headerMismatch(
+          `MCP-Protocol-Version header value '${version}' does not match _meta value '${meta.protocolVersion}'`,
+        ),
+      );
+    }
+    const mismatch =
+      checkStandardHeaders(header, message.method, message.params) ??
+      (message.method === "tools/call" ? this.#checkToolHeaders(header, message.params) : undefined);
+    if (mismatch) return fail(headerMismatch(mismatch));
+
+    const env = this.#statelessEnv;
+    const session = new HttpSession(`stateless-${++statelessCount}`, false, env);
+    session.serverSession = await this.server.connect(session, { era: "stateless" });
+    return withErrorStatus(await session.post(body, extra));
+  }
+
+  #checkToolHeaders(header: (name: string) => string | undefined, params: unknown): string | undefined {
+    const p = params as { name?: unknown; arguments?: unknown };
+    const declared = typeof p.name === "string" ? this.server.toolHeaders.get(p.name) : undefined;
+    return declared ? checkParamHeaders(header, declared, p.arguments ?? {}) : undefined;
+  }
+
+  /** Stateless-era sessions answer JSON unless something streams first, and never prime (nothing resumes). */
+  get #statelessEnv(): SessionEnv {
+    this.#modernEnv ??= { ...this.#env, jsonResponse: true, primes: () => false };
+    return this.#modernEnv;
+  }
+  #modernEnv: SessionEnv | undefined;
 
   async #initialize(body: unknown, extra: MessageExtra): Promise<Reply> {
     this.sessions.reserve();
@@ -300,6 +403,32 @@ class StreamableHttp {
     if (typeof option === "function") return option(version);
     return option ?? version === this.#newest;
   }
+}
+
+interface McpErrorLike {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** HTTP status of a stateless-era JSON error response: 404 for an unknown method, 400 for the lifecycle's errors. */
+const ERROR_STATUS: ReadonlyMap<number, number> = new Map([
+  [ErrorCode.MethodNotFound, 404],
+  [ModernErrorCode.HeaderMismatch, 400],
+  [ModernErrorCode.MissingRequiredClientCapability, 400],
+  [ModernErrorCode.UnsupportedProtocolVersion, 400],
+]);
+
+function withErrorStatus(reply: Reply): Reply {
+  if (reply.status !== 200 || reply.body === undefined || !reply.body.includes('"error"')) return reply;
+  let code: unknown;
+  try {
+    code = (JSON.parse(reply.body) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    return reply;
+  }
+  const status = typeof code === "number" ? ERROR_STATUS.get(code) : undefined;
+  return status ? { ...reply, status } : reply;
 }
 
 /** The server session an HttpSession serves, as far as the transport needs it. */

@@ -24,7 +24,15 @@ const CONFORMANCE = "node_modules/.bin/conformance";
 const SERVER_MAIN = "examples/everything-server/main.ts";
 const CLIENT_COMMAND = `${TSX} --conditions=mcp-codegen-source examples/everything-client/main.ts`;
 
-const SERVER_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
+/**
+ * Server suites by version. At 2026-07-28 the suite's default set holds only the scenarios carried over
+ * from 2025; `--suite all` adds the stateless-era ones (server-stateless, caching, MRTR, headers).
+ */
+const SERVER_VERSIONS: ReadonlyArray<readonly [version: string, suite?: string]> = [
+  ["2025-06-18"],
+  ["2025-11-25"],
+  ["2026-07-28", "all"],
+];
 /**
  * Server scenarios the suite keeps out of its active set ("pending" until the official SDK's server
  * passes them) but that the everything-server implements: run one by one, at the version they need.
@@ -40,6 +48,14 @@ const CLIENT_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: strin
   ["tools_call", "2025-11-25"],
   ["elicitation-sep1034-client-defaults", "2025-11-25"],
   ["sse-retry", "2025-11-25"],
+  ["tools_call", "2026-07-28"],
+  ["request-metadata", "2026-07-28"],
+  ["sep-2322-client-request-state", "2026-07-28"],
+  ["http-standard-headers", "2026-07-28"],
+  ["http-custom-headers", "2026-07-28"],
+  ["http-invalid-tool-headers", "2026-07-28"],
+  ["json-schema-ref-no-deref", "2026-07-28"],
+  ["json-schema-2020-12-preservation", "2026-07-28"],
 ];
 
 const SERVER_START_MS = 30_000;
@@ -220,7 +236,7 @@ function resultsIn(dir: string, prefix: string): Map<string, Check[]> {
 }
 
 /** The active server suite at `version`, or only `scenario`. */
-async function serverSuite(url: string, version: string, scenario?: string): Promise<Row[]> {
+async function serverSuite(url: string, version: string, scenario?: string, suite?: string): Promise<Row[]> {
   const name = scenario ? `server-${scenario}-${version}` : `server-${version}`;
   const dir = join(OUT, name);
   say(
@@ -233,6 +249,7 @@ async function serverSuite(url: string, version: string, scenario?: string): Pro
       "--url",
       url,
       ...(scenario ? ["--scenario", scenario] : []),
+      ...(suite ? ["--suite", suite] : []),
       "--spec-version",
       version,
       "--timeout",
@@ -336,7 +353,8 @@ if (options.only !== "client") {
   try {
     server = await startServer();
     say(`everything-server listening on ${server.url}`);
-    for (const version of SERVER_VERSIONS) rows.push(...(await serverSuite(server.url, version)));
+    for (const [version, suite] of SERVER_VERSIONS)
+      rows.push(...(await serverSuite(server.url, version, undefined, suite)));
     for (const [scenario, version] of PENDING_SERVER_SCENARIOS)
       rows.push(...(await serverSuite(server.url, version, scenario)));
   } catch (error) {

@@ -1,30 +1,34 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { generate, registryFacts } from "../../generator/generate.js";
+import { generate, registryFacts, type SchemaInput } from "../../generator/generate.js";
 import { getVersion } from "../../schema/registry.js";
 import { REPO, schemaPath, VERSIONS } from "./paths.js";
 
-const input = (version: string) => ({
-  version,
-  ...registryFacts(version),
-  text: readFileSync(schemaPath(version), "utf8"),
-  sha256: getVersion(version)!.sha256,
-  location: schemaPath(version),
-});
+const input = (version: string): SchemaInput => {
+  const { legacyVersion, ...facts } = registryFacts(version);
+  return {
+    version,
+    ...facts,
+    text: readFileSync(schemaPath(version), "utf8"),
+    sha256: getVersion(version)!.sha256,
+    location: schemaPath(version),
+    ...(legacyVersion ? { legacy: input(legacyVersion) } : {}),
+  };
+};
 
 describe("golden output", () => {
   it.each(VERSIONS)("regenerating %s yields the committed bytes, twice over", async (version) => {
     const first = await generate(input(version));
     const second = await generate(input(version));
     expect(second.files).toEqual(first.files);
-    expect(Object.keys(first.files)).toEqual([
-      "client.ts",
-      "index.ts",
-      "protocol.ts",
-      "schemas.ts",
-      "server.ts",
-      "types.ts",
-    ]);
+    // A stateless-era version embeds the newest handshake-era tables, to serve both eras.
+    const legacy =
+      getVersion(version)!.lifecycle === "discover"
+        ? ["legacy/protocol.ts", "legacy/schemas.ts", "legacy/types.ts"]
+        : [];
+    expect(Object.keys(first.files).sort()).toEqual(
+      ["client.ts", "index.ts", "protocol.ts", "schemas.ts", "server.ts", "types.ts", ...legacy].sort(),
+    );
     for (const [name, text] of Object.entries(first.files)) {
       expect(text, `generated/${version}/${name}`).toBe(
         readFileSync(`${REPO}generated/${version}/${name}`, "utf8"),

@@ -1,0 +1,86 @@
+/**
+ * `subscriptions/listen` (stateless lifecycle): a client opens a long-lived request naming the change
+ * notifications it wants; the server acknowledges the subset it will send, then delivers only those,
+ * each tagged with the listen request's id in `_meta`. The request stays open until the client cancels
+ * it (HTTP: closes the stream) or the server shuts down (a final result).
+ */
+
+import type { RequestId } from "./jsonrpc/messages.js";
+import type { Capabilities } from "./lifecycle/capabilities.js";
+import { META } from "./lifecycle/modern.js";
+
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+/** Filter flag → the notification it opts into, and the server capability that offers it. */
+const FLAGS = [
+  ["toolsListChanged", "notifications/tools/list_changed", ["tools", "listChanged"]],
+  ["promptsListChanged", "notifications/prompts/list_changed", ["prompts", "listChanged"]],
+  ["resourcesListChanged", "notifications/resources/list_changed", ["resources", "listChanged"]],
+] as const;
+const RESOURCE_UPDATED = "notifications/resources/updated";
+
+const declared = (caps: Capabilities, [area, flag]: readonly [string, string]): boolean =>
+  (caps[area] as Record<string, unknown> | undefined)?.[flag] === true;
+
+/** The part of `requested` this server will honour, given its capabilities. */
+export function agreedFilter(requested: SubscriptionFilter, caps: Capabilities): SubscriptionFilter {
+  const agreed: SubscriptionFilter = {};
+  for (const [flag, , cap] of FLAGS) if (requested[flag] === true && declared(caps, cap)) agreed[flag] = true;
+  if (requested.resourceSubscriptions?.length && declared(caps, ["resources", "subscribe"]))
+    agreed.resourceSubscriptions = [...requested.resourceSubscriptions];
+  return agreed;
+}
+
+export interface Listener {
+  id: RequestId;
+  filter: SubscriptionFilter;
+  send(method: string, params: Record<string, unknown>): Promise<void>;
+  /** Ends the subscription from the server's side (shutdown): the listen request gets its result. */
+  end(): void;
+}
+
+export class Subscriptions {
+  private readonly listeners = new Set<Listener>();
+
+  add(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /** Sends `method` to every listener whose filter asked for it, tagged with its subscription id. */
+  async deliver(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (const l of this.listeners) {
+      if (!wants(l.filter, method, params)) continue;
+      const meta = { ...(params?._meta as Record<string, unknown> | undefined), [META.subscriptionId]: l.id };
+      sends.push(l.send(method, { ...params, _meta: meta }).catch(() => {}));
+    }
+    await Promise.all(sends);
+  }
+
+  endAll(): void {
+    for (const l of [...this.listeners]) l.end();
+    this.listeners.clear();
+  }
+}
+
+function wants(
+  filter: SubscriptionFilter,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): boolean {
+  if (method === RESOURCE_UPDATED) {
+    const uri = params?.uri;
+    return typeof uri === "string" && (filter.resourceSubscriptions?.includes(uri) ?? false);
+  }
+  return FLAGS.some(([flag, notification]) => notification === method && filter[flag] === true);
+}
