@@ -1,0 +1,231 @@
+/**
+ * The standard MCP request headers of the stateless HTTP transport (`Mcp-Method`, `Mcp-Name`) and the
+ * custom `Mcp-Param-*` headers a tool declares with `x-mcp-header` on its input properties: naming rules,
+ * value encoding (`=?base64?…?=` for values HTTP cannot carry as they are) and the server's check of a
+ * header against the body. Shared by the client (which writes them) and the server (which checks them).
+ */
+
+export const METHOD_HEADER = "mcp-method";
+export const NAME_HEADER = "mcp-name";
+export const PARAM_HEADER_PREFIX = "mcp-param-";
+
+/** Requests whose target travels in `Mcp-Name`, and the params member holding it. */
+export const NAME_PARAM: Readonly<Record<string, "name" | "uri">> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Whether `name` is an HTTP token (RFC 9110 §5.6.2): what a header name may be. */
+export const isToken = (name: string): boolean => TOKEN.test(name);
+
+/** Visible ASCII and inner spaces, no white space at either end: sent as it is. */
+function isPlain(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0x7e || c < 0x20) return false;
+  }
+  return value === value.trim();
+}
+
+/** A header value for `value`: as it is when HTTP carries it unchanged, else the base64 sentinel form. */
+export function encodeHeaderValue(value: string): string {
+  if (isPlain(value) && !SENTINEL.test(value)) return value;
+  return `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+}
+
+/** The value a header carries, the sentinel decoded; undefined when the sentinel's base64 is malformed. */
+export function decodeHeaderValue(header: string): string | undefined {
+  const match = SENTINEL.exec(header);
+  if (!match) return header;
+  const body = match[1]!;
+  if (!BASE64.test(body)) return undefined;
+  return Buffer.from(body, "base64").toString("utf8");
+}
+
+/** A parameter a tool mirrors into a header: its `Mcp-Param-<name>` and where it sits in the arguments. */
+export interface HeaderParam {
+  name: string;
+  path: readonly string[];
+  type: "string" | "integer" | "boolean";
+}
+
+export type ToolHeaders = { ok: true; params: HeaderParam[] } | { ok: false; reason: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The `x-mcp-header` declarations of a tool's input schema, reached through `properties` only, or why
+ * the tool is invalid (a client leaves such a tool out of its list): empty or non-token name, a name
+ * used twice (ignoring case), a property that is not a string, integer or boolean, or a declaration
+ * anywhere else (under `items`, `anyOf`, `$defs`, …), which no header could follow.
+ */
+export function toolHeaderParams(inputSchema: unknown): ToolHeaders {
+  const params: HeaderParam[] = [];
+  const seen = new Set<string>();
+  const reachable = new Set<object>();
+  const visit = (schema: unknown, path: string[]): string | undefined => {
+    if (!isObject(schema) || !isObject(schema.properties)) return undefined;
+    for (const [key, property] of Object.entries(schema.properties)) {
+      if (!isObject(property)) continue;
+      reachable.add(property);
+      const name = property["x-mcp-header"];
+      if (name !== undefined) {
+        const where = `property ${[...path, key].join(".")}`;
+        if (typeof name !== "string") return `${where}: x-mcp-header is not a string`;
+        if (name === "") return `${where}: empty x-mcp-header`;
+        if (!isToken(name)) return `x-mcp-header ${JSON.stringify(name)} is not a valid HTTP header name`;
+        const lower = name.toLowerCase();
+        if (seen.has(lower)) return `x-mcp-header ${JSON.stringify(name)} is declared twice`;
+        seen.add(lower);
+        const type = property.type;
+        if (type !== "string" && type !== "integer" && type !== "boolean") {
+          return `x-mcp-header ${JSON.stringify(name)} is on a property of type ${JSON.stringify(type)} (string, integer or boolean only)`;
+        }
+        params.push({ name, path: [...path, key], type });
+      }
+      const nested = visit(property, [...path, key]);
+      if (nested) return nested;
+    }
+    return undefined;
+  };
+  const problem = visit(inputSchema, []) ?? strayDeclaration(inputSchema, reachable, "");
+  return problem ? { ok: false, reason: problem } : { ok: true, params };
+}
+
+/** Keywords whose value maps names to schemas, and keywords whose value is data rather than schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+const DATA = new Set(["const", "enum", "default", "examples"]);
+
+/** An `x-mcp-header` on a schema not reached from the root through `properties` alone. */
+function strayDeclaration(
+  schema: unknown,
+  reachable: ReadonlySet<object>,
+  pointer: string,
+): string | undefined {
+  if (typeof schema !== "object" || schema === null) return undefined;
+  const children: Array<[string, unknown]> = [];
+  if (Array.isArray(schema)) {
+    for (const [i, item] of schema.entries()) children.push([`${pointer}/${i}`, item]);
+  } else {
+    if ("x-mcp-header" in schema && !reachable.has(schema))
+      return `x-mcp-header at ${pointer || "the schema root"} is not on a property reachable through "properties" alone`;
+    for (const [key, value] of Object.entries(schema)) {
+      if (DATA.has(key)) continue;
+      if (SCHEMA_MAPS.has(key) && isObject(value)) {
+        for (const [name, sub] of Object.entries(value)) children.push([`${pointer}/${key}/${name}`, sub]);
+      } else children.push([`${pointer}/${key}`, value]);
+    }
+  }
+  for (const [at, child] of children) {
+    const found = strayDeclaration(child, reachable, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function valueAt(args: unknown, path: readonly string[]): unknown {
+  let node = args;
+  for (const key of path) {
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/** The text a header carries for an argument value, or undefined when no header is sent (absent, null). */
+function headerText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= MAX_SAFE)
+    return String(value);
+  return undefined;
+}
+
+/** The `Mcp-Param-*` headers (lower-case names) for a call's arguments. */
+export function paramHeaders(params: readonly HeaderParam[], args: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const p of params) {
+    const text = headerText(valueAt(args, p.path));
+    if (text !== undefined)
+      headers[`${PARAM_HEADER_PREFIX}${p.name.toLowerCase()}`] = encodeHeaderValue(text);
+  }
+  return headers;
+}
+
+/** The standard headers of a request: `Mcp-Method`, and `Mcp-Name` where the method has a target. */
+export function standardHeaders(method: string, params: unknown): Record<string, string> {
+  const headers: Record<string, string> = { [METHOD_HEADER]: method };
+  const member = NAME_PARAM[method];
+  const target = member && isObject(params) ? params[member] : undefined;
+  if (typeof target === "string") headers[NAME_HEADER] = encodeHeaderValue(target);
+  return headers;
+}
+
+/**
+ * The server's check of the standard headers against a request body: undefined when they agree, else
+ * the reason (answered 400 with HeaderMismatch). `get` reads a request header by lower-case name.
+ */
+export function checkStandardHeaders(
+  get: (name: string) => string | undefined,
+  method: string,
+  params: unknown,
+): string | undefined {
+  const sent = get(METHOD_HEADER);
+  if (sent === undefined) return "the Mcp-Method header is missing";
+  if (sent.trim() !== method)
+    return `Mcp-Method header value '${sent}' does not match body value '${method}'`;
+  const member = NAME_PARAM[method];
+  if (!member) return undefined;
+  const target = isObject(params) ? params[member] : undefined;
+  const header = get(NAME_HEADER);
+  if (header === undefined) return "the Mcp-Name header is missing";
+  const decoded = decodeHeaderValue(header.trim());
+  if (decoded === undefined) return "the Mcp-Name header has malformed base64";
+  if (decoded !== target)
+    return `Mcp-Name header value '${header}' does not match body value '${String(target)}'`;
+  return undefined;
+}
+
+/**
+ * The server's check of a tool's `Mcp-Param-*` headers against the call's arguments: a header must be
+ * present when the argument is, carry only valid characters, and decode to the argument's value.
+ */
+export function checkParamHeaders(
+  get: (name: string) => string | undefined,
+  params: readonly HeaderParam[],
+  args: unknown,
+): string | undefined {
+  for (const p of params) {
+    const expected = headerText(valueAt(args, p.path));
+    const header = get(`${PARAM_HEADER_PREFIX}${p.name.toLowerCase()}`);
+    if (expected === undefined) continue;
+    if (header === undefined) return `the Mcp-Param-${p.name} header is missing`;
+    const raw = header.trim();
+    if (!isHeaderSafe(raw)) return `the Mcp-Param-${p.name} header has invalid characters`;
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return `the Mcp-Param-${p.name} header has malformed base64`;
+    const same =
+      p.type === "integer"
+        ? Number(decoded) === Number(expected) && decoded.trim() !== ""
+        : decoded === expected;
+    if (!same) return `Mcp-Param-${p.name} header value '${header}' does not match body value '${expected}'`;
+  }
+  return undefined;
+}
+
+/** What a header value may hold on the wire: visible ASCII, space and tab. */
+function isHeaderSafe(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0x7e || (c < 0x20 && c !== 0x09)) return false;
+  }
+  return true;
+}
