@@ -338,14 +338,14 @@ const HIDDEN_TOOLS: Record<string, ToolEntry> = {
   test_trigger_tool_change: {
     description: "Sends notifications/tools/list_changed to subscribers",
     run: async () => {
-      await changes.notify?.("notifications/tools/list_changed");
+      await notifyChange("notifications/tools/list_changed");
       return text("tools/list_changed sent");
     },
   },
   test_trigger_prompt_change: {
     description: "Sends notifications/prompts/list_changed to subscribers",
     run: async () => {
-      await changes.notify?.("notifications/prompts/list_changed");
+      await notifyChange("notifications/prompts/list_changed");
       return text("prompts/list_changed sent");
     },
   },
@@ -357,6 +357,11 @@ export const changes: {
     method: "notifications/tools/list_changed" | "notifications/prompts/list_changed",
   ) => Promise<void>;
 } = {};
+
+function notifyChange(method: "notifications/tools/list_changed" | "notifications/prompts/list_changed") {
+  if (!changes.notify) throw new Error("no server to send change notifications through (set changes.notify)");
+  return changes.notify(method);
+}
 
 const NAME_SCHEMA = {
   type: "object" as const,
