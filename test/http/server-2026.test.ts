@@ -237,7 +237,7 @@ describe("multi round-trip requests", () => {
     const { http } = await everything();
     const args = { name: "test_input_required_result_multi_round", arguments: {} };
     const r1 = await call(http.url, "tools/call", args);
-    const first = r1.answer?.result as {
+    const first = r1.answer!.result as {
       resultType: string;
       inputRequests: Record<string, unknown>;
       requestState: string;
@@ -250,7 +250,7 @@ describe("multi round-trip requests", () => {
       inputResponses: { step1: { action: "accept", content: { name: "Alice" } } },
       requestState: first.requestState,
     });
-    const second = r2.answer?.result as typeof first;
+    const second = r2.answer!.result as typeof first;
     expect(second.resultType).toBe("input_required");
     expect(Object.keys(second.inputRequests)).toEqual(["step2"]);
     expect(second.requestState).not.toBe(first.requestState);
@@ -270,7 +270,7 @@ describe("multi round-trip requests", () => {
     const { http } = await everything({ stateTtlMs: 300 });
     const args = { name: "test_input_required_result_tampered_state", arguments: {} };
     const r1 = await call(http.url, "tools/call", args);
-    const state = (r1.answer?.result as { requestState: string }).requestState;
+    const state = (r1.answer!.result as { requestState: string }).requestState;
     const answer = { confirm: { action: "accept", content: { ok: true } } };
 
     const tampered = await call(http.url, "tools/call", {
@@ -321,7 +321,7 @@ describe("multi round-trip requests", () => {
       name: "test_input_required_result_capabilities",
       _meta: META({ sampling: {} }),
     });
-    const requests = (samplingOnly.answer?.result as { inputRequests: Record<string, { method: string }> })
+    const requests = (samplingOnly.answer!.result as { inputRequests: Record<string, { method: string }> })
       .inputRequests;
     expect(Object.values(requests).map((r) => r.method)).toEqual(["sampling/createMessage"]);
   });
