@@ -1,10 +1,44 @@
 /**
- * The version-agnostic MCP client: initialize handshake, capability gating, result validation, and
- * dispatch of server→client requests and notifications to handlers by the generated tables.
+ * The version-agnostic MCP client: the lifecycle its tables name (the initialize handshake, or the
+ * stateless `server/discover` probe with a fallback to initialize for older servers), capability gating,
+ * result validation, and dispatch of what the server sends to handlers by the generated tables.
  */
 
-import { Connection, type IncomingRequestContext, type RequestOptions } from "./jsonrpc/connection.js";
-import { ErrorCode, type JsonRpcNotification, type JsonRpcRequest, McpError } from "./jsonrpc/messages.js";
+import {
+  chooseVersion,
+  type InputRequest,
+  judgeProbeError,
+  normalizeComplete,
+  readInputRequired,
+  requestMeta,
+  resultTypeOf,
+  speaks,
+  supportedVersionsIn,
+  ToolHeaderParams,
+  type VersionChoice,
+} from "./client-modern.js";
+import {
+  ListenTap,
+  type LiveSubscription,
+  type Subscription,
+  type SubscriptionFilter,
+  Subscriptions,
+  subscriptionIdOf,
+} from "./client-subscriptions.js";
+import {
+  Connection,
+  type IncomingRequestContext,
+  REQUEST_CANCELLED,
+  type RequestOptions,
+} from "./jsonrpc/connection.js";
+import {
+  ErrorCode,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  McpError,
+  type RequestId,
+} from "./jsonrpc/messages.js";
 import {
   type Capabilities,
   capabilityName,
@@ -12,7 +46,14 @@ import {
   hasCapability,
   mergeCapabilities,
 } from "./lifecycle/capabilities.js";
-import { type ProtocolTables, RUNTIME_METHODS, type SupportedVersion } from "./protocol.js";
+import { META, metaVersion, RESULT_TYPE } from "./lifecycle/modern.js";
+import type { LogLevel } from "./logging.js";
+import {
+  type ProtocolTables,
+  type RequestEntry,
+  RUNTIME_METHODS,
+  type SupportedVersion,
+} from "./protocol.js";
 import type {
   HandlerContext,
   ImplementationInfo,
@@ -21,8 +62,12 @@ import type {
   SessionInfo,
 } from "./server.js";
 import { isStub } from "./server.js";
+import { standardHeaders } from "./transports/mcp-headers.js";
+import type { StatelessHttp } from "./transports/streamable-http-client.js";
 import type { Transport } from "./transports/transport.js";
 import { checkPeerResult, validationError } from "./validate.js";
+
+export type { Subscription, SubscriptionEnd, SubscriptionFilter } from "./client-subscriptions.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
@@ -38,12 +83,46 @@ export interface ClientOptions {
   /** Default timeout of requests (60 s). */
   requestTimeoutMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * Stateless versions: how long connect() waits for the answer to its `server/discover` probe before
+   * taking the server for an older one and sending initialize instead (10 s).
+   */
+  discoverTimeoutMs?: number;
+  /**
+   * Stateless versions: the `_meta` log level of every request (a per-call `logLevel` wins). The server
+   * sends log messages only for requests that carry one.
+   */
+  logLevel?: LogLevel;
+  /** Stateless versions: name this client (`info`) in every request's `_meta` (default true). */
+  sendClientInfo?: boolean;
+  /** Stateless versions: rounds of input requests (elicitation, sampling, roots) one call may take (16). */
+  maxInputRounds?: number;
 }
 
-/** What HTTP transports add to the Transport contract: the version header and session expiry. */
-interface SessionAwareTransport extends Transport {
+/** Options of one request: a stateless version's request also takes its own `_meta` log level. */
+export interface ClientRequestOptions extends RequestOptions {
+  logLevel?: LogLevel;
+}
+
+export interface ListenOptions {
+  /** How long to wait for the server's acknowledgement (the client's request timeout). */
+  timeoutMs?: number;
+  /** Aborting before the acknowledgement cancels the listen request. */
+  signal?: AbortSignal;
+  logLevel?: LogLevel;
+}
+
+/** What handlers of notifications learn besides the params. */
+export interface ClientNotificationContext extends NotificationContext {
+  /** The subscription (its listen request's id) a notification came on, when it came on one. */
+  subscriptionId?: RequestId;
+}
+
+/** What HTTP transports add to the Transport contract: the version header, sessions, stateless mode. */
+interface HttpAwareTransport extends Transport {
   protocolVersion?: string | undefined;
   onsessionexpired?: () => void;
+  stateless?: StatelessHttp | undefined;
 }
 
 export interface ServerDescription {
@@ -51,178 +130,485 @@ export interface ServerDescription {
   serverInfo: ImplementationInfo;
   capabilities: Capabilities;
   instructions?: string;
+  /** Stateless versions: every version the server's discover result listed. */
+  supportedVersions?: string[];
 }
 
+const DEFAULT_DISCOVER_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_INPUT_ROUNDS = 16;
+const DISCOVER = "server/discover";
+const LISTEN = "subscriptions/listen";
+const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
+const UNKNOWN_PEER: ImplementationInfo = { name: "", version: "" };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
 export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends MethodTypes = MethodTypes> {
-  readonly capabilities: Capabilities;
-  private connection: Connection | undefined;
-  private server: ServerDescription | undefined;
-  private negotiated: SupportedVersion | undefined;
-  private readonly handlers: Record<string, AnyHandler | undefined>;
+  #connection: Connection | undefined;
+  #transport: HttpAwareTransport | undefined;
+  #server: ServerDescription | undefined;
+  readonly #handlers: Record<string, AnyHandler | undefined>;
+  /** The tables of the era in use: `protocol`, or `protocol.legacy` after falling back to initialize. */
+  #tables: ProtocolTables;
+  #caps: Capabilities;
+  /** Initialize era: the version the handshake agreed on. */
+  #negotiated: SupportedVersion | undefined;
+  /** Stateless era: the version every request names in `_meta`. */
+  #version: string | undefined;
+  #reinitializing: Promise<ServerDescription> | undefined;
+  readonly #toolHeaders = new ToolHeaderParams();
+  readonly #subscriptions = new Subscriptions();
 
   constructor(
     readonly protocol: ProtocolTables,
     readonly options: ClientOptions,
   ) {
     const given = (options.handlers ?? {}) as Record<string, AnyHandler | undefined>;
-    this.handlers = Object.fromEntries(Object.entries(given).filter(([, h]) => !isStub(h)));
-    const derived = deriveCapabilities(
-      Object.values(protocol.serverRequests),
-      (e) => !!this.handlers[e.handler],
-    );
-    this.capabilities = mergeCapabilities(derived, options.capabilities);
+    this.#handlers = Object.fromEntries(Object.entries(given).filter(([, h]) => !isStub(h)));
+    this.#tables = protocol;
+    this.#caps = this.#capabilitiesFor(protocol);
   }
 
-  /** Connects and runs the initialize handshake; rejects when the server answers a version we cannot speak. */
+  /** The capabilities this client declares in the era in use (derived from its handlers). */
+  get capabilities(): Capabilities {
+    return this.#caps;
+  }
+
+  /** `discover` (stateless, `_meta` on every request) or `initialize` (a session), once connected. */
+  get lifecycle(): ProtocolTables["lifecycle"] | undefined {
+    if (this.#version !== undefined) return "discover";
+    return this.#negotiated ? "initialize" : undefined;
+  }
+
+  get serverDescription(): ServerDescription | undefined {
+    return this.#server;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#version ?? this.#negotiated?.version;
+  }
+
+  /**
+   * Connects. With initialize-lifecycle tables: the handshake. With discover-lifecycle tables: probes
+   * `server/discover`; a server that does not answer it as a modern server would (any other error, or
+   * silence until `discoverTimeoutMs`) is an older one, and the handshake of `protocol.legacy` follows.
+   */
   async connect(transport: Transport, options: RequestOptions = {}): Promise<ServerDescription> {
-    if (this.connection) throw new McpError(ErrorCode.InvalidRequest, "already connected");
+    if (this.#connection) throw new McpError(ErrorCode.InvalidRequest, "already connected");
     const connection = new Connection({
-      transport,
-      onRequest: (request, ctx) => this.onRequest(request, ctx),
-      onNotification: (n) => this.onNotification(n),
-      acceptBatches: () => this.negotiated?.batches ?? false,
+      transport: new ListenTap(transport, this.#subscriptions),
+      onRequest: (request, ctx) => this.#onRequest(request, ctx),
+      onNotification: (n) => this.#onNotification(n),
+      acceptBatches: () => this.#negotiated?.batches ?? false,
       ...(this.options.requestTimeoutMs ? { defaultTimeoutMs: this.options.requestTimeoutMs } : {}),
-      onHandlerError: (error) => this.reportError(error),
+      onHandlerError: (error) => this.#reportError(error),
     });
-    this.connection = connection;
-    this.transport = transport as SessionAwareTransport;
+    this.#connection = connection;
+    this.#transport = transport as HttpAwareTransport;
     await connection.start();
     try {
-      const description = await this.handshake(options);
-      // A session the server forgot (HTTP 404) is started again, as the spec asks: a new initialize.
-      this.transport.onsessionexpired = () => {
-        this.reinitializing ??= this.handshake({}).finally(() => {
-          this.reinitializing = undefined;
-        });
-      };
-      return description;
+      return this.protocol.lifecycle === "discover"
+        ? await this.#discover(options)
+        : await this.#initialize(options);
     } catch (error) {
       await connection.close();
-      this.connection = undefined;
+      this.#connection = undefined;
       throw error;
     }
   }
 
-  private transport: SessionAwareTransport | undefined;
-  private reinitializing: Promise<ServerDescription> | undefined;
+  // The initialize era
+
+  async #initialize(options: RequestOptions): Promise<ServerDescription> {
+    const description = await this.#handshake(options);
+    // A session the server forgot (HTTP 404) is started again, as the spec asks: a new initialize.
+    this.#transport!.onsessionexpired = () => {
+      this.#reinitializing ??= this.#handshake({}).finally(() => {
+        this.#reinitializing = undefined;
+      });
+    };
+    return description;
+  }
 
   /** initialize → check the answer → tell the transport the version → notifications/initialized. */
-  private async handshake(options: RequestOptions): Promise<ServerDescription> {
-    const connection = this.connection!;
+  async #handshake(options: RequestOptions): Promise<ServerDescription> {
+    const connection = this.#connection!;
+    const tables = this.#tables;
     const result = await connection.request(
       "initialize",
-      {
-        protocolVersion: this.protocol.version,
-        capabilities: this.capabilities,
-        clientInfo: this.options.info,
-      },
+      { protocolVersion: tables.version, capabilities: this.#caps, clientInfo: this.options.info },
       options,
     );
-    const checked = this.protocol.clientRequests.initialize!.result.safeParse(result);
+    const entry = tables.clientRequests.initialize;
+    if (!entry)
+      throw new McpError(ErrorCode.InternalError, `the ${tables.version} tables have no initialize`);
+    const checked = entry.result.safeParse(result);
     if (!checked.success)
       throw validationError(ErrorCode.InvalidParams, "invalid initialize result", checked.error);
     const description = checked.data as ServerDescription;
-    const negotiated = this.protocol.supportedVersions.find((s) => s.version === description.protocolVersion);
+    const negotiated = tables.supportedVersions.find((s) => s.version === description.protocolVersion);
     if (!negotiated) {
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `the server answered protocol version ${description.protocolVersion}; this client speaks ${this.protocol.supportedVersions.map((s) => s.version).join(", ")}`,
+        `the server answered protocol version ${description.protocolVersion}; this client speaks ${speaks(this.protocol).join(", ")}`,
       );
     }
-    this.negotiated = negotiated;
-    this.server = description;
-    if (this.transport && "protocolVersion" in this.transport)
-      this.transport.protocolVersion = negotiated.version;
+    this.#negotiated = negotiated;
+    this.#server = description;
+    if (this.#transport && "protocolVersion" in this.#transport)
+      this.#transport.protocolVersion = negotiated.version;
     await connection.notify("notifications/initialized");
     return description;
   }
 
-  get serverDescription(): ServerDescription | undefined {
-    return this.server;
+  /** From the stateless era to the initialize era of `protocol.legacy`. */
+  async #fallBack(why: string, options: RequestOptions): Promise<ServerDescription> {
+    const legacy = this.protocol.legacy;
+    if (!legacy) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `the server does not speak protocol ${this.protocol.version} (${why}), and this client has no older version to fall back to`,
+      );
+    }
+    this.#version = undefined;
+    this.#tables = legacy;
+    this.#caps = this.#capabilitiesFor(legacy);
+    this.#setStateless(false);
+    return this.#initialize(options);
   }
 
-  get protocolVersion(): string | undefined {
-    return this.negotiated?.version;
+  // The stateless era
+
+  /** The probe: DiscoverResult → modern; a version error → once more with a version it lists; else legacy. */
+  async #discover(options: RequestOptions): Promise<ServerDescription> {
+    const timeoutMs = options.timeoutMs ?? this.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS;
+    let version = this.protocol.version;
+    for (let attempt = 0; ; attempt++) {
+      this.#version = version;
+      this.#setStateless(true);
+      let result: Record<string, unknown>;
+      try {
+        result = await this.#connection!.request(
+          DISCOVER,
+          { _meta: this.#meta(undefined) },
+          { ...options, timeoutMs },
+        );
+      } catch (error) {
+        const verdict = judgeProbeError(error, this.protocol, this.#connection!.closed);
+        if (verdict.kind === "retry" && attempt === 0) {
+          version = verdict.version;
+          continue;
+        }
+        if (verdict.kind === "legacy") return this.#fallBack(verdict.why, options);
+        throw verdict.kind === "fail" ? verdict.error : error;
+      }
+      const entry = this.protocol.clientRequests[DISCOVER]!;
+      const checked = checkPeerResult(
+        entry.result,
+        DISCOVER,
+        normalizeComplete(result, entry.cacheable ?? true),
+        "server",
+      ) as Record<string, unknown>;
+      const supported = (checked.supportedVersions as string[]) ?? [];
+      const choice: VersionChoice = supported.includes(version)
+        ? { lifecycle: "discover", version }
+        : chooseVersion(this.protocol, supported);
+      if (!choice) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `the server supports protocol versions ${supported.join(", ") || "(none)"}; this client speaks ${speaks(this.protocol).join(", ")}`,
+        );
+      }
+      if (choice.lifecycle === "initialize")
+        return this.#fallBack(`the server supports ${supported.join(", ")}`, options);
+      this.#version = choice.version;
+      this.#server = describe(choice.version, checked);
+      return this.#server;
+    }
   }
+
+  /** Tells an HTTP transport to work statelessly, with this client's headers, or to stop. */
+  #setStateless(on: boolean): void {
+    const transport = this.#transport;
+    if (!transport || !("stateless" in transport)) return;
+    transport.stateless = on ? { headersFor: (message) => this.#headersFor(message) } : undefined;
+  }
+
+  /** MCP-Protocol-Version (the body's), Mcp-Method, Mcp-Name, and a tool call's Mcp-Param-* headers. */
+  #headersFor(message: JsonRpcMessage): Record<string, string> {
+    if (!("method" in message)) return {};
+    const params = message.params;
+    const headers = standardHeaders(message.method, params);
+    headers["mcp-protocol-version"] = metaVersion(params) ?? this.#version ?? this.protocol.version;
+    if (message.method === "tools/call" && params)
+      Object.assign(headers, this.#toolHeaders.headers(params.name, params.arguments));
+    return headers;
+  }
+
+  /** The protocol fields of a stateless request's `_meta`, over what the caller put there. */
+  #meta(userMeta: unknown, logLevel?: LogLevel): Record<string, unknown> {
+    const level = logLevel ?? this.options.logLevel;
+    return requestMeta(userMeta, {
+      version: this.#version ?? this.protocol.version,
+      capabilities: this.#caps,
+      ...(this.options.sendClientInfo === false ? {} : { info: this.options.info }),
+      ...(level === undefined ? {} : { logLevel: level }),
+    });
+  }
+
+  /**
+   * One stateless request to completion: `_meta` on every send; an InputRequiredResult answered by the
+   * handlers and the original params sent again (new id) with `inputResponses` and the `requestState`
+   * echoed; an UnsupportedProtocolVersion error retried once with a version both sides speak.
+   */
+  async #requestStateless(
+    entry: RequestEntry,
+    params: Record<string, unknown> | undefined,
+    options: ClientRequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const method = entry.method;
+    const rounds = this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
+    let input: Record<string, unknown> = {};
+    for (let round = 0; round <= rounds; round++) {
+      const result = await this.#sendStateless(method, { ...params, ...input }, options);
+      const type = resultTypeOf(result);
+      if (type === RESULT_TYPE.complete) return this.#complete(entry, result);
+      if (type !== RESULT_TYPE.inputRequired || !entry.inputRequired) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          type === RESULT_TYPE.inputRequired
+            ? `the server answered ${method} with input_required, which only tools/call, prompts/get and resources/read may get`
+            : `the server answered ${method} with resultType ${JSON.stringify(type)}, which this client does not know`,
+        );
+      }
+      input = await this.#answerInput(method, result, options.signal);
+    }
+    throw new McpError(
+      ErrorCode.InternalError,
+      `${method}: the server still asked for input after ${rounds} rounds; giving up`,
+    );
+  }
+
+  async #sendStateless(
+    method: string,
+    params: Record<string, unknown>,
+    options: ClientRequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const { logLevel, ...rest } = options;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#ready().request(
+          method,
+          { ...params, _meta: this.#meta(params._meta, logLevel) },
+          rest,
+        );
+      } catch (error) {
+        const supported = attempt === 0 ? supportedVersionsIn(error) : undefined;
+        const choice = supported && chooseVersion({ ...this.protocol, legacy: undefined }, supported);
+        if (!choice) throw error;
+        this.#version = choice.version;
+      }
+    }
+  }
+
+  /** A complete result, validated; tools/list keeps only tools whose `x-mcp-header`s are valid. */
+  #complete(entry: RequestEntry, result: Record<string, unknown>): Record<string, unknown> {
+    const normalized = normalizeComplete(result, entry.cacheable ?? false);
+    const checked = checkPeerResult(entry.result, entry.method, normalized, "server") as Record<
+      string,
+      unknown
+    >;
+    if (entry.method !== "tools/list" || !Array.isArray(checked.tools)) return checked;
+    const { kept, rejected } = this.#toolHeaders.admit(checked.tools);
+    for (const { name, reason } of rejected)
+      this.#reportError(new Error(`tools/list: left out tool "${name}": ${reason}`));
+    return rejected.length === 0 ? checked : { ...checked, tools: kept };
+  }
+
+  /** Runs the handler of each input request, in order; the retry's `inputResponses` and `requestState`. */
+  async #answerInput(
+    method: string,
+    result: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>> {
+    const { inputRequests, requestState } = readInputRequired(method, result);
+    const retry: Record<string, unknown> = {};
+    if (inputRequests) {
+      const responses: Record<string, unknown> = {};
+      for (const [key, request] of inputRequests) {
+        if (signal?.aborted) throw new McpError(REQUEST_CANCELLED, `${method} cancelled`);
+        responses[key] = await this.#answerOne(method, key, request, signal);
+      }
+      retry.inputResponses = responses;
+    }
+    if (requestState !== undefined) retry.requestState = requestState;
+    if (signal?.aborted) throw new McpError(REQUEST_CANCELLED, `${method} cancelled`);
+    return retry;
+  }
+
+  async #answerOne(
+    method: string,
+    key: string,
+    request: InputRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const what = `${method}: the server's input request "${key}" (${request.method})`;
+    const entry = this.#tables.serverRequests[request.method];
+    if (entry?.delivery !== "input")
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `${what} is not an input request of ${this.#tables.version}`,
+      );
+    if (entry.capability && !hasCapability(this.#caps, entry.capability)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${what} needs the ${capabilityName(entry.capability)} capability, which this client does not declare`,
+      );
+    }
+    const handler = this.#handlers[entry.handler];
+    if (!handler)
+      throw new McpError(ErrorCode.InvalidRequest, `${what}: this client has no ${entry.handler} handler`);
+    const checked = entry.params.safeParse(request.params);
+    if (!checked.success) throw validationError(ErrorCode.InvalidParams, `${what} is invalid`, checked.error);
+    const answer = await handler(
+      checked.data,
+      this.#handlerContext(key, signal ?? new AbortController().signal),
+    );
+    const valid = entry.result.safeParse(answer);
+    if (!valid.success) {
+      const error = validationError(
+        ErrorCode.InternalError,
+        `the ${entry.handler} handler returned an invalid result`,
+        valid.error,
+      );
+      this.#reportError(error);
+      throw error;
+    }
+    return answer;
+  }
+
+  /**
+   * Opens a subscription (`subscriptions/listen`, stateless versions): resolves once the server
+   * acknowledged it, with what it agreed to send. Its notifications reach `handlers` (same names as the
+   * client's, e.g. `onToolListChanged`) and the client's own handlers, with `ctx.subscriptionId`.
+   */
+  async listen(
+    filter: SubscriptionFilter,
+    handlers: object = {},
+    options: ListenOptions = {},
+  ): Promise<Subscription> {
+    if (this.#reinitializing) await this.#reinitializing;
+    const connection = this.#ready();
+    if (this.#version === undefined) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `subscriptions/listen needs a stateless protocol version; this connection speaks ${this.protocolVersion}`,
+      );
+    }
+    const ackTimeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
+    for (let attempt = 0; ; attempt++) {
+      const params = { notifications: filter, _meta: this.#meta(undefined, options.logLevel) };
+      const sub: LiveSubscription = this.#subscriptions.open(
+        params,
+        filter,
+        handlers as Record<string, AnyHandler | undefined>,
+      );
+      // No timeout: the request lasts as long as the subscription.
+      sub.track(
+        connection.request(LISTEN, params, { signal: sub.abort.signal, timeoutMs: Number.POSITIVE_INFINITY }),
+      );
+      try {
+        await sub.acknowledged(ackTimeoutMs, options.signal);
+        return sub;
+      } catch (error) {
+        const supported = attempt === 0 ? supportedVersionsIn(error) : undefined;
+        const choice = supported && chooseVersion({ ...this.protocol, legacy: undefined }, supported);
+        if (!choice) throw error;
+        this.#version = choice.version;
+      }
+    }
+  }
+
+  // Both eras
 
   /** A typed request; refused locally when the server's capabilities do not offer it (strict mode). */
   async request<M extends keyof Out & string>(
     method: M,
     params?: Out[M]["params"],
-    options?: RequestOptions,
+    options: ClientRequestOptions = {},
   ): Promise<NonNullable<Out[M]["result"]>> {
-    if (this.reinitializing) await this.reinitializing;
-    const connection = this.ready();
-    const entry = this.protocol.clientRequests[method];
+    if (this.#reinitializing) await this.#reinitializing;
+    const connection = this.#ready();
+    const entry = this.#tables.clientRequests[method];
     if (!entry)
       throw new McpError(
         ErrorCode.MethodNotFound,
-        `${method} is not a client request in this protocol version`,
+        `${method} is not a client request in protocol ${this.protocolVersion}`,
+      );
+    if (method === LISTEN)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "subscriptions/listen lasts as long as it is open: use listen()",
       );
     if (
       this.options.strictCapabilities !== false &&
       entry.capability &&
-      !hasCapability(this.server!.capabilities, entry.capability)
+      !hasCapability(this.#server!.capabilities, entry.capability)
     ) {
       throw new McpError(
         ErrorCode.MethodNotFound,
         `the server does not offer ${capabilityName(entry.capability)} (needed by ${method})`,
       );
     }
-    const result = await connection.request(method, params as Record<string, unknown> | undefined, options);
+    const sent = params as Record<string, unknown> | undefined;
+    if (this.#version !== undefined)
+      return (await this.#requestStateless(entry, sent, options)) as NonNullable<Out[M]["result"]>;
+    const { logLevel: _, ...rest } = options;
+    const result = await connection.request(method, sent, rest);
     return checkPeerResult(entry.result, method, result, "server") as NonNullable<Out[M]["result"]>;
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {
-    await this.ready().notify(method, params as Record<string, unknown> | undefined);
+    await this.#ready().notify(method, params as Record<string, unknown> | undefined);
   }
 
   async close(): Promise<void> {
-    await this.connection?.close();
+    await this.#connection?.close();
   }
 
-  private ready(): Connection {
-    if (!this.connection || !this.server)
+  #capabilitiesFor(tables: ProtocolTables): Capabilities {
+    const derived = deriveCapabilities(
+      Object.values(tables.serverRequests),
+      (e) => !!this.#handlers[e.handler],
+    );
+    return mergeCapabilities(derived, this.options.capabilities);
+  }
+
+  #ready(): Connection {
+    if (!this.#connection || !this.#server)
       throw new McpError(ErrorCode.ConnectionClosed, "not connected: call connect() first");
-    return this.connection;
+    return this.#connection;
   }
 
-  private session(): SessionInfo {
+  #session(): SessionInfo {
     return {
-      protocolVersion: this.negotiated?.version ?? this.protocol.version,
-      clientInfo: this.server?.serverInfo ?? { name: "", version: "" },
-      clientCapabilities: this.server?.capabilities ?? {},
+      protocolVersion: this.protocolVersion ?? this.protocol.version,
+      clientInfo: this.#server?.serverInfo ?? UNKNOWN_PEER,
+      clientCapabilities: this.#server?.capabilities ?? {},
     };
   }
 
-  private async onRequest(
-    request: JsonRpcRequest,
-    rc: IncomingRequestContext,
-  ): Promise<Record<string, unknown>> {
-    if (request.method === "ping") return {};
-    const entry = this.protocol.serverRequests[request.method];
-    if (!entry || RUNTIME_METHODS.has(request.method))
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    if (entry.capability && !hasCapability(this.capabilities, entry.capability)) {
-      throw new McpError(
-        ErrorCode.MethodNotFound,
-        `Method not found: ${request.method} (this client does not offer ${capabilityName(entry.capability)})`,
-      );
-    }
-    const handler = this.handlers[entry.handler];
-    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const checked = entry.params.safeParse(request.params);
-    if (!checked.success)
-      throw validationError(ErrorCode.InvalidParams, `Invalid params for ${request.method}`, checked.error);
+  #handlerContext(requestId: RequestId, signal: AbortSignal, rc?: IncomingRequestContext) {
     const ctx: HandlerContext<Out, OutNotes> = {
-      signal: rc.signal,
-      requestId: rc.id,
-      session: this.session(),
-      ...(rc.progressToken === undefined
+      signal,
+      requestId,
+      session: this.#session(),
+      ...(rc?.progressToken === undefined
         ? {}
         : {
             progress: (progress: number, total?: number, message?: string) =>
-              this.connection!.progress(rc.progressToken!, {
+              this.#connection!.progress(rc.progressToken!, {
                 progress,
                 ...(total === undefined ? {} : { total }),
                 ...(message === undefined ? {} : { message }),
@@ -232,7 +618,27 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       request: (method, params, options) => this.request(method, params, options),
       notify: (method, params) => this.notify(method, params),
     };
-    const result = await handler(checked.data, ctx);
+    return ctx;
+  }
+
+  /** Server→client requests: the initialize era's; stateless versions have none (their input travels in results). */
+  async #onRequest(request: JsonRpcRequest, rc: IncomingRequestContext): Promise<Record<string, unknown>> {
+    if (request.method === "ping" && this.#version === undefined) return {};
+    const entry = this.#tables.serverRequests[request.method];
+    if (!entry || entry.delivery === "input" || RUNTIME_METHODS.has(request.method))
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    if (entry.capability && !hasCapability(this.#caps, entry.capability)) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${request.method} (this client does not offer ${capabilityName(entry.capability)})`,
+      );
+    }
+    const handler = this.#handlers[entry.handler];
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    const checked = entry.params.safeParse(request.params);
+    if (!checked.success)
+      throw validationError(ErrorCode.InvalidParams, `Invalid params for ${request.method}`, checked.error);
+    const result = await handler(checked.data, this.#handlerContext(rc.id, rc.signal, rc));
     const valid = entry.result.safeParse(result);
     if (!valid.success) {
       const error = validationError(
@@ -240,32 +646,69 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         `the ${entry.handler} handler returned an invalid result`,
         valid.error,
       );
-      this.reportError(error);
+      this.#reportError(error);
       throw error;
     }
     return result as Record<string, unknown>;
   }
 
-  private async onNotification(n: JsonRpcNotification): Promise<void> {
-    const entry = this.protocol.serverNotifications[n.method];
-    const handler = entry && this.handlers[entry.handler];
-    if (!entry || !handler) return;
+  /**
+   * A notification reaches the client's handler for it; one tagged with a subscription id also that
+   * subscription's handler, and none at all when that subscription is no longer open.
+   */
+  async #onNotification(n: JsonRpcNotification): Promise<void> {
+    const entry = this.#tables.serverNotifications[n.method];
+    if (!entry) return;
+    const subscriptionId = this.#version === undefined ? undefined : subscriptionIdOf(n.params);
+    const sub = subscriptionId === undefined ? undefined : this.#subscriptions.get(subscriptionId);
+    if (subscriptionId !== undefined && !sub) return;
+    const own = sub?.handlers[entry.handler];
+    const handler = this.#handlers[entry.handler];
+    if (!own && !handler && n.method !== ACKNOWLEDGED) return;
     const checked = entry.params.safeParse(n.params);
     if (!checked.success) {
-      this.reportError(
-        validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, checked.error),
+      const error = validationError(
+        ErrorCode.InvalidParams,
+        `invalid ${n.method} notification`,
+        checked.error,
       );
+      if (sub && n.method === ACKNOWLEDGED) sub.fail(error);
+      this.#reportError(error);
       return;
     }
-    const ctx: NotificationContext = { session: this.session() };
-    await handler(checked.data, ctx);
+    const params = checked.data as Record<string, unknown> | undefined;
+    if (sub && n.method === ACKNOWLEDGED)
+      sub.acknowledge(isObject(params?.notifications) ? params.notifications : {});
+    const ctx: ClientNotificationContext = {
+      session: this.#session(),
+      ...(subscriptionId === undefined ? {} : { subscriptionId }),
+    };
+    if (own) await own(params, ctx);
+    if (handler) await handler(params, ctx);
   }
 
-  private reportError(error: unknown): void {
+  #reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
     else
       process.stderr.write(
         `mcp client: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       );
   }
+}
+
+/** The server as a discover result describes it; it names itself in the result's `_meta`. */
+function describe(version: string, result: Record<string, unknown>): ServerDescription {
+  const meta = isObject(result._meta) ? result._meta : {};
+  // Drafts before the spec moved it to `_meta` put serverInfo beside the capabilities; some servers still do.
+  const info = [meta[META.serverInfo], result.serverInfo].find(
+    (v): v is ImplementationInfo =>
+      isObject(v) && typeof v.name === "string" && typeof v.version === "string",
+  );
+  return {
+    protocolVersion: version,
+    serverInfo: info ?? UNKNOWN_PEER,
+    capabilities: (result.capabilities as Capabilities) ?? {},
+    ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
+    supportedVersions: result.supportedVersions as string[],
+  };
 }

@@ -7,6 +7,10 @@
  * the message with Streamable HTTP; if the server answers 400, 404 or 405, it GETs the same URL as a
  * legacy SSE stream, waits for the `endpoint` event and POSTs the message there. Whichever worked gets
  * every later call; messages sent while the first one is deciding wait for it.
+ *
+ * A client speaking a stateless version (2026-07-28 on) sets `stateless` first: its messages go by
+ * Streamable HTTP, which every stateless server speaks. When it then falls back to the initialize
+ * handshake of an older server (unsetting `stateless`), the decision above is made on that initialize.
  */
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
@@ -15,6 +19,7 @@ import {
   closedError,
   HttpStatusError,
   messageOf,
+  type StatelessHttp,
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
 } from "./streamable-http-client.js";
@@ -34,6 +39,9 @@ export class HttpClientTransport implements Transport {
   #kind: HttpTransportKind | undefined;
   #deciding: Promise<void> | undefined;
   #protocolVersion: string | undefined;
+  #stateless: StatelessHttp | undefined;
+  /** The inner transport was made for stateless messages, before any decision. */
+  #statelessInner = false;
   #state: "new" | "open" | "closed" = "new";
 
   onmessage?: (message: unknown) => void;
@@ -66,6 +74,25 @@ export class HttpClientTransport implements Transport {
     if (this.#inner instanceof StreamableHttpClientTransport) this.#inner.protocolVersion = version;
   }
 
+  /** See StreamableHttpClientTransport.stateless. */
+  get stateless(): StatelessHttp | undefined {
+    return this.#stateless;
+  }
+
+  set stateless(hooks: StatelessHttp | undefined) {
+    this.#stateless = hooks;
+    const inner = this.#inner;
+    if (hooks || !this.#statelessInner) {
+      if (inner instanceof StreamableHttpClientTransport) inner.stateless = hooks;
+      return;
+    }
+    // Back to the initialize era: the next message decides between the two HTTP transports afresh.
+    this.#statelessInner = false;
+    this.#inner = undefined;
+    this.#kind = undefined;
+    if (inner) void this.#discard(inner);
+  }
+
   async start(): Promise<void> {
     if (this.#state !== "new") throw new Error("HttpClientTransport already started");
     this.#state = "open";
@@ -74,6 +101,18 @@ export class HttpClientTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.#state !== "open") throw closedError();
     if (this.#inner) return this.#inner.send(message);
+    if (this.#stateless && !this.#deciding) {
+      const streamable = new StreamableHttpClientTransport(this.#url, this.#options);
+      streamable.stateless = this.#stateless;
+      this.#attach(streamable);
+      // Set before awaiting, so that messages sent meanwhile use it too (start() opens it at once).
+      const started = streamable.start();
+      this.#inner = streamable;
+      this.#kind = "streamable-http";
+      this.#statelessInner = true;
+      await started;
+      return streamable.send(message);
+    }
     if (this.#deciding) {
       await this.#deciding;
       return this.send(message);

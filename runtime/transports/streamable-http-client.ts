@@ -4,6 +4,8 @@
  * session's standalone GET stream. A stream that breaks before it delivered the responses it owes is
  * resumed with GET and `Last-Event-ID`, after the server's `retry:` delay, a bounded number of times.
  *
+ * Stateless protocol versions (2026-07-28 on) use it without any of that: see `stateless`.
+ *
  * Only web-standard fetch, streams and AbortController: it runs on Node, Bun and Deno.
  */
 
@@ -41,6 +43,12 @@ export interface StreamableHttpClientOptions {
    * id), GET the session's server→client stream. A 405 answer means the server offers none.
    */
   openStandaloneStream?: boolean;
+}
+
+/** How a client speaking a stateless protocol version (2026-07-28 on) drives the transport. */
+export interface StatelessHttp {
+  /** The headers of one outgoing message: MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*. */
+  headersFor(message: JsonRpcMessage): Record<string, string>;
 }
 
 /** An HTTP answer that is not a success; `error` is the JSON-RPC error its body carried, if any. */
@@ -85,6 +93,8 @@ interface Stream {
   readonly abort: AbortController;
   /** The session it belongs to: it cannot be resumed in another. */
   readonly session: string | undefined;
+  /** Stateless streams are never resumed: a broken one loses its request. */
+  readonly resumable: boolean;
   lastEventId?: string;
   retryMs?: number;
   /** Reconnections since a connection of this stream last delivered an event. */
@@ -106,9 +116,19 @@ export class StreamableHttpClientTransport implements Transport {
   #sessionId: string | undefined;
   #standalone: Stream | undefined;
   #closing?: Promise<void>;
+  /** Stateless mode: the POST of each request still waiting for its answer, to abort on cancellation. */
+  readonly #inflight = new Map<RequestId, AbortController>();
 
   /** Set by the client after initialize; sent as MCP-Protocol-Version on every later request. */
   protocolVersion: string | undefined;
+
+  /**
+   * Set by a client speaking a stateless version: every message is a POST of its own carrying the
+   * headers `headersFor` gives; no session, no GET stream, no resumption, no DELETE. An error status
+   * whose body is a JSON-RPC error answers the request it came for, and cancelling a request aborts its
+   * POST (the spec's cancellation signal) instead of posting notifications/cancelled.
+   */
+  stateless: StatelessHttp | undefined;
 
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
@@ -139,6 +159,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.#state !== "open") throw closedError();
+    if (this.stateless) return this.#sendStateless(message, this.stateless);
     const body = JSON.stringify(message);
     const requests = requestIds(message);
     const cancelled = cancelledId(message);
@@ -165,6 +186,16 @@ export class StreamableHttpClientTransport implements Transport {
       if (isInitialized(message)) this.#startStandalone();
       return;
     }
+    await this.#answer(response, requests, abort!, true);
+  }
+
+  /** A POST's answer to requests: one JSON body, or an SSE stream that carries their responses. */
+  async #answer(
+    response: Response,
+    requests: Set<RequestId>,
+    abort: AbortController,
+    resumable: boolean,
+  ): Promise<void> {
     const type = mediaType(response);
     if (type === "application/json") {
       let value: unknown;
@@ -180,12 +211,85 @@ export class StreamableHttpClientTransport implements Transport {
       return;
     }
     if (type === SSE && response.body) {
-      const stream = this.#newStream("request", requests, abort);
+      const stream = this.#newStream("request", requests, abort, resumable);
       void this.#consume(stream, response.body);
       return;
     }
     await discard(response);
     throw new Error(`the server answered POST ${this.#url} with unexpected content type "${type}"`);
+  }
+
+  async #sendStateless(message: JsonRpcMessage | JsonRpcMessage[], hooks: StatelessHttp): Promise<void> {
+    if (Array.isArray(message)) throw new Error("stateless protocol versions send no JSON-RPC batches");
+    const cancelled = cancelledId(message);
+    if (cancelled !== undefined) {
+      // Closing the request's response is the cancellation; the server expects no notification.
+      this.#inflight.get(cancelled)?.abort();
+      this.#forget(cancelled);
+      return;
+    }
+    const id = "method" in message && "id" in message && isId(message.id) ? message.id : undefined;
+    const abort = new AbortController();
+    if (id !== undefined) this.#inflight.set(id, abort);
+    try {
+      await this.#postStateless(message, id, abort, hooks);
+    } finally {
+      if (id !== undefined && this.#inflight.get(id) === abort) this.#inflight.delete(id);
+    }
+  }
+
+  async #postStateless(
+    message: JsonRpcMessage,
+    id: RequestId | undefined,
+    abort: AbortController,
+    hooks: StatelessHttp,
+  ): Promise<void> {
+    const headers = { ...hooks.headersFor(message), accept: POST_ACCEPT, "content-type": "application/json" };
+    let response: Response;
+    try {
+      response = await this.#http(
+        "POST",
+        headers,
+        AbortSignal.any([this.#abort.signal, abort.signal]),
+        undefined,
+        JSON.stringify(message),
+      );
+    } catch (error) {
+      // Cancelled: its caller has already given up on it.
+      if (abort.signal.aborted && this.#state === "open") return;
+      throw this.#networkError("POST", error);
+    }
+    if (abort.signal.aborted) {
+      await discard(response);
+      return;
+    }
+    if (!response.ok) {
+      const error = await this.#statusError(response, "POST", undefined);
+      // 400 and 404 carry the JSON-RPC error of the request (unsupported version, header mismatch, …).
+      if (error.error && id !== undefined) {
+        this.#deliver({ jsonrpc: "2.0", id, error: error.error } satisfies JsonRpcFailure);
+        return;
+      }
+      throw error;
+    }
+    if (id === undefined) {
+      await discard(response);
+      return;
+    }
+    if (response.status === 202) {
+      await discard(response);
+      // No session stream exists that could carry the response later.
+      this.#deliver({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: ErrorCode.ConnectionClosed,
+          message: "Streamable HTTP: the server accepted the request (202) without answering it",
+        },
+      } satisfies JsonRpcFailure);
+      return;
+    }
+    await this.#answer(response, new Set([id]), abort, false);
   }
 
   /** Aborts every request and stream, ends the session with DELETE (405 is fine), then fires onclose. */
@@ -297,8 +401,13 @@ export class StreamableHttpClientTransport implements Transport {
 
   // Streams
 
-  #newStream(kind: Stream["kind"], pending = new Set<RequestId>(), abort = new AbortController()): Stream {
-    const stream: Stream = { kind, pending, abort, session: this.#sessionId, attempts: 0 };
+  #newStream(
+    kind: Stream["kind"],
+    pending = new Set<RequestId>(),
+    abort = new AbortController(),
+    resumable = true,
+  ): Stream {
+    const stream: Stream = { kind, pending, abort, session: this.#sessionId, resumable, attempts: 0 };
     this.#streams.add(stream);
     return stream;
   }
@@ -365,6 +474,10 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   #reconnectLater(stream: Stream): void {
+    if (!stream.resumable) {
+      this.#lose(stream, `${stream.lastFailure ?? "the stream ended"} (stateless streams are not resumed)`);
+      return;
+    }
     if (stream.kind === "request" && stream.lastEventId === undefined) {
       this.#lose(stream, `${stream.lastFailure ?? "the stream ended"}, and no event id to resume from`);
       return;

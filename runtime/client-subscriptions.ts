@@ -1,0 +1,268 @@
+/**
+ * `subscriptions/listen` on the client (stateless versions). Each listen request is one subscription,
+ * named by the request's JSON-RPC id: the server puts that id in the `_meta` of every notification it
+ * sends for it, acknowledges first, and ends it with a result (or, on stdio, notifications/cancelled).
+ * The client ends it by cancelling the request: stdio sends notifications/cancelled, HTTP aborts the POST.
+ *
+ * The Connection does not expose request ids, so ListenTap, a pass-through transport between the
+ * Connection and the real one, learns each listen request's id as it is sent.
+ */
+
+import { REQUEST_CANCELLED } from "./jsonrpc/connection.js";
+import { ErrorCode, type JsonRpcMessage, McpError, type RequestId } from "./jsonrpc/messages.js";
+import { META } from "./lifecycle/modern.js";
+import type { MessageExtra, SendOptions, Transport } from "./transports/transport.js";
+
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** URIs whose `notifications/resources/updated` are wanted. */
+  resourceSubscriptions?: string[];
+  [key: string]: unknown;
+}
+
+export type SubscriptionEnd = { by: "client" } | { by: "server" } | { by: "error"; error: Error };
+
+export interface Subscription {
+  /** The listen request's id: `_meta["io.modelcontextprotocol/subscriptionId"]` of its notifications. */
+  readonly id: RequestId;
+  /** What the server agreed to send: the requested filter less what it does not support. */
+  readonly notifications: SubscriptionFilter;
+  /** Settles (never rejects) when the subscription ends: closed here, ended by the server, or lost. */
+  readonly closed: Promise<SubscriptionEnd>;
+  close(): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
+type AnyHandler = (params: any, ctx: any) => unknown;
+
+const LISTEN = "subscriptions/listen";
+const CANCELLED = "notifications/cancelled";
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number";
+
+/** The subscription a notification belongs to, from its `_meta`. */
+export function subscriptionIdOf(params: unknown): RequestId | undefined {
+  const meta = isObject(params) ? params._meta : undefined;
+  const id = isObject(meta) ? meta[META.subscriptionId] : undefined;
+  return isId(id) ? id : undefined;
+}
+
+/** One subscription from the listen call until it ends. */
+export class LiveSubscription implements Subscription {
+  #id: RequestId | undefined;
+  #notifications: SubscriptionFilter | undefined;
+  #ack: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  #end!: (end: SubscriptionEnd) => void;
+  #ended = false;
+  #endedBy: SubscriptionEnd | undefined;
+  readonly closed: Promise<SubscriptionEnd>;
+  /** Aborting it cancels the listen request. */
+  readonly abort = new AbortController();
+
+  constructor(
+    readonly requested: SubscriptionFilter,
+    readonly handlers: Readonly<Record<string, AnyHandler | undefined>>,
+    private readonly forget: (sub: LiveSubscription) => void,
+  ) {
+    this.closed = new Promise((resolve) => {
+      this.#end = resolve;
+    });
+  }
+
+  get id(): RequestId {
+    if (this.#id === undefined) throw new Error("the subscription's listen request was not sent");
+    return this.#id;
+  }
+
+  get sent(): boolean {
+    return this.#id !== undefined;
+  }
+
+  get notifications(): SubscriptionFilter {
+    return this.#notifications ?? {};
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  learnId(id: RequestId): void {
+    this.#id = id;
+  }
+
+  /** Follows the listen request: its result is the server's graceful end, its rejection the others. */
+  track(done: Promise<unknown>): void {
+    done.then(
+      () => this.finish({ by: "server" }),
+      (error: unknown) =>
+        this.finish(
+          error instanceof McpError && error.code === REQUEST_CANCELLED && this.abort.signal.aborted
+            ? { by: "client" }
+            : { by: "error", error: error instanceof Error ? error : new Error(String(error)) },
+        ),
+    );
+  }
+
+  acknowledge(notifications: SubscriptionFilter): void {
+    this.#notifications ??= notifications;
+    this.#ack?.resolve();
+  }
+
+  /**
+   * Resolves on the server's acknowledgement; rejects when the subscription ends first, after
+   * `timeoutMs`, or when `signal` aborts (the last two also cancel the listen request).
+   */
+  acknowledged(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.#notifications) return Promise.resolve();
+    if (this.#ended) return Promise.reject(this.#unacknowledged());
+    return new Promise<void>((resolve, reject) => {
+      const fail = (error: Error) => {
+        cleanup();
+        this.abort.abort(error.message);
+        reject(error);
+      };
+      const onAbort = () => fail(new McpError(REQUEST_CANCELLED, "subscriptions/listen cancelled"));
+      const timer = Number.isFinite(timeoutMs)
+        ? setTimeout(
+            () =>
+              fail(
+                new McpError(
+                  ErrorCode.RequestTimeout,
+                  `the server did not acknowledge subscriptions/listen within ${timeoutMs} ms`,
+                ),
+              ),
+            timeoutMs,
+          )
+        : undefined;
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.#ack = undefined;
+      };
+      this.#ack = {
+        resolve: () => {
+          cleanup();
+          resolve();
+        },
+        reject: (error) => {
+          cleanup();
+          reject(error);
+        },
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.#ended) this.abort.abort("subscription closed by the client");
+    await this.closed;
+  }
+
+  /** Ends it with `error` (e.g. a malformed acknowledgement) and cancels the listen request. */
+  fail(error: Error): void {
+    this.finish({ by: "error", error });
+    this.abort.abort(error.message);
+  }
+
+  finish(end: SubscriptionEnd): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#endedBy = end;
+    this.forget(this);
+    this.#ack?.reject(this.#unacknowledged());
+    this.#end(end);
+  }
+
+  /** Why an acknowledgement will never come. */
+  #unacknowledged(): Error {
+    const end = this.#endedBy;
+    if (end?.by === "error") return end.error;
+    return new McpError(
+      ErrorCode.ConnectionClosed,
+      end?.by === "server"
+        ? "the server ended the subscription before acknowledging it"
+        : "subscription closed before the server acknowledged it",
+    );
+  }
+}
+
+/** The open subscriptions of one connection, by the params object of their listen request until sent. */
+export class Subscriptions {
+  readonly #unsent = new WeakMap<object, LiveSubscription>();
+  readonly #byId = new Map<RequestId, LiveSubscription>();
+
+  open(params: object, filter: SubscriptionFilter, handlers: Record<string, AnyHandler | undefined>) {
+    const sub = new LiveSubscription(filter, handlers, (s) => {
+      if (s.sent && this.#byId.get(s.id) === s) this.#byId.delete(s.id);
+    });
+    this.#unsent.set(params, sub);
+    return sub;
+  }
+
+  get(id: RequestId): LiveSubscription | undefined {
+    return this.#byId.get(id);
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Called for every outgoing message: a listen request's id names its subscription from now on. */
+  sent(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    if (Array.isArray(message) || !("method" in message) || message.method !== LISTEN || !("id" in message))
+      return;
+    const sub = message.params && this.#unsent.get(message.params);
+    if (!sub) return;
+    this.#unsent.delete(message.params!);
+    sub.learnId(message.id);
+    this.#byId.set(message.id, sub);
+  }
+
+  /**
+   * A server's notifications/cancelled for a subscription is its stdio way of ending it: it becomes the
+   * listen result the Connection settles the request with (the Connection reads cancellations as aimed at
+   * requests it serves, of which a client has none).
+   */
+  rewrite(value: unknown): unknown {
+    if (!isObject(value) || value.method !== CANCELLED || !isObject(value.params)) return value;
+    const id = value.params.requestId;
+    if (!isId(id) || !this.#byId.has(id)) return value;
+    return { jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [META.subscriptionId]: id } } };
+  }
+}
+
+/** A pass-through transport that shows the Subscriptions every message sent and received. */
+export class ListenTap implements Transport {
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
+  onframeerror?: Transport["onframeerror"];
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  constructor(
+    readonly inner: Transport,
+    private readonly subscriptions: Subscriptions,
+  ) {}
+
+  start(): Promise<void> {
+    const inner = this.inner;
+    inner.onmessage = (value, extra) => this.onmessage?.(this.subscriptions.rewrite(value), extra);
+    inner.onframeerror = (error) => this.onframeerror?.(error);
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => this.onclose?.();
+    return inner.start();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    this.subscriptions.sent(message);
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
