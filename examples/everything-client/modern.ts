@@ -1,0 +1,132 @@
+/**
+ * The everything-client's scenarios at protocol 2026-07-28, on the generated 2026-07-28 client: no
+ * initialize (connect() probes server/discover, and falls back to initialize for an older server), `_meta`
+ * on every request, input requests (MRTR) answered by the handlers, the Mcp-* HTTP headers.
+ */
+import type * as T from "../../generated/2026-07-28/index.js";
+import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
+import { applySchemaDefaults, log } from "./handlers.js";
+
+/** Numbers 2, 3, 4… for numeric properties, "test" for strings, true for booleans. */
+function argumentsFor(tool: T.Tool): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  let next = 2;
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  for (const [name, property] of Object.entries(properties)) {
+    switch (property.type) {
+      case "number":
+      case "integer":
+        args[name] = next++;
+        break;
+      case "string":
+        args[name] = "test";
+        break;
+      case "boolean":
+        args[name] = true;
+        break;
+    }
+  }
+  return args;
+}
+
+const firstText = (result: T.CallToolResult) => {
+  const block = result.content.find((c) => c.type === "text");
+  return block?.type === "text" ? block.text : JSON.stringify(result.content);
+};
+
+const offers = (client: McpClient, capability: "tools" | "resources" | "prompts") =>
+  client.serverDescription?.capabilities[capability] !== undefined;
+
+async function callTool(client: McpClient, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  log(`${name} → ${result.isError ? "error: " : ""}${firstText(result)}`);
+  if (result.isError) throw new Error(`tool ${name} failed: ${firstText(result)}`);
+  return result;
+}
+
+/** Only what the server offers is asked for; tools with invalid x-mcp-header declarations are left out. */
+async function listTools(client: McpClient): Promise<T.Tool[]> {
+  if (!offers(client, "tools")) {
+    log("the server offers no tools");
+    return [];
+  }
+  const { tools } = await client.listTools();
+  log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
+  return tools;
+}
+
+/** What the suite's http-custom-headers scenario asks the client to call (MCP_CONFORMANCE_CONTEXT). */
+function contextToolCalls(): Array<{ name: string; arguments: Record<string, unknown> }> {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  const context = raw ? (JSON.parse(raw) as { toolCalls?: unknown }) : {};
+  if (!Array.isArray(context.toolCalls)) throw new Error("MCP_CONFORMANCE_CONTEXT has no toolCalls");
+  return context.toolCalls as Array<{ name: string; arguments: Record<string, unknown> }>;
+}
+
+export type ModernScenario = (client: McpClient) => Promise<void>;
+
+export const MODERN_SCENARIOS: Record<string, ModernScenario> = {
+  tools_call: async (client) => {
+    const [tool] = await listTools(client);
+    if (!tool) throw new Error("the server lists no tool to call");
+    await callTool(client, tool.name, argumentsFor(tool));
+  },
+  // connect() is the test: its server/discover is refused with UnsupportedProtocolVersion and retried with
+  // a version from the error's list; every request carries version, capabilities and clientInfo.
+  "request-metadata": async (client) => {
+    await listTools(client);
+  },
+  // Each tool answers input_required (an elicitation, with or without requestState) or completes at once.
+  "sep-2322-client-request-state": async (client) => {
+    for (const tool of await listTools(client)) await callTool(client, tool.name);
+  },
+  "http-standard-headers": async (client) => {
+    for (const tool of await listTools(client)) await callTool(client, tool.name);
+    if (offers(client, "resources")) {
+      const { resources } = await client.listResources();
+      for (const resource of resources) await client.readResource({ uri: resource.uri });
+    }
+    if (offers(client, "prompts")) {
+      const { prompts } = await client.listPrompts();
+      for (const prompt of prompts) await client.getPrompt({ name: prompt.name });
+    }
+  },
+  "http-custom-headers": async (client) => {
+    await listTools(client);
+    for (const call of contextToolCalls()) await callTool(client, call.name, call.arguments);
+  },
+  // The listing leaves out every tool whose x-mcp-header declarations are invalid; the rest are called.
+  "http-invalid-tool-headers": async (client) => {
+    for (const tool of await listTools(client)) await callTool(client, tool.name, argumentsFor(tool));
+  },
+  // The tool's input schema has a network $ref: listing it must not fetch it.
+  "json-schema-ref-no-deref": async (client) => {
+    await listTools(client);
+  },
+  // The focal tool's input schema goes back to the server exactly as listed.
+  "json-schema-2020-12-preservation": async (client) => {
+    const tools = await listTools(client);
+    const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
+    if (!focal) throw new Error("the server lists no json_schema_2020_12_tool");
+    await callTool(client, "json_schema_echo", { schema: focal.inputSchema });
+  },
+};
+
+export function createModernClient(timeoutMs: number): McpClient {
+  return createClient({
+    info: { name: "mcp-codegen-everything-client", version: "1.0.0" },
+    handlers: {
+      elicit: (params) => {
+        // URL mode sends the user to a page out of band; a headless client cannot, so it declines.
+        if (params.mode === "url") return { action: "decline" };
+        const form = params as T.ElicitRequestFormParams;
+        return { action: "accept", content: applySchemaDefaults(form.requestedSchema) };
+      },
+      // No roots to offer; declaring the capability shows it travels in every request's _meta.
+      listRoots: () => ({ roots: [] }),
+      onLoggingMessage: (params) => log(`server log (${params.level}): ${JSON.stringify(params.data)}`),
+    },
+    requestTimeoutMs: timeoutMs,
+    onError: (error) => log(`warning: ${error instanceof Error ? error.message : String(error)}`),
+  });
+}
