@@ -108,6 +108,18 @@ const INITIALIZE_HEADERS = {
   accept: "application/json, text/event-stream",
 };
 
+/** 2026-07-28: no session; every request names its version (header and `_meta`), method and tool. */
+const MODERN_HEADERS = {
+  ...BASE_HEADERS,
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "echo",
+};
+const MODERN_META =
+  '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench-http","version":"1.0.0"}}';
+const modernCallBody = (i: number) =>
+  `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"},${MODERN_META}}}`;
+
 const callBody = (i: number) =>
   `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"}}}`;
 
@@ -185,10 +197,15 @@ async function openSession(pool: Pool): Promise<string> {
   return init.sessionId;
 }
 
-function caller(pool: Pool, sessionId: string | undefined): (i: number) => Promise<void> {
-  const headers = sessionId ? { ...BASE_HEADERS, "mcp-session-id": sessionId } : BASE_HEADERS;
+function caller(pool: Pool, sessionId: string | undefined, modern = false): (i: number) => Promise<void> {
+  const headers = modern
+    ? MODERN_HEADERS
+    : sessionId
+      ? { ...BASE_HEADERS, "mcp-session-id": sessionId }
+      : BASE_HEADERS;
+  const body = modern ? modernCallBody : callBody;
   return async (i) => {
-    const response = await post(pool, headers, callBody(i));
+    const response = await post(pool, headers, body(i));
     if (response.status !== 200)
       throw new Error(`tools/call ${i}: HTTP ${response.status}: ${response.text}`);
     const message = messageOf(response.contentType, response.text, `tools/call ${i}`);
@@ -211,11 +228,10 @@ class Target {
 
   constructor(
     readonly kind: Kind,
-    readonly style: Style,
+    readonly style: Style | "2026",
   ) {
-    this.server = new HttpServerChild(SERVER_FILES[kind], style === "stateless" ? ["--stateless"] : [], {
-      env: SERVER_ENV,
-    });
+    const flags = style === "stateless" ? ["--stateless"] : style === "2026" ? ["--2026"] : [];
+    this.server = new HttpServerChild(SERVER_FILES[kind], flags, { env: SERVER_ENV });
   }
 
   async start(): Promise<void> {
@@ -223,7 +239,7 @@ class Target {
     this.pool = new Pool(`http://127.0.0.1:${port}`, { connections: POOL_SOCKETS, pipelining: 1 });
     const sessionId =
       this.style === "stateful" ? await within(openSession(this.pool), 30_000, "a session") : undefined;
-    this.call = caller(this.pool, sessionId);
+    this.call = caller(this.pool, sessionId, this.style === "2026");
   }
 
   async run(count: number, inflight: number, maxMs: number): Promise<Sample> {
@@ -281,6 +297,33 @@ interface StyleResult {
   s64: Record<Kind, Series>;
   s1: Record<Kind, Series>;
   rssMb: Record<Kind, number>;
+}
+
+/** Ours alone (nobody else speaks 2026-07-28 yet): stateless 2026 calls, medians as in measure(). */
+async function modernThroughput(): Promise<Record<1 | 64, Series>> {
+  const target = new Target("ours", "2026");
+  try {
+    await target.start();
+    const out = {} as Record<1 | 64, Series>;
+    for (const inflight of [64, 1] as const) {
+      await target.run(WARMUP[inflight].count, inflight, WARMUP[inflight].maxMs);
+      const runs: Sample[] = [];
+      for (let round = 0; round < RUNS; round++)
+        runs.push(await target.run(CALLS[inflight], inflight, RUN_MAX_MS));
+      const rates = runs.map((r) => (r.calls / r.ms) * 1000);
+      out[inflight] = {
+        callsPerSec: median(rates),
+        serverCpuUs: median(runs.map((r) => (r.serverCpuMs / r.calls) * 1000)),
+        clientBusy: Math.max(...runs.map((r) => r.clientCpuMs / r.ms)),
+      };
+      log(
+        `  2026-07-28 stateless ${String(inflight).padStart(2)} ours  ${rates.map((r) => Math.round(r)).join(" / ")} calls/s`,
+      );
+    }
+    return out;
+  } finally {
+    await target.close();
+  }
 }
 
 async function throughput(style: Style): Promise<StyleResult> {
@@ -357,6 +400,9 @@ async function main(): Promise<Row[]> {
       for (const kind of KINDS) clientBusyMax = Math.max(clientBusyMax, s[kind].clientBusy);
     }
   }
+  log("2026-07-28 stateless: ours only (a dual-era server, per-request _meta, no session)");
+  const modern = await modernThroughput();
+  for (const s of [modern[64], modern[1]]) clientBusyMax = Math.max(clientBusyMax, s.clientBusy);
   log(`idle sessions: ${SESSIONS} sessions opened on a fresh stateful server, never DELETEd`);
   const idle = {} as Record<Kind, { rss: number; heap: number }>;
   for (const kind of KINDS) idle[kind] = await idleSessions(kind);
@@ -377,6 +423,26 @@ async function main(): Promise<Row[]> {
       row(`${name} calls/s, 1 in flight`, "calls/s", (k) => s1[k].callsPerSec),
       row(`${name} server CPU per call, 64 in flight`, "µs", (k) => s64[k].serverCpuUs),
       row(`${name} server CPU per call, 1 in flight`, "µs", (k) => s1[k].serverCpuUs),
+    );
+  }
+  // Beside the 2025 stateful figures: the sdk and floor columns hold their stateful SSE / JSON numbers.
+  for (const inflight of [64, 1] as const) {
+    const s = inflight === 64 ? "s64" : "s1";
+    rows.push(
+      {
+        figure: `2026-07-28 stateless calls/s, ${inflight} in flight (sdk: its 2025 stateful SSE)`,
+        ours: modern[inflight].callsPerSec,
+        sdk: results.stateful[s].sdk.callsPerSec,
+        floor: results.stateless[s].floor.callsPerSec,
+        unit: "calls/s",
+      },
+      {
+        figure: `2026-07-28 stateless server CPU per call, ${inflight} in flight`,
+        ours: modern[inflight].serverCpuUs,
+        sdk: results.stateful[s].sdk.serverCpuUs,
+        floor: results.stateless[s].floor.serverCpuUs,
+        unit: "µs",
+      },
     );
   }
   for (const style of STYLES) {

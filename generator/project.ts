@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { IndentationText, Node, Project, QuoteKind, SyntaxKind } from "ts-morph";
 import { CliError } from "./cli/errors.js";
-import { userMethods } from "./emit/peers.js";
+import { interfaceMethods } from "./emit/peers.js";
 import type { ProtocolModel } from "./model.js";
 import { renderTemplate } from "./templates.js";
 
@@ -97,7 +97,7 @@ export function scaffold(
 /** Handler names of the interface a project implements: ServerHandlers or ClientHandlers. */
 export function handlerMethods(model: ProtocolModel, kind: ProjectConfig["kind"]): Map<string, string> {
   const side = kind === "server" ? "client-to-server" : "server-to-client";
-  return new Map(userMethods(model, side).map((m) => [m.handler, m.method]));
+  return new Map(interfaceMethods(model, side).map((m) => [m.handler, m.method]));
 }
 
 export interface HandlersUpdate {

@@ -163,11 +163,6 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   if (!entry && !opts.schema && !config.schema) {
     throw new CliError(`unknown protocol version "${target}"; known versions: ${listVersions().join(", ")}`);
   }
-  if (entry && entry.lifecycle !== "initialize") {
-    throw new CliError(
-      `protocol ${target} (stateless, server/discover) is not supported by this runtime yet`,
-    );
-  }
   const schema = opts.schema ?? config.schema ?? undefined;
   const step = report.step(`generating protocol ${target}`);
   const next = await generateVersion({

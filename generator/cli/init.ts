@@ -49,11 +49,6 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     throw new CliError(
       `unknown protocol version "${protocol}"; known versions: ${listVersions().join(", ")}`,
     );
-  if (entry.lifecycle !== "initialize") {
-    throw new CliError(
-      `protocol ${protocol} (stateless, server/discover) is not supported by this runtime yet; choose ${defaultVersion} or older`,
-    );
-  }
   if (!["stdio", "http", "both"].includes(opts.transport)) {
     throw new CliError(`--transport must be stdio, http or both (got "${opts.transport}")`);
   }

@@ -28,6 +28,24 @@ export function userMethods(model: ProtocolModel, direction: MethodModel["direct
   );
 }
 
+/**
+ * Every method with a handler in a side's generated interface, the handshake-era-only
+ * methods of a dual-era version included (what `generate` compares across versions for stubs).
+ */
+export function interfaceMethods(model: ProtocolModel, direction: MethodModel["direction"]): MethodModel[] {
+  const own = userMethods(model, direction);
+  const inputs =
+    direction === "server-to-client"
+      ? model.methods.filter(
+          (m) => m.kind === "request" && m.direction === direction && m.delivery === "input",
+        )
+      : [];
+  const legacyOnly = model.legacy
+    ? userMethods(model.legacy, direction).filter((m) => !model.methods.some((n) => n.method === m.method))
+    : [];
+  return [...own, ...inputs, ...legacyOnly];
+}
+
 export function emitPeers(model: ProtocolModel): Record<string, string> {
   const legacy = model.legacy;
   const docs = new Map(

@@ -187,6 +187,37 @@ describe("a new user's server project", () => {
     }
   });
 
+  it("moves on to 2026-07-28 (stateless era): the code compiles unchanged and still serves a 2025 client", async () => {
+    const before = readFileSync(join(dir, "src/handlers.ts"), "utf8");
+    const bump = cli(["generate", "--protocol", "2026-07-28"]);
+    expect(bump.code).toBe(0);
+    expect(bump.stderr).toContain("protocol 2025-11-25 → 2026-07-28");
+    // Every handler of 2025-11-25 still has a place (the handshake era is served too): nothing to mark.
+    expect(bump.stderr).not.toContain("marked as not in");
+    expect(readFileSync(join(dir, "src/handlers.ts"), "utf8")).toBe(before);
+    expect(readdirSync(join(dir, "generated/legacy")).sort()).toEqual([
+      "protocol.ts",
+      "schemas.ts",
+      "types.ts",
+    ]);
+    must("npm", ["run", "-s", "build"], dir);
+    const client = new Client({ name: "new-user", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [`${dir}/dist/src/main.js`],
+        stderr: "pipe",
+      }),
+    );
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: "my-server" });
+      const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
+      expect(result.content).toEqual([{ type: "text", text: "Hi there, Ada! (edited)" }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   const bad: [string, () => void, string[], RegExp][] = [
     [
       "an unknown version",
