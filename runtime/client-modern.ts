@@ -108,8 +108,12 @@ export function judgeProbeError(
       return { kind: "fail", error };
     return { kind: "legacy", why: `server/discover failed: ${error.message} (${error.code})` };
   }
-  // An HTTP answer without a JSON-RPC error in it (404 text, 405): not a modern server.
-  if (isHttpStatusError(error)) return { kind: "legacy", why: error.message };
+  if (isHttpStatusError(error)) {
+    // Refused credentials are no sign of the era: initialize would be refused the same way.
+    if (error.status === 401 || error.status === 403) return { kind: "fail", error };
+    // An HTTP answer without a JSON-RPC error in it (404 text, 405): not a modern server.
+    return { kind: "legacy", why: error.message };
+  }
   return { kind: "fail", error };
 }
 

@@ -46,7 +46,7 @@ import {
   hasCapability,
   mergeCapabilities,
 } from "./lifecycle/capabilities.js";
-import { META, metaVersion, RESULT_TYPE } from "./lifecycle/modern.js";
+import { META, ModernErrorCode, metaVersion, RESULT_TYPE } from "./lifecycle/modern.js";
 import type { LogLevel } from "./logging.js";
 import {
   type ProtocolTables,
@@ -136,6 +136,8 @@ export interface ServerDescription {
 
 const DEFAULT_DISCOVER_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_INPUT_ROUNDS = 16;
+/** Bounds the tools/list pages fetched again after a HeaderMismatch. */
+const MAX_TOOL_PAGES = 100;
 const DISCOVER = "server/discover";
 const LISTEN = "subscriptions/listen";
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
@@ -390,13 +392,20 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     );
   }
 
+  /**
+   * One send, with the retries the spec asks for: once after UnsupportedProtocolVersion with a version
+   * both sides speak, and once for a tools/call over HTTP after HeaderMismatch, with tools/list fetched
+   * again first (the tool's x-mcp-header declarations, or the tool, may be new).
+   */
   async #sendStateless(
     method: string,
     params: Record<string, unknown>,
     options: ClientRequestOptions,
   ): Promise<Record<string, unknown>> {
     const { logLevel, ...rest } = options;
-    for (let attempt = 0; ; attempt++) {
+    let versionRetried = false;
+    let toolsRefetched = false;
+    for (;;) {
       try {
         return await this.#ready().request(
           method,
@@ -404,11 +413,47 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
           rest,
         );
       } catch (error) {
-        const supported = attempt === 0 ? supportedVersionsIn(error) : undefined;
+        const supported = versionRetried ? undefined : supportedVersionsIn(error);
         const choice = supported && chooseVersion({ ...this.protocol, legacy: undefined }, supported);
-        if (!choice) throw error;
-        this.#version = choice.version;
+        if (choice) {
+          versionRetried = true;
+          this.#useVersion(choice.version);
+          continue;
+        }
+        const mismatch = error instanceof McpError && error.code === ModernErrorCode.HeaderMismatch;
+        if (!mismatch || toolsRefetched || method !== "tools/call" || !this.#takesHeaders()) throw error;
+        toolsRefetched = true;
+        await this.#refetchTools(rest.signal).catch(() => {
+          throw error;
+        });
       }
+    }
+  }
+
+  /** Switches the stateless version every later request names (after UnsupportedProtocolVersion). */
+  #useVersion(version: string): void {
+    this.#version = version;
+    if (this.#server) this.#server = { ...this.#server, protocolVersion: version };
+  }
+
+  /** Whether the transport carries the Mcp-* headers (HTTP). */
+  #takesHeaders(): boolean {
+    return this.#transport !== undefined && "stateless" in this.#transport;
+  }
+
+  /** Every page of tools/list again, which renews the x-mcp-header parameters of each tool. */
+  async #refetchTools(signal: AbortSignal | undefined): Promise<void> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = (await this.request(
+        "tools/list",
+        (cursor === undefined ? undefined : { cursor }) as never,
+        {
+          ...(signal ? { signal } : {}),
+        },
+      )) as { nextCursor?: unknown };
+      if (typeof result.nextCursor !== "string") return;
+      cursor = result.nextCursor;
     }
   }
 
@@ -525,7 +570,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         const supported = attempt === 0 ? supportedVersionsIn(error) : undefined;
         const choice = supported && chooseVersion({ ...this.protocol, legacy: undefined }, supported);
         if (!choice) throw error;
-        this.#version = choice.version;
+        this.#useVersion(choice.version);
       }
     }
   }

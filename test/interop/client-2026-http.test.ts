@@ -57,6 +57,10 @@ const TOOLS = [
     name: "bad",
     inputSchema: { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } },
   },
+  {
+    name: "strict",
+    inputSchema: { type: "object", properties: { zone: { type: "string", "x-mcp-header": "Zone" } } },
+  },
 ];
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -68,8 +72,11 @@ const sse = (res: ServerResponse) =>
 const event = (res: ServerResponse, message: unknown) =>
   res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 
-/** The scripted server. `legacy`: it does not know server/discover (silence), but answers initialize. */
-async function startScripted(options: { legacy?: boolean } = {}) {
+/**
+ * The scripted server. `legacy`: it does not know server/discover (silence), but answers initialize.
+ * `auth`: it refuses every request with 401.
+ */
+async function startScripted(options: { legacy?: boolean; auth?: boolean } = {}) {
   const hits: Hit[] = [];
   let versionRefusals = 0;
   const http = createServer(async (req, res) => {
@@ -79,6 +86,10 @@ async function startScripted(options: { legacy?: boolean } = {}) {
     const text = Buffer.concat(chunks).toString("utf8");
     const body = text ? (JSON.parse(text) as Wire) : undefined;
     hits.push({ method: req.method!, headers: req.headers, body, closed });
+    if (options.auth) {
+      res.writeHead(401, { "www-authenticate": "Bearer" }).end();
+      return;
+    }
     if (req.method !== "POST") {
       res.writeHead(405).end();
       return;
@@ -173,6 +184,15 @@ async function startScripted(options: { legacy?: boolean } = {}) {
             },
           });
         return ok(result);
+      case "strict":
+        // Checks the header its x-mcp-header declaration asks for, as a server must.
+        if (req.headers["mcp-param-zone"] !== params.arguments?.zone)
+          return json(res, 400, {
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32020, message: "Header mismatch: Mcp-Param-Zone" },
+          });
+        return ok(result);
       case "mismatch":
         return json(res, 400, {
           jsonrpc: "2.0",
@@ -229,7 +249,7 @@ describe("stateless Streamable HTTP: headers", () => {
 
   it("leaves out tools whose x-mcp-header declarations are invalid, with a warning", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["regional"]);
+    expect(tools.map((t) => t.name)).toEqual(["regional", "strict"]);
     expect(warnings).toEqual([
       'tools/list: left out tool "bad": x-mcp-header "N" is on a property of type "number" (string, integer or boolean only)',
     ]);
@@ -351,6 +371,50 @@ describe("stateless Streamable HTTP: subscriptions/listen", () => {
 
   it("never opened a GET stream nor sent DELETE", async () => {
     expect(server.hits.filter((h) => h.method !== "POST")).toEqual([]);
+  });
+});
+
+describe("a tool called before it was listed", () => {
+  it("after HeaderMismatch, lists the tools again and retries once with the headers they declare", async () => {
+    const fresh = createClient({ info: { name: "fresh", version: "1" }, onError: () => {} });
+    try {
+      await fresh.connect(new StreamableHttpClientTransport(server.url));
+      const before = server.posts().length;
+      const result = await fresh.callTool({ name: "strict", arguments: { zone: "eu-1" } });
+      expect(result.content).toEqual([{ type: "text", text: "called strict" }]);
+      const sent = server.posts().slice(before);
+      expect(sent.map((h) => h.body.method)).toEqual(["tools/call", "tools/list", "tools/call"]);
+      expect(sent[0]!.headers).not.toHaveProperty("mcp-param-zone");
+      expect(sent[2]!.headers["mcp-param-zone"]).toBe("eu-1");
+      // Once only: a mismatch that stays is the caller's to see.
+      const error = await fresh.callTool({ name: "mismatch" }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: -32020 });
+      expect(
+        server
+          .posts()
+          .slice(before + 3)
+          .map((h) => h.body.method),
+      ).toEqual(["tools/call", "tools/list", "tools/call"]);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe("a server that refuses the credentials", () => {
+  it("fails the connection with the 401: no fallback to initialize", async () => {
+    const guarded = await startScripted({ auth: true });
+    const dual = createClient({ info: { name: "dual", version: "1" } });
+    try {
+      const error = await dual
+        .connect(new StreamableHttpClientTransport(guarded.url))
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HttpStatusError);
+      expect((error as HttpStatusError).status).toBe(401);
+      expect(guarded.hits.map((h) => h.body?.method)).toEqual(["server/discover"]);
+    } finally {
+      await guarded.close();
+    }
   });
 });
 

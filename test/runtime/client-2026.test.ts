@@ -158,6 +158,38 @@ describe("connect: the server/discover probe", () => {
     expect(client.lifecycle).toBe("discover");
   });
 
+  it("switches to another stateless version it speaks when the server names only that one", async () => {
+    const OTHER = "2026-01-01";
+    const tables = {
+      ...protocol,
+      supportedVersions: [...protocol.supportedVersions, { version: OTHER, batches: false }],
+    };
+    const [clientEnd, serverEnd] = createMemoryTransportPair();
+    const seen: Wire[] = [];
+    serverEnd.onmessage = (m: Wire) => {
+      seen.push(m);
+      const version = m.params._meta[PV];
+      const reply =
+        version !== OTHER
+          ? { error: { code: -32022, message: "no", data: { supported: [OTHER], requested: version } } }
+          : m.method === "server/discover"
+            ? { result: discoverResult({ supportedVersions: [OTHER] }) }
+            : { result: { resultType: "complete", tools: [], ttlMs: 0, cacheScope: "public" } };
+      void serverEnd.send({ jsonrpc: "2.0", id: m.id, ...reply } as never);
+    };
+    await serverEnd.start();
+    const client = new Client(tables, { info: CLIENT_INFO });
+    opened.push(client);
+    expect((await client.connect(clientEnd)).protocolVersion).toBe(OTHER);
+    expect(client.protocolVersion).toBe(OTHER);
+    await client.request("tools/list");
+    expect(seen.map((m) => `${m.method} ${m.params._meta[PV]}`)).toEqual([
+      `server/discover ${V26}`,
+      `server/discover ${OTHER}`,
+      `tools/list ${OTHER}`,
+    ]);
+  });
+
   it("gives up after a second UnsupportedProtocolVersion rather than looping", async () => {
     const { client, requests, clientEnd } = await setup(
       standard((r) =>
