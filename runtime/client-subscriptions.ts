@@ -64,7 +64,6 @@ export class LiveSubscription implements Subscription {
   readonly abort = new AbortController();
 
   constructor(
-    readonly requested: SubscriptionFilter,
     readonly handlers: Readonly<Record<string, AnyHandler | undefined>>,
     private readonly forget: (sub: LiveSubscription) => void,
   ) {
@@ -84,10 +83,6 @@ export class LiveSubscription implements Subscription {
 
   get notifications(): SubscriptionFilter {
     return this.#notifications ?? {};
-  }
-
-  get ended(): boolean {
-    return this.#ended;
   }
 
   learnId(id: RequestId): void {
@@ -196,8 +191,8 @@ export class Subscriptions {
   readonly #unsent = new WeakMap<object, LiveSubscription>();
   readonly #byId = new Map<RequestId, LiveSubscription>();
 
-  open(params: object, filter: SubscriptionFilter, handlers: Record<string, AnyHandler | undefined>) {
-    const sub = new LiveSubscription(filter, handlers, (s) => {
+  open(params: object, handlers: Record<string, AnyHandler | undefined>) {
+    const sub = new LiveSubscription(handlers, (s) => {
       if (s.sent && this.#byId.get(s.id) === s) this.#byId.delete(s.id);
     });
     this.#unsent.set(params, sub);
@@ -206,10 +201,6 @@ export class Subscriptions {
 
   get(id: RequestId): LiveSubscription | undefined {
     return this.#byId.get(id);
-  }
-
-  get size(): number {
-    return this.#byId.size;
   }
 
   /** Called for every outgoing message: a listen request's id names its subscription from now on. */

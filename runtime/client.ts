@@ -556,7 +556,6 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       const params = { notifications: filter, _meta: this.#meta(undefined, options.logLevel) };
       const sub: LiveSubscription = this.#subscriptions.open(
         params,
-        filter,
         handlers as Record<string, AnyHandler | undefined>,
       );
       // No timeout: the request lasts as long as the subscription.

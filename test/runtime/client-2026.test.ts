@@ -803,6 +803,32 @@ describe("subscriptions/listen", () => {
     await silent.seen.waitFor((m) => m.method === "notifications/cancelled", "the listen cancelled");
   });
 
+  it("fails, cancelling the listen request, on a malformed acknowledgement", async () => {
+    let sendRef: (m: unknown) => Promise<void> = async () => {};
+    const t = await setup(
+      standard(async (r) => {
+        if (r.method === "subscriptions/listen")
+          await sendRef({
+            jsonrpc: "2.0",
+            method: "notifications/subscriptions/acknowledged",
+            params: { _meta: { [SUB]: r.id }, notifications: "all" },
+          });
+        return undefined;
+      }),
+    );
+    sendRef = t.send;
+    await t.client.connect(t.clientEnd);
+    await expect(t.client.listen({ toolsListChanged: true })).rejects.toThrow(
+      /invalid notifications\/subscriptions\/acknowledged notification: \/notifications/,
+    );
+    const [listen] = t.requests("subscriptions/listen");
+    const cancel = await t.seen.waitFor(
+      (m) => m.method === "notifications/cancelled",
+      "the listen cancelled",
+    );
+    expect(cancel.params.requestId).toBe(listen.id);
+  });
+
   it("is refused through request(), and on a connection that fell back to initialize", async () => {
     const { client } = await listening();
     await expect(client.request("subscriptions/listen", { notifications: {} } as never)).rejects.toThrow(
