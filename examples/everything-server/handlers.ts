@@ -663,7 +663,7 @@ export const handlers: ServerHandlers = {
       },
     ],
   }),
-  readResource: ({ uri }) => {
+  readResource: ({ uri }, ctx) => {
     const resource = RESOURCES.find((r) => r.uri === uri);
     if (resource) return { contents: [resource.contents] };
     const id = TEMPLATE.exec(uri)?.[1];
@@ -671,7 +671,7 @@ export const handlers: ServerHandlers = {
       const data = { id: decodeURIComponent(id), templateTest: true, data: `Data for ID: ${id}` };
       return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(data) }] };
     }
-    throw errors.resourceNotFound(uri);
+    throw errors.resourceNotFound(uri, ctx);
   },
   subscribe: ({ uri }, ctx) => {
     subscribed(ctx).add(uri);

@@ -147,7 +147,11 @@ export const errors = {
   invalidParams: (message: string, data?: unknown) => new McpError(-32602, message, data),
   unknownTool: (name: string) => new McpError(-32602, `Unknown tool: ${name}`),
   unknownPrompt: (name: string) => new McpError(-32602, `Unknown prompt: ${name}`),
-  /** An unknown resource: invalid params with the uri in `data` (SEP-2164). */
-  resourceNotFound: (uri: string) => new McpError(-32602, `Resource not found: ${uri}`, { uri }),
+  /**
+   * An unknown resource: invalid params with the uri in `data` for a stateless client (SEP-2164);
+   * given the handler's ctx, -32002 for a 2025-11-25-era one, as that era asks.
+   */
+  resourceNotFound: (uri: string, ctx?: { session: { era?: string } }) =>
+    new McpError(ctx && ctx.session.era !== "stateless" ? -32002 : -32602, `Resource not found: ${uri}`, { uri }),
   internal: (message: string) => new McpError(-32603, message),
 };

@@ -109,10 +109,12 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
       ]
     : handlersOf("request", "server-to-client");
 
-  // The client calls ping itself; initialize belongs to connect(). In the stateless era the runtime
+  // initialize belongs to connect(), subscriptions/listen to listen(). In the stateless era the runtime
   // adds each request's `_meta`, so callers pass the params' own members only.
   const methods = model.methods
-    .filter((m) => m.kind === "request" && m.direction === "client-to-server" && m.method !== "initialize")
+    .filter(
+      (m) => m.kind === "request" && m.direction === "client-to-server" && !CONNECTION_METHODS.has(m.method),
+    )
     .map((m) => {
       if (model.lifecycle !== "discover" || !m.params) return view(m);
       const keys = m.paramKeys.filter((k) => !STATELESS_KEYS.has(k));
@@ -142,6 +144,7 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
       inputs,
       errorCodes,
       resourceNotFound,
+      legacyResourceNotFound: legacy?.errorCodes.find((e) => e.name === "RESOURCE_NOT_FOUND")?.code,
       // From 2026-07-28 an unknown resource is invalid params, with the uri in `data` (SEP-2164).
       stateless: model.lifecycle === "discover",
     }),
@@ -155,6 +158,9 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
     }),
   };
 }
+
+/** Requests the runtime Client makes itself (connect) or offers in its own shape (listen()). */
+const CONNECTION_METHODS = new Set(["initialize", "subscriptions/listen"]);
 
 /** Params members the stateless runtime fills in itself: per-request `_meta` and the MRTR retry fields. */
 const STATELESS_KEYS = new Set(["_meta", "inputResponses", "requestState"]);

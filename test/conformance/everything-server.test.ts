@@ -155,10 +155,11 @@ const firstText = (result: CallToolResult) => (result.content[0] as { text?: str
 describe("everything-server over stdio (conformance server scenarios)", () => {
   it("server-initialize, ping: declares what its handlers serve", async () => {
     expect(client.getServerVersion()).toEqual({ name: "mcp-codegen-everything-server", version: "1.0.0" });
+    // list_changed is declared for both eras (a 2026 client hears it through subscriptions/listen).
     expect(client.getServerCapabilities()).toEqual({
-      tools: {},
+      tools: { listChanged: true },
       resources: { subscribe: true },
-      prompts: {},
+      prompts: { listChanged: true },
       completions: {},
       logging: {},
     });
@@ -184,6 +185,20 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
         "test_simple_text",
         "test_tool_with_logging",
         "test_tool_with_progress",
+        // The stateless era's scenarios (they ask for input through ctx.elicit and its siblings, which a
+        // 2025 client receives as requests).
+        "test_custom_headers",
+        "test_input_required_result_capabilities",
+        "test_input_required_result_elicitation",
+        "test_input_required_result_list_roots",
+        "test_input_required_result_multi_round",
+        "test_input_required_result_multiple_inputs",
+        "test_input_required_result_request_state",
+        "test_input_required_result_sampling",
+        "test_input_required_result_tampered_state",
+        "test_logging_tool",
+        "test_missing_capability",
+        "test_streaming_elicitation",
       ].sort(),
     );
     for (const tool of tools) {
@@ -403,6 +418,7 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
       "test_prompt_with_arguments",
       "test_prompt_with_embedded_resource",
       "test_prompt_with_image",
+      "test_input_required_result_prompt",
     ]);
     for (const p of prompts) expect(p.description).toBeTruthy();
     expect((await client.getPrompt({ name: "test_simple_prompt" })).messages).toEqual([
