@@ -53,6 +53,8 @@ import { checkPeerResult, validationError } from "./validate.js";
 export { inputRequired } from "./mrtr.js";
 
 const PROGRESS_SETTLE_MS = 5;
+/** Rounds of input a handler may ask of a handshake-era client in one request (see answerInputHere). */
+const MAX_INPUT_ROUNDS = 16;
 
 const NOT_IMPLEMENTED = Symbol.for("mcp-codegen.notImplemented");
 
@@ -459,11 +461,58 @@ export class ServerSession<
     }
     if (result instanceof Promise) {
       return result.then(
-        (value) => this.finish(entry, value, ctx),
+        (value) =>
+          isInputRequired(value)
+            ? this.answerInputHere(entry, params as Record<string, unknown>, handler!, value, rc, 1)
+            : this.finish(entry, value, ctx),
         (error) => this.handlerError(entry, error),
       );
     }
+    if (isInputRequired(result))
+      return this.answerInputHere(entry, params as Record<string, unknown>, handler!, result, rc, 1);
     return this.finish(entry, result, ctx);
+  }
+
+  /**
+   * A handler written for the stateless era returned an InputRequiredResult to a handshake-era client:
+   * the server asks the client itself (requests on this session), then runs the handler again with the
+   * answers and its requestState, as a stateless client's retry would. The state never leaves the server.
+   */
+  private async answerInputHere(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    handler: AnyHandler,
+    returned: { inputRequests?: Record<string, InputRequest>; requestState?: string },
+    rc: IncomingRequestContext,
+    round: number,
+  ): Promise<Record<string, unknown>> {
+    if (!this.server.modern?.clientRequests[entry.method]?.inputRequired || round > MAX_INPUT_ROUNDS) {
+      const error = new McpError(
+        ErrorCode.InternalError,
+        round > MAX_INPUT_ROUNDS
+          ? `the ${entry.method} handler asked for input more than ${MAX_INPUT_ROUNDS} times`
+          : `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
+      );
+      this.server.reportError(error);
+      throw error;
+    }
+    const inputResponses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(returned.inputRequests ?? {})) {
+      inputResponses[key] = await this.requestInput(request.method, request.params, rc.id);
+    }
+    const retry: Record<string, unknown> = { ...params, inputResponses };
+    if (returned.requestState === undefined) delete retry.requestState;
+    else retry.requestState = returned.requestState;
+    const ctx = new RequestContext<Out, OutNotes>(this, rc, this.info!, undefined);
+    let value: unknown;
+    try {
+      value = await handler(retry, ctx);
+    } catch (error) {
+      return this.handlerError(entry, error);
+    }
+    return isInputRequired(value)
+      ? this.answerInputHere(entry, retry, handler, value, rc, round + 1)
+      : this.finish(entry, value, ctx);
   }
 
   /**

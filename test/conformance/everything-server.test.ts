@@ -311,6 +311,22 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
     expect(bad.isError).toBe(true);
   });
 
+  it("a tool written for the stateless era works for this 2025 client: input asked by request", async () => {
+    // The low-level form (an InputRequiredResult with the handler's own requestState): the server asks
+    // the client itself and runs the handler again with the answer.
+    const before = elicited.length;
+    const state = await call("test_input_required_result_request_state", {});
+    expect(firstText(state)).toBe("state-ok: requestState validated");
+    expect(elicited.slice(before)).toMatchObject([{ message: "Please confirm" }]);
+    // ctx.elicit: two questions, two requests, one result.
+    const rounds = await call("test_input_required_result_multi_round", {});
+    expect(firstText(rounds)).toBe("undefined likes undefined");
+    expect(elicited.slice(before + 1).map((p) => p.message)).toEqual([
+      "Step 1: What is your name?",
+      "Step 2: What is your favorite color?",
+    ]);
+  });
+
   it("tools-call-elicitation: asks the user for username and email", async () => {
     const result = await call("test_elicitation", { message: "Please provide your information" });
     expect(firstText(result)).toBe(
