@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { changes, handlers, info } from "../../examples/everything-server/handlers.js";
-import { createServer } from "../../generated/2026-07-28/index.js";
+import { createClient, createServer } from "../../generated/2026-07-28/index.js";
+import { connectHttp } from "../../runtime/transports/connect-http.js";
 import { serveHttp } from "../../runtime/transports/node-http.js";
 import { featureServer } from "../fixtures/http/feature-server.js";
 import { messagesOf, POST_HEADERS, readSse, runSdkClient } from "../fixtures/http/helpers.js";
@@ -74,7 +75,7 @@ async function everything(
 }
 
 describe("one server, both eras, one endpoint", () => {
-  it("the official SDK client (2025-11-25, a session) and stateless 2026 requests, side by side", async () => {
+  it("the official SDK client (2025-11-25, a session) and our 2026-07-28 client, side by side", async () => {
     const server = await featureServer(V);
     const http = await serveHttp(server, { port: 0 });
     cleanups.push(() => http.close());
@@ -87,30 +88,37 @@ describe("one server, both eras, one endpoint", () => {
       "sample",
       "terminate",
     ]);
-    const modern = await call(http.url, "tools/call", { name: "echo", arguments: { text: "stateless" } });
+    const ours = createClient({
+      info: { name: "ours-2026", version: "1" },
+      handlers: {
+        createMessage: (params) => ({
+          role: "assistant",
+          model: "ours-model",
+          content: { type: "text", text: `sampled: ${JSON.stringify(params.messages[0]?.content)}` },
+        }),
+      },
+    });
+    const description = await ours.connect(await connectHttp(http.url));
+    const echo = await ours.callTool({ name: "echo", arguments: { text: "stateless" } });
+    // A server→client request of the handshake era reaches our client as an input request and a retry.
+    const sample = await ours.callTool({ name: "sample", arguments: { text: "ping" } });
     const report = await sdk;
+    await ours.close();
 
     expect(report.error).toBeUndefined();
     expect(report.connect).toMatchObject({ server: "http-feature-server", protocolVersion: "2025-11-25" });
     expect(report.echo).toBe("héllo");
     expect(report.progress).toEqual({ result: "done in 4 steps", progress: [1, 2, 3, 4] });
-    // A server→client request: a real one to the 2025 client.
     expect(report.sample).toBe("sampled: echo ping (sdk-model)");
 
-    expect(modern.status).toBe(200);
-    expect(modern.headers.get("mcp-session-id")).toBeNull();
-    expect(modern.answer?.result).toMatchObject({
-      content: [{ type: "text", text: "stateless" }],
-      resultType: "complete",
-      _meta: { "io.modelcontextprotocol/serverInfo": { name: "http-feature-server" } },
-    });
-    const discover = await call(http.url, "server/discover");
-    expect(discover.answer?.result).toMatchObject({
-      supportedVersions: [V],
-      capabilities: { tools: {} },
-      resultType: "complete",
-      ttlMs: 0,
-      cacheScope: "private",
+    expect(description).toMatchObject({ protocolVersion: V, serverInfo: { name: "http-feature-server" } });
+    expect(echo).toMatchObject({ content: [{ type: "text", text: "stateless" }], resultType: "complete" });
+    expect(sample.content).toEqual([{ type: "text", text: expect.stringContaining("ours-model") }]);
+
+    const raw = await call(http.url, "tools/call", { name: "echo", arguments: { text: "x" } });
+    expect(raw.headers.get("mcp-session-id")).toBeNull();
+    expect(raw.answer?.result?._meta).toEqual({
+      "io.modelcontextprotocol/serverInfo": { name: "http-feature-server", version: expect.any(String) },
     });
   });
 
