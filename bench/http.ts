@@ -263,6 +263,17 @@ interface Series {
   clientBusy: number;
 }
 
+const ratesOf = (runs: Sample[]) => runs.map((r) => (r.calls / r.ms) * 1000);
+
+/** Medians of a target's runs, and the load client's busiest share of a core. */
+function seriesOf(runs: Sample[]): Series {
+  return {
+    callsPerSec: median(ratesOf(runs)),
+    serverCpuUs: median(runs.map((r) => (r.serverCpuMs / r.calls) * 1000)),
+    clientBusy: Math.max(...runs.map((r) => r.clientCpuMs / r.ms)),
+  };
+}
+
 /** Warm-up, then RUNS rounds interleaved over the three servers (drift falls on all alike); medians. */
 async function measure(
   targets: Record<Kind, Target>,
@@ -278,12 +289,8 @@ async function measure(
   const out = {} as Record<Kind, Series>;
   for (const kind of KINDS) {
     const runs = samples[kind];
-    const rates = runs.map((r) => (r.calls / r.ms) * 1000);
-    out[kind] = {
-      callsPerSec: median(rates),
-      serverCpuUs: median(runs.map((r) => (r.serverCpuMs / r.calls) * 1000)),
-      clientBusy: Math.max(...runs.map((r) => r.clientCpuMs / r.ms)),
-    };
+    const rates = ratesOf(runs);
+    out[kind] = seriesOf(runs);
     log(
       `  ${label} ${kind.padEnd(5)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
         ` (${runs.map((r) => r.calls).join(" / ")} calls; server CPU ${out[kind].serverCpuUs.toFixed(1)} µs/call,` +
@@ -310,12 +317,8 @@ async function modernThroughput(): Promise<Record<1 | 64, Series>> {
       const runs: Sample[] = [];
       for (let round = 0; round < RUNS; round++)
         runs.push(await target.run(CALLS[inflight], inflight, RUN_MAX_MS));
-      const rates = runs.map((r) => (r.calls / r.ms) * 1000);
-      out[inflight] = {
-        callsPerSec: median(rates),
-        serverCpuUs: median(runs.map((r) => (r.serverCpuMs / r.calls) * 1000)),
-        clientBusy: Math.max(...runs.map((r) => r.clientCpuMs / r.ms)),
-      };
+      const rates = ratesOf(runs);
+      out[inflight] = seriesOf(runs);
       log(
         `  2026-07-28 stateless ${String(inflight).padStart(2)} ours  ${rates.map((r) => Math.round(r)).join(" / ")} calls/s`,
       );

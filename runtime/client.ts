@@ -514,12 +514,22 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const handler = this.#handlers[entry.handler];
     if (!handler)
       throw new McpError(ErrorCode.InvalidRequest, `${what}: this client has no ${entry.handler} handler`);
-    const checked = entry.params.safeParse(request.params);
-    if (!checked.success) throw validationError(ErrorCode.InvalidParams, `${what} is invalid`, checked.error);
-    const answer = await handler(
-      checked.data,
+    return this.#runHandler(entry, handler, request.params, `${what} is invalid`, () =>
       this.#handlerContext(key, signal ?? new AbortController().signal),
     );
+  }
+
+  /** Params checked (-32602), the handler run, its answer checked before it goes to the server (-32603). */
+  async #runHandler(
+    entry: RequestEntry,
+    handler: AnyHandler,
+    params: unknown,
+    invalidParams: string,
+    context: () => unknown,
+  ): Promise<Record<string, unknown>> {
+    const checked = entry.params.safeParse(params);
+    if (!checked.success) throw validationError(ErrorCode.InvalidParams, invalidParams, checked.error);
+    const answer = await handler(checked.data, context());
     const valid = entry.result.safeParse(answer);
     if (!valid.success) {
       const error = validationError(
@@ -530,7 +540,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       this.#reportError(error);
       throw error;
     }
-    return answer;
+    return answer as Record<string, unknown>;
   }
 
   /**
@@ -679,21 +689,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     }
     const handler = this.#handlers[entry.handler];
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const checked = entry.params.safeParse(request.params);
-    if (!checked.success)
-      throw validationError(ErrorCode.InvalidParams, `Invalid params for ${request.method}`, checked.error);
-    const result = await handler(checked.data, this.#handlerContext(rc.id, rc.signal, rc));
-    const valid = entry.result.safeParse(result);
-    if (!valid.success) {
-      const error = validationError(
-        ErrorCode.InternalError,
-        `the ${entry.handler} handler returned an invalid result`,
-        valid.error,
-      );
-      this.#reportError(error);
-      throw error;
-    }
-    return result as Record<string, unknown>;
+    return this.#runHandler(entry, handler, request.params, `Invalid params for ${request.method}`, () =>
+      this.#handlerContext(rc.id, rc.signal, rc),
+    );
   }
 
   /**

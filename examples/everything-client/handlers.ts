@@ -32,3 +32,34 @@ export const handlers: ClientHandlers = {
   },
   onLoggingMessage: (params) => log(`server log (${params.level}): ${JSON.stringify(params.data)}`),
 };
+
+/** Arguments for a tool from its input schema: numbers 2, 3, 4… for numeric properties, "test" for strings, true for booleans. */
+export function argumentsFor(tool: { inputSchema: object }): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  let next = 2;
+  const properties = ((tool.inputSchema as { properties?: unknown }).properties ?? {}) as Record<
+    string,
+    { type?: unknown }
+  >;
+  for (const [name, property] of Object.entries(properties)) {
+    switch (property.type) {
+      case "number":
+      case "integer":
+        args[name] = next++;
+        break;
+      case "string":
+        args[name] = "test";
+        break;
+      case "boolean":
+        args[name] = true;
+        break;
+    }
+  }
+  return args;
+}
+
+/** The first text block of a tool result, or the whole content as JSON. */
+export function firstText(result: { content: Array<{ type: string; text?: string }> }): string {
+  const block = result.content.find((c) => c.type === "text");
+  return block?.type === "text" && block.text !== undefined ? block.text : JSON.stringify(result.content);
+}

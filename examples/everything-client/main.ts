@@ -16,37 +16,11 @@ import type * as T from "../../generated/2025-11-25/index.js";
 import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
 import { StdioClientTransport } from "../../runtime/transports/stdio.js";
 import type { Transport } from "../../runtime/transports/transport.js";
-import { handlers, log } from "./handlers.js";
+import { argumentsFor, firstText, handlers, log } from "./handlers.js";
 import { createModernClient, MODERN_SCENARIOS } from "./modern.js";
 
 /** Below the suite's 30 s per-scenario limit, so a stuck run ends here with a message rather than a kill. */
 const DEADLINE_MS = Number(process.env.EVERYTHING_CLIENT_TIMEOUT_MS ?? 25_000);
-
-/** Arguments for a tool from its input schema: numbers 2, 3, 4… for numeric properties, and so on. */
-function argumentsFor(tool: T.Tool): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  let next = 2;
-  for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
-    switch (property.type) {
-      case "number":
-      case "integer":
-        args[name] = next++;
-        break;
-      case "string":
-        args[name] = "test";
-        break;
-      case "boolean":
-        args[name] = true;
-        break;
-    }
-  }
-  return args;
-}
-
-const firstText = (result: T.CallToolResult) => {
-  const block = result.content.find((c) => c.type === "text");
-  return block?.type === "text" ? block.text : JSON.stringify(result.content);
-};
 
 async function callTool(client: McpClient, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });

@@ -5,34 +5,7 @@
  */
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { applySchemaDefaults, log } from "./handlers.js";
-
-/** Numbers 2, 3, 4… for numeric properties, "test" for strings, true for booleans. */
-function argumentsFor(tool: T.Tool): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  let next = 2;
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
-  for (const [name, property] of Object.entries(properties)) {
-    switch (property.type) {
-      case "number":
-      case "integer":
-        args[name] = next++;
-        break;
-      case "string":
-        args[name] = "test";
-        break;
-      case "boolean":
-        args[name] = true;
-        break;
-    }
-  }
-  return args;
-}
-
-const firstText = (result: T.CallToolResult) => {
-  const block = result.content.find((c) => c.type === "text");
-  return block?.type === "text" ? block.text : JSON.stringify(result.content);
-};
+import { applySchemaDefaults, argumentsFor, firstText, log } from "./handlers.js";
 
 const offers = (client: McpClient, capability: "tools" | "resources" | "prompts") =>
   client.serverDescription?.capabilities[capability] !== undefined;
