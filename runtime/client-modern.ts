@@ -6,15 +6,12 @@
  */
 
 import { REQUEST_CANCELLED } from "./jsonrpc/connection.js";
-import { ErrorCode, McpError } from "./jsonrpc/messages.js";
+import { ErrorCode, isObject, McpError } from "./jsonrpc/messages.js";
 import type { Capabilities } from "./lifecycle/capabilities.js";
 import { META, ModernErrorCode, RESULT_TYPE } from "./lifecycle/modern.js";
 import type { ProtocolTables } from "./protocol.js";
 import type { ImplementationInfo } from "./server.js";
 import { type HeaderParam, paramHeaders, toolHeaderParams } from "./transports/mcp-headers.js";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export interface MetaFields {
   version: string;

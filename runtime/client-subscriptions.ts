@@ -9,7 +9,7 @@
  */
 
 import { REQUEST_CANCELLED } from "./jsonrpc/connection.js";
-import { ErrorCode, type JsonRpcMessage, McpError, type RequestId } from "./jsonrpc/messages.js";
+import { ErrorCode, isObject, type JsonRpcMessage, McpError, type RequestId } from "./jsonrpc/messages.js";
 import { META } from "./lifecycle/modern.js";
 import type { MessageExtra, SendOptions, Transport } from "./transports/transport.js";
 
@@ -40,8 +40,6 @@ type AnyHandler = (params: any, ctx: any) => unknown;
 const LISTEN = "subscriptions/listen";
 const CANCELLED = "notifications/cancelled";
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number";
 
 /** The subscription a notification belongs to, from its `_meta`. */

@@ -33,6 +33,7 @@ import {
 } from "./jsonrpc/connection.js";
 import {
   ErrorCode,
+  isObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -142,9 +143,6 @@ const DISCOVER = "server/discover";
 const LISTEN = "subscriptions/listen";
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 const UNKNOWN_PEER: ImplementationInfo = { name: "", version: "" };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends MethodTypes = MethodTypes> {
   #connection: Connection | undefined;

@@ -8,6 +8,7 @@ import type { MessageExtra, SendOptions, Transport } from "../transports/transpo
 import {
   classify,
   ErrorCode,
+  isObject,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -520,9 +521,6 @@ const failure = (id: RequestId | null, error: JsonRpcErrorObject): JsonRpcRespon
 
 const closedError = () => new McpError(ErrorCode.ConnectionClosed, "Connection closed");
 const cancelledError = (reason: string) => new McpError(REQUEST_CANCELLED, `Request cancelled: ${reason}`);
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A result must serialize as a JSON object: class instances and arrays would not round-trip. */
 function isPlainObject(v: unknown): v is Record<string, unknown> {

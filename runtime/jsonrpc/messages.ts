@@ -80,7 +80,8 @@ export type Classified =
   | { kind: "response"; message: JsonRpcResponse }
   | { kind: "invalid"; id: RequestId | null; reason: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+/** A JSON object: not null, not an array. */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId =>
   typeof v === "string" || (typeof v === "number" && Number.isInteger(v));

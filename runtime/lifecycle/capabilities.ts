@@ -1,11 +1,9 @@
 /** Capabilities follow from the handlers a peer has; gating checks the other side's declaration. */
 
+import { isObject } from "../jsonrpc/messages.js";
 import type { CapabilityRef, MethodEntry } from "../protocol.js";
 
 export type Capabilities = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The capabilities object implied by the methods a peer handles (`tools/call` → `{ tools: {} }`). */
 export function deriveCapabilities(

@@ -5,7 +5,7 @@
  * the specification's; which versions use this lifecycle is the generated code's to say.
  */
 
-import { McpError } from "../jsonrpc/messages.js";
+import { isObject, McpError } from "../jsonrpc/messages.js";
 import type { Capabilities } from "./capabilities.js";
 
 export const META = {
@@ -27,9 +27,6 @@ export const ModernErrorCode = {
 } as const;
 
 export const RESULT_TYPE = { complete: "complete", inputRequired: "input_required" } as const;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The `_meta` protocol version of a request's params, if it carries one (what marks a stateless request). */
 export function metaVersion(params: unknown): string | undefined {

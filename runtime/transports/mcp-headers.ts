@@ -5,6 +5,8 @@
  * header against the body. Shared by the client (which writes them) and the server (which checks them).
  */
 
+import { isObject } from "../jsonrpc/messages.js";
+
 export const METHOD_HEADER = "mcp-method";
 export const NAME_HEADER = "mcp-name";
 export const PARAM_HEADER_PREFIX = "mcp-param-";
@@ -56,9 +58,6 @@ export interface HeaderParam {
 }
 
 export type ToolHeaders = { ok: true; params: HeaderParam[] } | { ok: false; reason: string };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The `x-mcp-header` declarations of a tool's input schema, reached through `properties` only, or why

@@ -11,6 +11,7 @@
 
 import {
   ErrorCode,
+  isObject,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcMessage,
@@ -648,8 +649,6 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number";
 
 /** Ids of the requests in what we POST: their responses are what the answer stream owes. */

@@ -5,7 +5,13 @@
  * belongs to: a POST's own response stream, else the session's standalone GET stream.
  */
 
-import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc/messages.js";
+import {
+  ErrorCode,
+  isObject,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from "../jsonrpc/messages.js";
 import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
 import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
@@ -989,9 +995,6 @@ class RequestStream extends OutStream {
     else this.#respond(jsonReply(this.batch ? responses : responses[0], this.session.headers));
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const isResponse = (m: JsonRpcMessage): boolean => !("method" in m) && ("result" in m || "error" in m);
 
