@@ -10,6 +10,7 @@ import {
   isObject,
   type JsonRpcMessage,
   type JsonRpcResponse,
+  type McpError,
   type RequestId,
 } from "../jsonrpc/messages.js";
 import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
@@ -136,6 +137,8 @@ interface SessionEnv {
   readonly retryMs: number | undefined;
   readonly jsonResponse: boolean;
   primes(protocolVersion: string | undefined): boolean;
+  /** The HTTP status of a single JSON error answer with this code, when not 200. */
+  errorStatus?(code: number): number | undefined;
   report(error: unknown): void;
   touched(session: HttpSession): void;
   closed(session: HttpSession): void;
@@ -289,20 +292,8 @@ class StreamableHttp {
     }
     if (message.id === undefined) return { status: 202, headers: {} };
     const id = message.id as RequestId;
-    const fail = (error: { code: number; message: string; data?: unknown }) =>
-      jsonReply(
-        {
-          jsonrpc: "2.0",
-          id,
-          error: {
-            code: error.code,
-            message: error.message,
-            ...(error.data === undefined ? {} : { data: error.data }),
-          },
-        },
-        {},
-        400,
-      );
+    // Header and _meta problems: the request is malformed (400) before anything serves it.
+    const fail = (error: McpError) => jsonReply({ jsonrpc: "2.0", id, error: error.toJSON() }, {}, 400);
     const header = (name: string) => request.header(name) ?? undefined;
     const version = header(VERSION_HEADER);
     if (version === undefined) return fail(headerMismatch("the MCP-Protocol-Version header is missing"));
@@ -310,7 +301,7 @@ class StreamableHttp {
     try {
       meta = readRequestMeta(message.params);
     } catch (error) {
-      return fail(error as McpErrorLike);
+      return fail(error as McpError);
     }
     if (meta.protocolVersion !== version) {
       return fail(
@@ -327,7 +318,7 @@ class StreamableHttp {
     const env = this.#statelessEnv;
     const session = new HttpSession(`stateless-${++statelessCount}`, false, env);
     session.serverSession = await this.server.connect(session, { era: "stateless" });
-    return withErrorStatus(await session.post(body, extra));
+    return session.post(body, extra);
   }
 
   #checkToolHeaders(header: (name: string) => string | undefined, params: unknown): string | undefined {
@@ -336,9 +327,17 @@ class StreamableHttp {
     return declared ? checkParamHeaders(header, declared, p.arguments ?? {}) : undefined;
   }
 
-  /** Stateless-era sessions answer JSON unless something streams first, and never prime (nothing resumes). */
+  /**
+   * Stateless-era sessions answer JSON unless something streams first, never prime (nothing resumes),
+   * and give a protocol error its HTTP status.
+   */
   get #statelessEnv(): SessionEnv {
-    this.#modernEnv ??= { ...this.#env, jsonResponse: true, primes: () => false };
+    this.#modernEnv ??= {
+      ...this.#env,
+      jsonResponse: true,
+      primes: () => false,
+      errorStatus: (code) => STATELESS_ERROR_STATUS.get(code),
+    };
     return this.#modernEnv;
   }
   #modernEnv: SessionEnv | undefined;
@@ -411,31 +410,13 @@ class StreamableHttp {
   }
 }
 
-interface McpErrorLike {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-/** HTTP status of a stateless-era JSON error response: 404 for an unknown method, 400 for the lifecycle's errors. */
-const ERROR_STATUS: ReadonlyMap<number, number> = new Map([
+/** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */
+const STATELESS_ERROR_STATUS: ReadonlyMap<number, number> = new Map([
   [ErrorCode.MethodNotFound, 404],
   [ModernErrorCode.HeaderMismatch, 400],
   [ModernErrorCode.MissingRequiredClientCapability, 400],
   [ModernErrorCode.UnsupportedProtocolVersion, 400],
 ]);
-
-function withErrorStatus(reply: Reply): Reply {
-  if (reply.status !== 200 || reply.body === undefined || !reply.body.includes('"error"')) return reply;
-  let code: unknown;
-  try {
-    code = (JSON.parse(reply.body) as { error?: { code?: unknown } }).error?.code;
-  } catch {
-    return reply;
-  }
-  const status = typeof code === "number" ? ERROR_STATUS.get(code) : undefined;
-  return status ? { ...reply, status } : reply;
-}
 
 /** The server session an HttpSession serves, as far as the transport needs it. */
 interface ServedSession {
@@ -992,7 +973,11 @@ class RequestStream extends OutStream {
     const responses = this.#buffer.splice(0).map(([, message]) => message);
     // Every request was cancelled: there is nothing to answer with.
     if (responses.length === 0) this.#respond({ status: 202, headers: this.session.headers });
-    else this.#respond(jsonReply(this.batch ? responses : responses[0], this.session.headers));
+    else {
+      const single = this.batch ? undefined : (responses[0] as { error?: { code: number } });
+      const status = single?.error && this.session.env.errorStatus?.(single.error.code);
+      this.#respond(jsonReply(this.batch ? responses : responses[0], this.session.headers, status || 200));
+    }
   }
 }
 
