@@ -53,7 +53,7 @@ import { checkPeerResult, validationError } from "./validate.js";
 export { inputRequired } from "./mrtr.js";
 
 const PROGRESS_SETTLE_MS = 5;
-/** Rounds of input a handler may ask of a handshake-era client in one request (see answerInputHere). */
+/** Rounds of input a handler may ask of a handshake-era client in one request (see runHandshake). */
 const MAX_INPUT_ROUNDS = 16;
 
 const NOT_IMPLEMENTED = Symbol.for("mcp-codegen.notImplemented");
@@ -177,6 +177,12 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly handshakeCapabilities: Capabilities;
   readonly subscriptions = new Subscriptions();
   readonly sealer: StateSealer;
+  /** Versions a stateless request may name (what discover lists and -32022 reports). */
+  readonly statelessVersions: readonly string[];
+  /** `_meta` of every stateless-era result: the server names itself. */
+  readonly resultMeta: Readonly<Record<string, unknown>>;
+  /** Caching hints for results that carry none. */
+  readonly cacheHints: { readonly ttlMs: number; readonly cacheScope: "public" | "private" };
   /**
    * Tools' `x-mcp-header` parameters, learned from the tools/list results this server sent: the HTTP
    * transport checks a call's `Mcp-Param-*` headers against its arguments by them.
@@ -205,6 +211,9 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.handshakeCapabilities = this.handshake ? capsOf(this.handshake) : this.capabilities;
     this.validateResults = options.validateResults ?? process.env.NODE_ENV !== "production";
     this.sealer = new StateSealer(options.stateSecret, options.stateTtlMs ?? 10 * 60_000);
+    this.statelessVersions = this.modern?.supportedVersions.map((v) => v.version) ?? [];
+    this.resultMeta = { [META.serverInfo]: options.info };
+    this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
     addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
   }
 
@@ -276,10 +285,11 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       );
   }
 
-  /** `_meta` of every stateless-era result: the server names itself. */
-  resultMeta(): Record<string, unknown> {
-    const { name, version } = this.options.info;
-    return { [META.serverInfo]: { ...this.options.info, name, version } };
+  /** An internal error of the server's own making (a handler breaking a rule): reported, then thrown. */
+  fault(message: string): McpError {
+    const error = new McpError(ErrorCode.InternalError, message);
+    this.reportError(error);
+    return error;
   }
 }
 
@@ -452,67 +462,74 @@ export class ServerSession<
     } else if (!handler) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
-    const ctx = new RequestContext<Out, OutNotes>(this, rc, this.info, undefined);
+    return this.runHandshake(entry, params as Record<string, unknown>, handler!, rc, 0);
+  }
+
+  /**
+   * Runs a handshake-era handler. Synchronous where the handler is. A handler written for the stateless
+   * era may return an InputRequiredResult: the server then asks the client itself (requests on this
+   * session) and runs the handler again with the answers and its requestState, as a stateless client's
+   * retry would; the state never leaves the server.
+   */
+  private runHandshake(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    handler: AnyHandler,
+    rc: IncomingRequestContext,
+    round: number,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const ctx = new RequestContext<Out, OutNotes>(this, rc, this.info!, undefined);
     let result: unknown;
     try {
-      result = handler!(params, ctx);
+      result = handler(params, ctx);
     } catch (error) {
       return this.handlerError(entry, error);
     }
     if (result instanceof Promise) {
       return result.then(
-        (value) =>
-          isInputRequired(value)
-            ? this.answerInputHere(entry, params as Record<string, unknown>, handler!, value, rc, 1)
-            : this.finish(entry, value, ctx),
+        (value) => this.handshakeSettled(entry, params, handler, rc, round, ctx, value),
         (error) => this.handlerError(entry, error),
       );
     }
-    if (isInputRequired(result))
-      return this.answerInputHere(entry, params as Record<string, unknown>, handler!, result, rc, 1);
-    return this.finish(entry, result, ctx);
+    return this.handshakeSettled(entry, params, handler, rc, round, ctx, result);
   }
 
-  /**
-   * A handler written for the stateless era returned an InputRequiredResult to a handshake-era client:
-   * the server asks the client itself (requests on this session), then runs the handler again with the
-   * answers and its requestState, as a stateless client's retry would. The state never leaves the server.
-   */
-  private async answerInputHere(
+  private handshakeSettled(
     entry: RequestEntry,
     params: Record<string, unknown>,
     handler: AnyHandler,
-    returned: { inputRequests?: Record<string, InputRequest>; requestState?: string },
     rc: IncomingRequestContext,
     round: number,
-  ): Promise<Record<string, unknown>> {
-    if (!this.server.modern?.clientRequests[entry.method]?.inputRequired || round > MAX_INPUT_ROUNDS) {
-      const error = new McpError(
-        ErrorCode.InternalError,
-        round > MAX_INPUT_ROUNDS
-          ? `the ${entry.method} handler asked for input more than ${MAX_INPUT_ROUNDS} times`
-          : `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
+    ctx: RequestContext<Out, OutNotes>,
+    value: unknown,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (!isInputRequired(value)) return this.finish(entry, value, ctx);
+    if (!this.server.modern?.clientRequests[entry.method]?.inputRequired)
+      throw this.server.fault(
+        `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
       );
-      this.server.reportError(error);
-      throw error;
-    }
-    const inputResponses: Record<string, unknown> = {};
+    if (round >= MAX_INPUT_ROUNDS)
+      throw this.server.fault(
+        `the ${entry.method} handler asked for input more than ${MAX_INPUT_ROUNDS} times`,
+      );
+    return this.askHere(value, rc).then((inputResponses) => {
+      const retry: Record<string, unknown> = { ...params, inputResponses };
+      if (value.requestState === undefined) delete retry.requestState;
+      else retry.requestState = value.requestState;
+      return this.runHandshake(entry, retry, handler, rc, round + 1);
+    });
+  }
+
+  /** The client's answers to a handler's input requests, asked as requests on this session. */
+  private async askHere(
+    returned: { inputRequests?: Record<string, InputRequest> },
+    rc: IncomingRequestContext,
+  ): Promise<Record<string, unknown>> {
+    const answers: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(returned.inputRequests ?? {})) {
-      inputResponses[key] = await this.requestInput(request.method, request.params, rc.id);
+      answers[key] = await this.requestInput(request.method, request.params, rc.id);
     }
-    const retry: Record<string, unknown> = { ...params, inputResponses };
-    if (returned.requestState === undefined) delete retry.requestState;
-    else retry.requestState = returned.requestState;
-    const ctx = new RequestContext<Out, OutNotes>(this, rc, this.info!, undefined);
-    let value: unknown;
-    try {
-      value = await handler(retry, ctx);
-    } catch (error) {
-      return this.handlerError(entry, error);
-    }
-    return isInputRequired(value)
-      ? this.answerInputHere(entry, retry, handler, value, rc, round + 1)
-      : this.finish(entry, value, ctx);
+    return answers;
   }
 
   /**
@@ -529,7 +546,7 @@ export class ServerSession<
     const entry = tables.clientRequests[method];
     if (!entry) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     const meta = readRequestMeta(request.params);
-    const supported = tables.supportedVersions.map((v) => v.version);
+    const supported = this.server.statelessVersions;
     if (!supported.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, supported);
     if (meta.logLevel !== undefined && !isLogLevel(meta.logLevel))
       throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown log level "${meta.logLevel}"`);
@@ -558,15 +575,15 @@ export class ServerSession<
     try {
       result = handler(params, ctx);
     } catch (error) {
-      return this.statelessSettled(entry, params, ctx, undefined, error);
+      return this.statelessSettled(entry, params, ctx, { error });
     }
     if (result instanceof Promise) {
       return result.then(
-        (value) => this.statelessSettled(entry, params, ctx, value),
-        (error) => this.statelessSettled(entry, params, ctx, undefined, error, true),
+        (value) => this.statelessSettled(entry, params, ctx, { value }),
+        (error) => this.statelessSettled(entry, params, ctx, { error }),
       );
     }
-    return this.statelessSettled(entry, params, ctx, result);
+    return this.statelessSettled(entry, params, ctx, { value: result });
   }
 
   /** The input state of a retried request: sealed earlier answers plus this retry's inputResponses. */
@@ -592,31 +609,23 @@ export class ServerSession<
     entry: RequestEntry,
     params: Record<string, unknown>,
     ctx: RequestContext<Out, OutNotes>,
-    value: unknown,
-    error?: unknown,
-    failed = error !== undefined,
+    outcome: { value: unknown } | { error: unknown },
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
     const round = ctx.round;
     // A handler awaiting input it lacks ends in INPUT_PENDING (or in whatever it made of it): the
     // questions it asked are the answer, whatever it returned.
     if (round && round.pending.size > 0) return this.askForInput(entry, params, round, undefined);
-    if (failed) {
-      if (error === INPUT_PENDING)
-        throw new McpError(
-          ErrorCode.InternalError,
-          `${entry.method}: input requested outside a request that may ask for it`,
-        );
-      return this.finish(entry, this.decorate(entry, this.handlerError(entry, error)), ctx);
+    if ("error" in outcome) {
+      if (outcome.error === INPUT_PENDING)
+        throw this.server.fault(`${entry.method}: input requested outside a request that may ask for it`);
+      return this.finish(entry, this.decorate(entry, this.handlerError(entry, outcome.error)), ctx);
     }
+    const { value } = outcome;
     if (isInputRequired(value)) {
-      if (!round) {
-        const error = new McpError(
-          ErrorCode.InternalError,
+      if (!round)
+        throw this.server.fault(
           `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
         );
-        this.server.reportError(error);
-        throw error;
-      }
       return this.askForInput(entry, params, round, value);
     }
     return this.finish(entry, this.decorate(entry, value as Record<string, unknown>), ctx);
@@ -660,7 +669,7 @@ export class ServerSession<
       resultType: RESULT_TYPE.inputRequired,
       ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),
       requestState: this.server.sealer.seal(state),
-      _meta: this.server.resultMeta(),
+      _meta: this.server.resultMeta,
     };
   }
 
@@ -669,11 +678,11 @@ export class ServerSession<
     const out: Record<string, unknown> = { ...result };
     out.resultType ??= RESULT_TYPE.complete;
     if (entry.cacheable) {
-      const cache = this.server.options.cache ?? { ttlMs: 0, cacheScope: "private" };
+      const cache = this.server.cacheHints;
       out.ttlMs ??= cache.ttlMs;
       out.cacheScope ??= cache.cacheScope;
     }
-    out._meta = { ...this.server.resultMeta(), ...(result._meta as Record<string, unknown> | undefined) };
+    out._meta = { ...this.server.resultMeta, ...(result._meta as Record<string, unknown> | undefined) };
     if (entry.method === "tools/list" && Array.isArray(out.tools)) this.learnToolHeaders(out.tools);
     return out;
   }
@@ -690,7 +699,7 @@ export class ServerSession<
   private discover(tables: ProtocolTables): Record<string, unknown> {
     const { instructions } = this.server.options;
     return this.decorate(tables.clientRequests["server/discover"]!, {
-      supportedVersions: tables.supportedVersions.map((v) => v.version),
+      supportedVersions: this.server.statelessVersions,
       capabilities: this.server.capabilities,
       ...(instructions ? { instructions } : {}),
     });
@@ -719,7 +728,7 @@ export class ServerSession<
         send: (method, p) => this.connection.notify(method, p, rc.id),
         end: () => {
           remove();
-          resolve({ resultType: RESULT_TYPE.complete, _meta: { ...this.server.resultMeta(), ...tag } });
+          resolve({ resultType: RESULT_TYPE.complete, _meta: { ...this.server.resultMeta, ...tag } });
         },
       });
       rc.signal.addEventListener("abort", () => remove(), { once: true });
