@@ -22,18 +22,15 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+/** What HTTP carries unchanged: visible ASCII and spaces (a received value may also hold tabs). */
+const VISIBLE = /^[\x20-\x7e]*$/;
+const HEADER_SAFE = /^[\t\x20-\x7e]*$/;
 
 /** Whether `name` is an HTTP token (RFC 9110 §5.6.2): what a header name may be. */
 export const isToken = (name: string): boolean => TOKEN.test(name);
 
 /** Visible ASCII and inner spaces, no white space at either end: sent as it is. */
-function isPlain(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c > 0x7e || c < 0x20) return false;
-  }
-  return value === value.trim();
-}
+const isPlain = (value: string): boolean => VISIBLE.test(value) && value === value.trim();
 
 /** A header value for `value`: as it is when HTTP carries it unchanged, else the base64 sentinel form. */
 export function encodeHeaderValue(value: string): string {
@@ -208,7 +205,7 @@ export function checkParamHeaders(
     if (expected === undefined) continue;
     if (header === undefined) return `the Mcp-Param-${p.name} header is missing`;
     const raw = header.trim();
-    if (!isHeaderSafe(raw)) return `the Mcp-Param-${p.name} header has invalid characters`;
+    if (!HEADER_SAFE.test(raw)) return `the Mcp-Param-${p.name} header has invalid characters`;
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return `the Mcp-Param-${p.name} header has malformed base64`;
     const same =
@@ -218,13 +215,4 @@ export function checkParamHeaders(
     if (!same) return `Mcp-Param-${p.name} header value '${header}' does not match body value '${expected}'`;
   }
   return undefined;
-}
-
-/** What a header value may hold on the wire: visible ASCII, space and tab. */
-function isHeaderSafe(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c > 0x7e || (c < 0x20 && c !== 0x09)) return false;
-  }
-  return true;
 }
