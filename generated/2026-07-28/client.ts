@@ -25,15 +25,15 @@ export interface ClientHandlers {
   /**
    * `elicitation/create`: A request from the server to elicit additional information from the user via the client.
    */
-  elicit?(params: T.ElicitRequest["params"], ctx: ClientContext): T.ElicitResult | Promise<T.ElicitResult>;
+  elicit?(params: T.ElicitRequest["params"] | L.ElicitRequest["params"], ctx: ClientContext): T.ElicitResult | L.ElicitResult | Promise<T.ElicitResult | L.ElicitResult>;
   /**
    * `roots/list`: Sent from the server to request a list of root URIs from the client. Roots allow servers to ask for specific directories or files to operate on. A common example for roots is providing a set of repositories or directories a server should operate on.
    */
-  listRoots?(params: T.ListRootsRequest["params"], ctx: ClientContext): T.ListRootsResult | Promise<T.ListRootsResult>;
+  listRoots?(params: T.ListRootsRequest["params"] | L.ListRootsRequest["params"], ctx: ClientContext): T.ListRootsResult | L.ListRootsResult | Promise<T.ListRootsResult | L.ListRootsResult>;
   /**
    * `sampling/createMessage`: A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
    */
-  createMessage?(params: T.CreateMessageRequest["params"], ctx: ClientContext): T.CreateMessageResult | Promise<T.CreateMessageResult>;
+  createMessage?(params: T.CreateMessageRequest["params"] | L.CreateMessageRequest["params"], ctx: ClientContext): T.CreateMessageResult | L.CreateMessageResult | Promise<T.CreateMessageResult | L.CreateMessageResult>;
   /**
    * `tasks/cancel`: A request to cancel a task.
    */

@@ -28,22 +28,40 @@ export function userMethods(model: ProtocolModel, direction: MethodModel["direct
   );
 }
 
+/** A method of a side's generated handler interface, with its older-era twin in a dual-era version. */
+interface HandlerEntry {
+  method: MethodModel;
+  /** The same message in the embedded handshake era (its handler takes either era's params). */
+  older?: MethodModel;
+  /** Only the handshake era has it: typed by that era alone. */
+  legacyOnly?: boolean;
+}
+
 /**
- * Every method with a handler in a side's generated interface, the handshake-era-only
- * methods of a dual-era version included (what `generate` compares across versions for stubs).
+ * The handlers of a side's generated interface: the messages the other side sends that no runtime
+ * answers (server→client input requests of the stateless era included), each paired with its older-era
+ * twin; then, in a dual-era version, the handshake era's own.
  */
+function handlerEntries(model: ProtocolModel, direction: MethodModel["direction"]): HandlerEntry[] {
+  const own = model.methods.filter(
+    (m) =>
+      m.direction === direction &&
+      !RUNTIME_METHODS.has(m.method) &&
+      (m.delivery === "message" || m.kind === "request"),
+  );
+  if (!model.legacy) return own.map((method) => ({ method }));
+  const key = (m: MethodModel) => `${m.kind} ${m.method}`;
+  const older = new Map(userMethods(model.legacy, direction).map((m) => [key(m), m]));
+  const paired = own.map((method) => ({ method, older: older.get(key(method)) }));
+  const legacyOnly = [...older.values()]
+    .filter((m) => !own.some((n) => key(n) === key(m)))
+    .map((method) => ({ method, legacyOnly: true }));
+  return [...paired, ...legacyOnly];
+}
+
+/** Every method with a handler in a side's generated interface (what `generate` compares for stubs). */
 export function interfaceMethods(model: ProtocolModel, direction: MethodModel["direction"]): MethodModel[] {
-  const own = userMethods(model, direction);
-  const inputs =
-    direction === "server-to-client"
-      ? model.methods.filter(
-          (m) => m.kind === "request" && m.direction === direction && m.delivery === "input",
-        )
-      : [];
-  const legacyOnly = model.legacy
-    ? userMethods(model.legacy, direction).filter((m) => !model.methods.some((n) => n.method === m.method))
-    : [];
-  return [...own, ...inputs, ...legacyOnly];
+  return handlerEntries(model, direction).map((e) => e.method);
 }
 
 export function emitPeers(model: ProtocolModel): Record<string, string> {
@@ -67,47 +85,27 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
    * the union keeps what differs visible (a 2025 client sends no per-request `_meta`). Methods only the
    * older era has are typed by it alone.
    */
-  const dualView = (m: MethodModel, older: MethodModel | undefined, inputRequired: boolean) => {
+  const entryView = ({ method: m, older, legacyOnly }: HandlerEntry) => {
+    if (legacyOnly) return { ...view(m, "L"), legacyOnly: true };
     const modern = view(m);
     if (!older) return modern;
     const old = typeOf(older, "L");
     return {
       ...modern,
       params: `${modern.params} | ${old.params}`,
-      result: `${modern.result} | ${old.result}${inputRequired ? " | T.InputRequiredResult" : ""}`,
+      result: `${modern.result} | ${old.result}${m.inputRequired ? " | T.InputRequiredResult" : ""}`,
     };
   };
-  const handlersOf = (kind: MethodModel["kind"], direction: MethodModel["direction"]) => {
-    const modern = userMethods(model, direction).filter((m) => m.kind === kind);
-    if (!legacy) return modern.map((m) => view(m));
-    const older = new Map(
-      userMethods(legacy, direction)
-        .filter((m) => m.kind === kind)
-        .map((m) => [m.method, m]),
-    );
-    return [
-      ...modern.map((m) => dualView(m, older.get(m.method), m.inputRequired)),
-      ...[...older.values()]
-        .filter((m) => !modern.some((n) => n.method === m.method))
-        .map((m) => ({ ...view(m, "L"), legacyOnly: true })),
-    ];
-  };
+  const handlersOf = (kind: MethodModel["kind"], direction: MethodModel["direction"]) =>
+    handlerEntries(model, direction)
+      .filter((e) => e.method.kind === kind)
+      .map(entryView);
   // Requests a server makes of the client, through ctx: JSON-RPC requests, or input requests (MRTR).
   const inputs = model.methods
     .filter(
       (m) => m.kind === "request" && m.direction === "server-to-client" && !RUNTIME_METHODS.has(m.method),
     )
     .map((m) => view(m));
-  const clientInputs = legacy
-    ? [
-        ...model.methods
-          .filter((m) => m.kind === "request" && m.direction === "server-to-client" && m.delivery === "input")
-          .map((m) => view(m)),
-        ...userMethods(legacy, "server-to-client")
-          .filter((m) => m.kind === "request" && !model.methods.some((n) => n.method === m.method))
-          .map((m) => ({ ...view(m, "L"), legacyOnly: true })),
-      ]
-    : handlersOf("request", "server-to-client");
 
   // initialize belongs to connect(), subscriptions/listen to listen(). In the stateless era the runtime
   // adds each request's `_meta`, so callers pass the params' own members only.
@@ -151,7 +149,7 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
     "client.ts": renderTemplate("client.ts", {
       version: model.protocolVersion,
       legacy: legacy?.protocolVersion,
-      requests: clientInputs,
+      requests: handlersOf("request", "server-to-client"),
       notifications: handlersOf("notification", "server-to-client"),
       methods,
       stateless: model.lifecycle === "discover",
