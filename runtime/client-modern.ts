@@ -9,9 +9,9 @@ import { REQUEST_CANCELLED } from "./jsonrpc/connection.js";
 import { ErrorCode, isObject, McpError } from "./jsonrpc/messages.js";
 import type { Capabilities } from "./lifecycle/capabilities.js";
 import { META, ModernErrorCode, RESULT_TYPE } from "./lifecycle/modern.js";
+import type { InputRequest } from "./mrtr.js";
 import type { ProtocolTables } from "./protocol.js";
 import type { ImplementationInfo } from "./server.js";
-import { type HeaderParam, paramHeaders, toolHeaderParams } from "./transports/mcp-headers.js";
 
 export interface MetaFields {
   version: string;
@@ -89,9 +89,10 @@ export function judgeProbeError(
       return { kind: "legacy", why: `the server supports ${supported.join(", ")}` };
     return {
       kind: "fail",
-      error: new McpError(
+      error: noCommonVersion(
+        tables,
+        supported,
         ModernErrorCode.UnsupportedProtocolVersion,
-        `the server supports protocol versions ${supported.join(", ") || "(none)"}; this client speaks ${speaks(tables).join(", ")}`,
         (error as McpError).data,
       ),
     };
@@ -120,6 +121,19 @@ export function judgeProbeError(
  */
 const isHttpStatusError = (error: unknown): error is Error & { status: number } =>
   error instanceof Error && typeof (error as { status?: unknown }).status === "number";
+
+/** The error when a server's versions and ours have nothing in common. */
+export const noCommonVersion = (
+  tables: ProtocolTables,
+  supported: readonly string[],
+  code: number = ErrorCode.InvalidRequest,
+  data?: unknown,
+): McpError =>
+  new McpError(
+    code,
+    `the server supports protocol versions ${supported.join(", ") || "(none)"}; this client speaks ${speaks(tables).join(", ")}`,
+    data,
+  );
 
 /** Every version the tables speak, newest first, legacy ones after. */
 export const speaks = (tables: ProtocolTables): string[] => [
@@ -150,11 +164,6 @@ export function normalizeComplete(
   };
 }
 
-export interface InputRequest {
-  method: string;
-  params: unknown;
-}
-
 export interface InputRequired {
   /** In the server's order; absent when the server only sent `requestState` (retry at once). */
   inputRequests?: Array<[key: string, request: InputRequest]>;
@@ -182,36 +191,4 @@ export function readInputRequired(method: string, result: Record<string, unknown
     });
   }
   return out;
-}
-
-/**
- * What the client learned from tools/list about each tool's `x-mcp-header` parameters, for the
- * `Mcp-Param-*` headers of its calls. A tool whose declarations are invalid is left out of the list,
- * as the spec requires, with the reason.
- */
-export class ToolHeaderParams {
-  readonly #byTool = new Map<string, readonly HeaderParam[]>();
-
-  admit(tools: readonly unknown[]): { kept: unknown[]; rejected: Array<{ name: string; reason: string }> } {
-    const kept: unknown[] = [];
-    const rejected: Array<{ name: string; reason: string }> = [];
-    for (const tool of tools) {
-      const name = isObject(tool) && typeof tool.name === "string" ? tool.name : undefined;
-      const found = toolHeaderParams(isObject(tool) ? tool.inputSchema : undefined);
-      if (!found.ok) {
-        rejected.push({ name: name ?? "(unnamed)", reason: found.reason });
-        if (name !== undefined) this.#byTool.delete(name);
-        continue;
-      }
-      if (name !== undefined) this.#byTool.set(name, found.params);
-      kept.push(tool);
-    }
-    return { kept, rejected };
-  }
-
-  /** The `Mcp-Param-*` headers of a call to `name` (none for a tool never listed). */
-  headers(name: unknown, args: unknown): Record<string, string> {
-    const params = typeof name === "string" ? this.#byTool.get(name) : undefined;
-    return params && params.length > 0 ? paramHeaders(params, args) : {};
-  }
 }

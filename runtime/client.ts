@@ -6,15 +6,14 @@
 
 import {
   chooseVersion,
-  type InputRequest,
   judgeProbeError,
+  noCommonVersion,
   normalizeComplete,
   readInputRequired,
   requestMeta,
   resultTypeOf,
   speaks,
   supportedVersionsIn,
-  ToolHeaderParams,
   type VersionChoice,
 } from "./client-modern.js";
 import {
@@ -49,6 +48,7 @@ import {
 } from "./lifecycle/capabilities.js";
 import { META, ModernErrorCode, metaVersion, RESULT_TYPE } from "./lifecycle/modern.js";
 import type { LogLevel } from "./logging.js";
+import type { InputRequest } from "./mrtr.js";
 import {
   type ProtocolTables,
   type RequestEntry,
@@ -63,7 +63,7 @@ import type {
   SessionInfo,
 } from "./server.js";
 import { isStub } from "./server.js";
-import { standardHeaders } from "./transports/mcp-headers.js";
+import { standardHeaders, ToolHeaderParams } from "./transports/mcp-headers.js";
 import type { StatelessHttp } from "./transports/streamable-http-client.js";
 import type { Transport } from "./transports/transport.js";
 import { checkPeerResult, validationError } from "./validate.js";
@@ -314,12 +314,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       const choice: VersionChoice = supported.includes(version)
         ? { lifecycle: "discover", version }
         : chooseVersion(this.protocol, supported);
-      if (!choice) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `the server supports protocol versions ${supported.join(", ") || "(none)"}; this client speaks ${speaks(this.protocol).join(", ")}`,
-        );
-      }
+      if (!choice) throw noCommonVersion(this.protocol, supported);
       if (choice.lifecycle === "initialize")
         return this.#fallBack(`the server supports ${supported.join(", ")}`, options);
       this.#version = choice.version;

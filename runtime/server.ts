@@ -46,7 +46,7 @@ import {
   type SupportedVersion,
 } from "./protocol.js";
 import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./subscriptions.js";
-import { type HeaderParam, toolHeaderParams } from "./transports/mcp-headers.js";
+import { ToolHeaderParams } from "./transports/mcp-headers.js";
 import type { MessageExtra, Transport } from "./transports/transport.js";
 import { checkPeerResult, validationError } from "./validate.js";
 
@@ -187,7 +187,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * Tools' `x-mcp-header` parameters, learned from the tools/list results this server sent: the HTTP
    * transport checks a call's `Mcp-Param-*` headers against its arguments by them.
    */
-  readonly toolHeaders = new Map<string, HeaderParam[]>();
+  readonly toolHeaders = new ToolHeaderParams();
   private readonly sessionsSet = new Set<ServerSession<Out, OutNotes>>();
   private readonly handlers: Record<string, AnyHandler | undefined>;
 
@@ -683,17 +683,8 @@ export class ServerSession<
       out.cacheScope ??= cache.cacheScope;
     }
     out._meta = { ...this.server.resultMeta, ...(result._meta as Record<string, unknown> | undefined) };
-    if (entry.method === "tools/list" && Array.isArray(out.tools)) this.learnToolHeaders(out.tools);
+    if (entry.method === "tools/list" && Array.isArray(out.tools)) this.server.toolHeaders.admit(out.tools);
     return out;
-  }
-
-  private learnToolHeaders(tools: unknown[]): void {
-    for (const tool of tools as { name?: unknown; inputSchema?: unknown }[]) {
-      if (typeof tool?.name !== "string") continue;
-      const headers = toolHeaderParams(tool.inputSchema);
-      if (headers.ok && headers.params.length > 0) this.server.toolHeaders.set(tool.name, headers.params);
-      else this.server.toolHeaders.delete(tool.name);
-    }
   }
 
   private discover(tables: ProtocolTables): Record<string, unknown> {

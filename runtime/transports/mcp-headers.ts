@@ -216,3 +216,40 @@ export function checkParamHeaders(
   }
   return undefined;
 }
+
+/**
+ * What a peer learned from tools/list about each tool's `x-mcp-header` parameters: the client, for the
+ * `Mcp-Param-*` headers of its calls (a tool whose declarations are invalid is left out of its list, as
+ * the spec requires, with the reason); the server, to check those headers against a call's arguments.
+ */
+export class ToolHeaderParams {
+  readonly #byTool = new Map<string, readonly HeaderParam[]>();
+
+  admit(tools: readonly unknown[]): { kept: unknown[]; rejected: Array<{ name: string; reason: string }> } {
+    const kept: unknown[] = [];
+    const rejected: Array<{ name: string; reason: string }> = [];
+    for (const tool of tools) {
+      const name = isObject(tool) && typeof tool.name === "string" ? tool.name : undefined;
+      const found = toolHeaderParams(isObject(tool) ? tool.inputSchema : undefined);
+      if (!found.ok) {
+        rejected.push({ name: name ?? "(unnamed)", reason: found.reason });
+        if (name !== undefined) this.#byTool.delete(name);
+        continue;
+      }
+      if (name !== undefined) this.#byTool.set(name, found.params);
+      kept.push(tool);
+    }
+    return { kept, rejected };
+  }
+
+  /** The header parameters of `name` (none for a tool never listed). */
+  of(name: unknown): readonly HeaderParam[] {
+    return (typeof name === "string" ? this.#byTool.get(name) : undefined) ?? [];
+  }
+
+  /** The `Mcp-Param-*` headers of a call to `name` (none for a tool never listed). */
+  headers(name: unknown, args: unknown): Record<string, string> {
+    const params = typeof name === "string" ? this.#byTool.get(name) : undefined;
+    return params && params.length > 0 ? paramHeaders(params, args) : {};
+  }
+}

@@ -323,8 +323,7 @@ class StreamableHttp {
 
   #checkToolHeaders(header: (name: string) => string | undefined, params: unknown): string | undefined {
     const p = params as { name?: unknown; arguments?: unknown };
-    const declared = typeof p.name === "string" ? this.server.toolHeaders.get(p.name) : undefined;
-    return declared ? checkParamHeaders(header, declared, p.arguments ?? {}) : undefined;
+    return checkParamHeaders(header, this.server.toolHeaders.of(p.name), p.arguments ?? {});
   }
 
   /**
