@@ -67,8 +67,11 @@ interface ToolEntry {
   run(
     args: Record<string, unknown>,
     ctx: ServerContext,
+    params: ToolParams,
   ): T.CallToolResult | InputRequired | Promise<T.CallToolResult | InputRequired>;
 }
+
+type ToolParams = Parameters<NonNullable<ServerHandlers["callTool"]>>[0];
 
 type InputRequired = ReturnType<typeof inputRequired>;
 
@@ -134,6 +137,223 @@ async function elicit(
 
 const elicitationSummary = (result: T.ElicitResult) =>
   `action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
+
+/** Tools callable but not listed: they make the server send list-changed notifications. */
+const HIDDEN_TOOLS: Record<string, ToolEntry> = {
+  test_trigger_tool_change: {
+    description: "Sends notifications/tools/list_changed to subscribers",
+    run: async () => {
+      await notifyChange("notifications/tools/list_changed");
+      return text("tools/list_changed sent");
+    },
+  },
+  test_trigger_prompt_change: {
+    description: "Sends notifications/prompts/list_changed to subscribers",
+    run: async () => {
+      await notifyChange("notifications/prompts/list_changed");
+      return text("prompts/list_changed sent");
+    },
+  },
+};
+
+/** How the handlers reach the server for change notifications (set by main.ts once it made the server). */
+export const changes: {
+  notify?: (
+    method: "notifications/tools/list_changed" | "notifications/prompts/list_changed",
+  ) => Promise<void>;
+} = {};
+
+function notifyChange(method: "notifications/tools/list_changed" | "notifications/prompts/list_changed") {
+  if (!changes.notify) throw new Error("no server to send change notifications through (set changes.notify)");
+  return changes.notify(method);
+}
+
+const NAME_SCHEMA = {
+  type: "object" as const,
+  properties: { name: { type: "string" as const } },
+  required: ["name"],
+};
+
+/**
+ * The stateless era's scenarios (server-stateless, input-required-result-*, http-custom-header-*). The
+ * input they ask for goes through ctx.elicit / ctx.createMessage / ctx.listRoots, which are requests to
+ * a handshake-era client and input requests (InputRequiredResult, then a retry) to a stateless one.
+ */
+const STATELESS_TOOLS: Record<string, ToolEntry> = {
+  test_missing_capability: {
+    description: "Needs the client's sampling capability (MissingRequiredClientCapability without it)",
+    run: async (_args, ctx) => {
+      await ctx.createMessage(
+        { messages: [{ role: "user", content: { type: "text", text: "Say success" } }], maxTokens: 10 },
+        { key: "sample" },
+      );
+      return text("Success");
+    },
+  },
+  test_streaming_elicitation: {
+    description: "Asks the user for a name; never a server-to-client request in the stateless era",
+    run: async (_args, ctx) => {
+      const answer = await ctx.elicit(
+        { message: "What is your name?", requestedSchema: NAME_SCHEMA },
+        { key: "user_name" },
+      );
+      return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
+    },
+  },
+  test_logging_tool: {
+    description: "Logs three messages, which a stateless client receives only when it asked for a log level",
+    run: async (_args, ctx) => {
+      await ctx.log("info", "Tool execution started");
+      await ctx.log("info", "Tool processing data");
+      await ctx.log("info", "Tool execution completed");
+      return text("Tool with logging executed successfully");
+    },
+  },
+  test_custom_headers: {
+    description: "Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header)",
+    inputSchema: {
+      type: "object",
+      properties: { region: { type: "string", description: "A region", "x-mcp-header": "Region" } },
+      required: ["region"],
+    },
+    run: (args) => text(`region=${stringArgument(args, "region")}`),
+  },
+  test_input_required_result_elicitation: {
+    description: "MRTR: asks the user's name (elicitation, key user_name), then greets them",
+    run: async (_args, ctx) => {
+      const answer = await ctx.elicit(
+        { message: "What is your name?", requestedSchema: NAME_SCHEMA },
+        { key: "user_name" },
+      );
+      return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
+    },
+  },
+  test_input_required_result_sampling: {
+    description: "MRTR: asks the client's LLM a question (sampling)",
+    run: async (_args, ctx) => {
+      const answer = await ctx.createMessage(
+        {
+          messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+          maxTokens: 100,
+        },
+        { key: "capital_question" },
+      );
+      const blocks = Array.isArray(answer.content) ? answer.content : [answer.content];
+      return text(`LLM said: ${blocks.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join(" ")}`);
+    },
+  },
+  test_input_required_result_list_roots: {
+    description: "MRTR: asks for the client's roots",
+    run: async (_args, ctx) => {
+      const { roots } = await ctx.listRoots(undefined, { key: "client_roots" });
+      return text(`Roots: ${roots.map((r) => r.uri).join(", ")}`);
+    },
+  },
+  test_input_required_result_request_state: {
+    description:
+      "MRTR with the handler's own requestState: asks for a confirmation, checks its state on the retry",
+    run: (_args, _ctx, params) => requestStateTool(params),
+  },
+  test_input_required_result_multiple_inputs: {
+    description: "MRTR: elicitation, sampling and roots in one round",
+    run: async (_args, ctx) => {
+      const [user, greeting, roots] = await Promise.all([
+        ctx.elicit({ message: "What is your name?", requestedSchema: NAME_SCHEMA }, { key: "user_name" }),
+        ctx.createMessage(
+          {
+            messages: [{ role: "user", content: { type: "text", text: "Generate a greeting" } }],
+            maxTokens: 50,
+          },
+          { key: "greeting" },
+        ),
+        ctx.listRoots(undefined, { key: "client_roots" }),
+      ]);
+      return text(
+        `name=${String(user.content?.name)}, greeting from ${greeting.model}, ${roots.roots.length} root(s)`,
+      );
+    },
+  },
+  test_input_required_result_multi_round: {
+    description: "MRTR over two rounds: a name, then a favourite colour",
+    run: async (_args, ctx) => {
+      const name = await ctx.elicit(
+        { message: "Step 1: What is your name?", requestedSchema: NAME_SCHEMA },
+        { key: "step1" },
+      );
+      const color = await ctx.elicit(
+        {
+          message: "Step 2: What is your favorite color?",
+          requestedSchema: {
+            type: "object",
+            properties: { color: { type: "string" } },
+            required: ["color"],
+          },
+        },
+        { key: "step2" },
+      );
+      return text(`${String(name.content?.name)} likes ${String(color.content?.color)}`);
+    },
+  },
+  test_input_required_result_tampered_state: {
+    description: "MRTR whose requestState is sealed: a tampered state is rejected",
+    run: async (_args, ctx) => {
+      const answer = await ctx.elicit(
+        {
+          message: "Please confirm",
+          requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+        },
+        { key: "confirm" },
+      );
+      return text(`confirmed=${String(answer.content?.ok)}`);
+    },
+  },
+  test_input_required_result_capabilities: {
+    description: "MRTR asking only for what the client declared: elicitation if it can, else sampling",
+    run: async (_args, ctx) => {
+      const caps = ctx.session.clientCapabilities;
+      if (caps.elicitation) {
+        await ctx.elicit(
+          { message: "Anything to add?", requestedSchema: NAME_SCHEMA },
+          { key: "elicit_input" },
+        );
+      } else {
+        await ctx.createMessage(
+          {
+            messages: [{ role: "user", content: { type: "text", text: "Anything to add?" } }],
+            maxTokens: 20,
+          },
+          { key: "sample_input" },
+        );
+      }
+      return text("Got the input the client could give");
+    },
+  },
+};
+
+/**
+ * The low-level MRTR form: the handler returns an InputRequiredResult with its own requestState, and
+ * on the retry finds that state (verified and unsealed by the runtime) and the answer in its params.
+ */
+function requestStateTool(params: ToolParams): T.CallToolResult | InputRequired {
+  if (params.requestState !== undefined) {
+    const confirm = (params.inputResponses as Record<string, T.ElicitResult> | undefined)?.confirm;
+    if (params.requestState !== "awaiting-confirmation" || confirm?.action !== "accept")
+      throw errors.invalidParams("expected the confirmation asked for");
+    return text("state-ok: requestState validated");
+  }
+  return inputRequired({
+    inputRequests: {
+      confirm: {
+        method: "elicitation/create",
+        params: {
+          message: "Please confirm",
+          requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+        },
+      },
+    },
+    requestState: "awaiting-confirmation",
+  });
+}
 
 const TOOLS: Record<string, ToolEntry> = {
   test_simple_text: {
@@ -330,220 +550,8 @@ const TOOLS: Record<string, ToolEntry> = {
     inputSchema: JSON_SCHEMA_2020_12,
     run: (args) => text(`Received: ${JSON.stringify(args)}`),
   },
-  ...STATELESS_TOOLS(),
+  ...STATELESS_TOOLS,
 };
-
-/** Tools callable but not listed: they make the server send list-changed notifications. */
-const HIDDEN_TOOLS: Record<string, ToolEntry> = {
-  test_trigger_tool_change: {
-    description: "Sends notifications/tools/list_changed to subscribers",
-    run: async () => {
-      await notifyChange("notifications/tools/list_changed");
-      return text("tools/list_changed sent");
-    },
-  },
-  test_trigger_prompt_change: {
-    description: "Sends notifications/prompts/list_changed to subscribers",
-    run: async () => {
-      await notifyChange("notifications/prompts/list_changed");
-      return text("prompts/list_changed sent");
-    },
-  },
-};
-
-/** How the handlers reach the server for change notifications (set by main.ts once it made the server). */
-export const changes: {
-  notify?: (
-    method: "notifications/tools/list_changed" | "notifications/prompts/list_changed",
-  ) => Promise<void>;
-} = {};
-
-function notifyChange(method: "notifications/tools/list_changed" | "notifications/prompts/list_changed") {
-  if (!changes.notify) throw new Error("no server to send change notifications through (set changes.notify)");
-  return changes.notify(method);
-}
-
-const NAME_SCHEMA = {
-  type: "object" as const,
-  properties: { name: { type: "string" as const } },
-  required: ["name"],
-};
-
-/**
- * The stateless era's scenarios (server-stateless, input-required-result-*, http-custom-header-*). The
- * input they ask for goes through ctx.elicit / ctx.createMessage / ctx.listRoots, which are requests to
- * a handshake-era client and input requests (InputRequiredResult, then a retry) to a stateless one.
- */
-function STATELESS_TOOLS(): Record<string, ToolEntry> {
-  return {
-    test_missing_capability: {
-      description: "Needs the client's sampling capability (MissingRequiredClientCapability without it)",
-      run: async (_args, ctx) => {
-        await ctx.createMessage(
-          { messages: [{ role: "user", content: { type: "text", text: "Say success" } }], maxTokens: 10 },
-          { key: "sample" },
-        );
-        return text("Success");
-      },
-    },
-    test_streaming_elicitation: {
-      description: "Asks the user for a name; never a server-to-client request in the stateless era",
-      run: async (_args, ctx) => {
-        const answer = await ctx.elicit(
-          { message: "What is your name?", requestedSchema: NAME_SCHEMA },
-          { key: "user_name" },
-        );
-        return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
-      },
-    },
-    test_logging_tool: {
-      description:
-        "Logs three messages, which a stateless client receives only when it asked for a log level",
-      run: async (_args, ctx) => {
-        await ctx.log("info", "Tool execution started");
-        await ctx.log("info", "Tool processing data");
-        await ctx.log("info", "Tool execution completed");
-        return text("Tool with logging executed successfully");
-      },
-    },
-    test_custom_headers: {
-      description: "Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header)",
-      inputSchema: {
-        type: "object",
-        properties: { region: { type: "string", description: "A region", "x-mcp-header": "Region" } },
-        required: ["region"],
-      },
-      run: (args) => text(`region=${stringArgument(args, "region")}`),
-    },
-    test_input_required_result_elicitation: {
-      description: "MRTR: asks the user's name (elicitation, key user_name), then greets them",
-      run: async (_args, ctx) => {
-        const answer = await ctx.elicit(
-          { message: "What is your name?", requestedSchema: NAME_SCHEMA },
-          { key: "user_name" },
-        );
-        return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
-      },
-    },
-    test_input_required_result_sampling: {
-      description: "MRTR: asks the client's LLM a question (sampling)",
-      run: async (_args, ctx) => {
-        const answer = await ctx.createMessage(
-          {
-            messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
-            maxTokens: 100,
-          },
-          { key: "capital_question" },
-        );
-        const blocks = Array.isArray(answer.content) ? answer.content : [answer.content];
-        return text(`LLM said: ${blocks.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join(" ")}`);
-      },
-    },
-    test_input_required_result_list_roots: {
-      description: "MRTR: asks for the client's roots",
-      run: async (_args, ctx) => {
-        const { roots } = await ctx.listRoots(undefined, { key: "client_roots" });
-        return text(`Roots: ${roots.map((r) => r.uri).join(", ")}`);
-      },
-    },
-    test_input_required_result_request_state: {
-      description:
-        "MRTR with the handler's own requestState: asks for a confirmation, checks its state on the retry",
-      run: (_args, ctx) => requestStateTool(ctx),
-    },
-    test_input_required_result_multiple_inputs: {
-      description: "MRTR: elicitation, sampling and roots in one round",
-      run: async (_args, ctx) => {
-        const [user, greeting, roots] = await Promise.all([
-          ctx.elicit({ message: "What is your name?", requestedSchema: NAME_SCHEMA }, { key: "user_name" }),
-          ctx.createMessage(
-            {
-              messages: [{ role: "user", content: { type: "text", text: "Generate a greeting" } }],
-              maxTokens: 50,
-            },
-            { key: "greeting" },
-          ),
-          ctx.listRoots(undefined, { key: "client_roots" }),
-        ]);
-        return text(
-          `name=${String(user.content?.name)}, greeting from ${greeting.model}, ${roots.roots.length} root(s)`,
-        );
-      },
-    },
-    test_input_required_result_multi_round: {
-      description: "MRTR over two rounds: a name, then a favourite colour",
-      run: async (_args, ctx) => {
-        const name = await ctx.elicit(
-          { message: "Step 1: What is your name?", requestedSchema: NAME_SCHEMA },
-          { key: "step1" },
-        );
-        const color = await ctx.elicit(
-          {
-            message: "Step 2: What is your favorite color?",
-            requestedSchema: {
-              type: "object",
-              properties: { color: { type: "string" } },
-              required: ["color"],
-            },
-          },
-          { key: "step2" },
-        );
-        return text(`${String(name.content?.name)} likes ${String(color.content?.color)}`);
-      },
-    },
-    test_input_required_result_tampered_state: {
-      description: "MRTR whose requestState is sealed: a tampered state is rejected",
-      run: async (_args, ctx) => {
-        const answer = await ctx.elicit(
-          {
-            message: "Please confirm",
-            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
-          },
-          { key: "confirm" },
-        );
-        return text(`confirmed=${String(answer.content?.ok)}`);
-      },
-    },
-    test_input_required_result_capabilities: {
-      description: "MRTR asking only for what the client declared: elicitation if it can, else sampling",
-      run: async (_args, ctx) => {
-        const caps = ctx.session.clientCapabilities;
-        if (caps.elicitation) {
-          await ctx.elicit(
-            { message: "Anything to add?", requestedSchema: NAME_SCHEMA },
-            { key: "elicit_input" },
-          );
-        } else {
-          await ctx.createMessage(
-            {
-              messages: [{ role: "user", content: { type: "text", text: "Anything to add?" } }],
-              maxTokens: 20,
-            },
-            { key: "sample_input" },
-          );
-        }
-        return text("Got the input the client could give");
-      },
-    },
-  };
-}
-
-/** The low-level MRTR form: the handler returns an InputRequiredResult with its own requestState. */
-function requestStateTool(ctx: ServerContext): InputRequired {
-  void ctx;
-  return inputRequired({
-    inputRequests: {
-      confirm: {
-        method: "elicitation/create",
-        params: {
-          message: "Please confirm",
-          requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
-        },
-      },
-    },
-    requestState: "awaiting-confirmation",
-  });
-}
 
 const TOOL_LIST: T.Tool[] = Object.entries(TOOLS).map(([name, { description, inputSchema }]) => ({
   name,
@@ -633,20 +641,13 @@ export const handlers: ServerHandlers = {
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   },
   callTool: (params, ctx) => {
-    if (params.name === "test_input_required_result_request_state" && params.requestState !== undefined) {
-      // The retry: the runtime verified and unsealed the state this handler returned.
-      const confirm = (params.inputResponses as Record<string, T.ElicitResult> | undefined)?.confirm;
-      if (params.requestState !== "awaiting-confirmation" || confirm?.action !== "accept")
-        throw errors.invalidParams("expected the confirmation asked for");
-      return text("state-ok: requestState validated");
-    }
     const tool = Object.hasOwn(TOOLS, params.name)
       ? TOOLS[params.name]
       : Object.hasOwn(HIDDEN_TOOLS, params.name)
         ? HIDDEN_TOOLS[params.name]
         : undefined;
     if (!tool) throw errors.unknownTool(params.name);
-    return tool.run(params.arguments ?? {}, ctx);
+    return tool.run(params.arguments ?? {}, ctx, params);
   },
 
   listResources: (params) => {
