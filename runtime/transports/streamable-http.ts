@@ -265,12 +265,7 @@ class StreamableHttp {
     if (!this.server.handshake) return true;
     const version = request.header(VERSION_HEADER);
     if (version !== null && !this.#handshakeVersions.has(version)) return true;
-    return (
-      !Array.isArray(body) &&
-      typeof body === "object" &&
-      body !== null &&
-      hasModernMeta((body as { params?: unknown }).params)
-    );
+    return isObject(body) && hasModernMeta(body.params);
   }
 
   /**
@@ -279,19 +274,18 @@ class StreamableHttp {
    * own; protocol errors get their HTTP status (400, or 404 for an unknown method).
    */
   async #statelessEraPost(request: CoreRequest, body: unknown, extra: MessageExtra): Promise<Reply> {
-    if (Array.isArray(body) || typeof body !== "object" || body === null) {
+    if (!isObject(body)) {
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: one JSON-RPC message per POST");
     }
-    const message = body as { id?: unknown; method?: unknown; params?: unknown };
-    if (typeof message.method !== "string") {
+    if (typeof body.method !== "string") {
       return errorReply(
         400,
         ErrorCode.InvalidRequest,
         "Invalid Request: a client sends requests and notifications only",
       );
     }
-    if (message.id === undefined) return { status: 202, headers: {} };
-    const id = message.id as RequestId;
+    if (body.id === undefined) return { status: 202, headers: {} };
+    const id = body.id as RequestId;
     // Header and _meta problems: the request is malformed (400) before anything serves it.
     const fail = (error: McpError) => jsonReply({ jsonrpc: "2.0", id, error: error.toJSON() }, {}, 400);
     const header = (name: string) => request.header(name) ?? undefined;
@@ -299,7 +293,7 @@ class StreamableHttp {
     if (version === undefined) return fail(headerMismatch("the MCP-Protocol-Version header is missing"));
     let meta: ReturnType<typeof readRequestMeta>;
     try {
-      meta = readRequestMeta(message.params);
+      meta = readRequestMeta(body.params);
     } catch (error) {
       return fail(error as McpError);
     }
@@ -311,8 +305,8 @@ class StreamableHttp {
       );
     }
     const mismatch =
-      checkStandardHeaders(header, message.method, message.params) ??
-      (message.method === "tools/call" ? this.#checkToolHeaders(header, message.params) : undefined);
+      checkStandardHeaders(header, body.method, body.params) ??
+      (body.method === "tools/call" ? this.#checkToolHeaders(header, body.params) : undefined);
     if (mismatch) return fail(headerMismatch(mismatch));
 
     const env = this.#statelessEnv;
