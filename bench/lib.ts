@@ -169,17 +169,18 @@ interface Response {
  * responses parsed and matched by id. No MCP library sits on the client side, so what it measures is
  * the server (and the pipes).
  */
-export class ServerChild {
+/**
+ * A bench fixture process: tracked (the watchdog kills what is left), the tail of its stderr kept for
+ * the message when it exits early, its stdout handed on line by line.
+ */
+abstract class FixtureChild {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<void>;
   #pending = "";
   #stderr = "";
-  #onresponse?: (response: Response) => void;
-  #onfailure?: (error: Error) => void;
-  #nextId = 1;
 
-  constructor(file: string, options: SpawnOptions = {}) {
-    this.child = spawn(process.execPath, nodeArgs(file), {
+  protected constructor(file: string, argv: string[], options: SpawnOptions) {
+    this.child = spawn(process.execPath, argv, {
       env: options.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -187,10 +188,15 @@ export class ServerChild {
     this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
     void this.exited.then(() => {
       untrack(this.child.pid);
-      this.#onfailure?.(new Error(`${file} exited early; its stderr ends with:\n${this.#stderr}`));
+      this.failed(new Error(`${file} exited early; its stderr ends with:\n${this.#stderr}`));
     });
     this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => this.#ondata(chunk));
+    this.child.stdout.on("data", (chunk: string) => {
+      const lines = (this.#pending + chunk).split("\n");
+      this.#pending = lines.pop() ?? "";
+      for (const line of lines) this.line(line);
+      this.chunkDone();
+    });
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEEP);
@@ -203,16 +209,36 @@ export class ServerChild {
     return this.child.pid;
   }
 
-  #ondata(chunk: string): void {
-    const lines = (this.#pending + chunk).split("\n");
-    this.#pending = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line.length === 0) continue;
-      const message = JSON.parse(line) as Response;
-      if (message.id === undefined) continue; // a notification: nothing here asks for any
-      this.#onresponse?.(message);
-    }
+  /** One whole line of the child's stdout. */
+  protected abstract line(line: string): void;
+  /** After the lines of one stdout chunk. */
+  protected chunkDone(): void {}
+  /** The child exited while something waited on it. */
+  protected abstract failed(error: Error): void;
+}
+
+export class ServerChild extends FixtureChild {
+  #onresponse?: (response: Response) => void;
+  #onfailure?: (error: Error) => void;
+  #nextId = 1;
+
+  constructor(file: string, options: SpawnOptions = {}) {
+    super(file, nodeArgs(file), options);
+  }
+
+  protected line(line: string): void {
+    if (line.length === 0) return;
+    const message = JSON.parse(line) as Response;
+    if (message.id === undefined) return; // a notification: nothing here asks for any
+    this.#onresponse?.(message);
+  }
+
+  protected override chunkDone(): void {
     this.#afterChunk?.();
+  }
+
+  protected failed(error: Error): void {
+    this.#onfailure?.(error);
   }
 
   #afterChunk?: () => void;
@@ -370,43 +396,19 @@ export function rssKb(pid: number | undefined): number {
  * `listening <port>` on stdout and answers a `gc` line on stdin with `gc <process.memoryUsage() JSON>`.
  * Ending its stdin ends it.
  */
-export class HttpServerChild {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<void>;
+export class HttpServerChild extends FixtureChild {
   readonly listening: Promise<number>;
-  #pending = "";
-  #stderr = "";
   #gcWaiters: ((usage: NodeJS.MemoryUsage) => void)[] = [];
   #onport?: (port: number) => void;
   #onfailure?: (error: Error) => void;
 
   constructor(file: string, args: string[] = [], options: SpawnOptions = {}) {
-    this.child = spawn(process.execPath, ["--expose-gc", ...nodeArgs(file), ...args], {
-      env: options.env ?? process.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    track(this.child.pid);
+    super(file, ["--expose-gc", ...nodeArgs(file), ...args], options);
     this.listening = new Promise((resolve, reject) => {
       this.#onport = resolve;
       this.#onfailure = reject;
     });
     this.listening.catch(() => {}); // reported through start()
-    this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
-    void this.exited.then(() => {
-      untrack(this.child.pid);
-      this.#onfailure?.(new Error(`${file} exited early; its stderr ends with:\n${this.#stderr}`));
-    });
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => this.#ondata(chunk));
-    this.child.stderr.setEncoding("utf8");
-    this.child.stderr.on("data", (chunk: string) => {
-      this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEEP);
-    });
-    this.child.stdin.on("error", () => {});
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
   }
 
   /** Resolves with the port once the server listens; rejects if it exits first or takes over `ms`. */
@@ -414,18 +416,18 @@ export class HttpServerChild {
     return within(this.listening, ms, "the server's listen");
   }
 
-  #ondata(chunk: string): void {
-    const lines = (this.#pending + chunk).split("\n");
-    this.#pending = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line.startsWith("listening ")) {
-        this.#onport?.(Number(line.slice("listening ".length)));
-        this.#onport = undefined;
-        this.#onfailure = undefined;
-      } else if (line.startsWith("gc ")) {
-        this.#gcWaiters.shift()?.(JSON.parse(line.slice(3)) as NodeJS.MemoryUsage);
-      }
+  protected line(line: string): void {
+    if (line.startsWith("listening ")) {
+      this.#onport?.(Number(line.slice("listening ".length)));
+      this.#onport = undefined;
+      this.#onfailure = undefined;
+    } else if (line.startsWith("gc ")) {
+      this.#gcWaiters.shift()?.(JSON.parse(line.slice(3)) as NodeJS.MemoryUsage);
     }
+  }
+
+  protected failed(error: Error): void {
+    this.#onfailure?.(error);
   }
 
   /** A full garbage collection in the server; resolves with its memory usage afterwards. */
