@@ -68,6 +68,34 @@ export function registryFacts(
   };
 }
 
+/** A schema's text and where it came from. */
+export interface SchemaSource {
+  version: string;
+  text: string;
+  sha256: string;
+  location: string;
+}
+
+/**
+ * generate()'s input for a schema: the registry's facts about its version and, for a stateless-era
+ * version, the handshake-era schema it embeds, got from `load`.
+ */
+export async function inputFor(
+  source: SchemaSource,
+  load: (version: string) => SchemaSource | Promise<SchemaSource>,
+): Promise<SchemaInput> {
+  const { legacyVersion, ...facts } = registryFacts(source.version);
+  const { version, text, sha256, location } = source;
+  return {
+    version,
+    ...facts,
+    text,
+    sha256,
+    location,
+    ...(legacyVersion ? { legacy: await inputFor(await load(legacyVersion), load) } : {}),
+  };
+}
+
 /** Files of the embedded legacy era: its types, validators and method tables, under legacy/. */
 const LEGACY_FILES = ["types.ts", "schemas.ts", "protocol.ts"];
 

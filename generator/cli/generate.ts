@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
-import { type Generated, generate, registryFacts } from "../generate.js";
+import { type Generated, generate, inputFor } from "../generate.js";
 import {
   CONFIG_FILE,
   configText,
@@ -70,28 +70,7 @@ export async function generateVersion(opts: {
     ...(opts.schema === undefined ? {} : { schema: opts.schema }),
     allowUnpinned: opts.allowUnpinned ?? false,
   });
-  const { legacyVersion, ...facts } = registryFacts(source.version);
-  const legacy = legacyVersion
-    ? await loadSchemaSource({ version: legacyVersion, allowUnpinned: false })
-    : undefined;
-  return generate({
-    version: source.version,
-    ...facts,
-    text: source.text,
-    sha256: source.sha256,
-    location: source.location,
-    ...(legacy
-      ? {
-          legacy: {
-            version: legacy.version,
-            ...registryFacts(legacy.version),
-            text: legacy.text,
-            sha256: legacy.sha256,
-            location: legacy.location,
-          },
-        }
-      : {}),
-  });
+  return generate(await inputFor(source, (version) => loadSchemaSource({ version, allowUnpinned: false })));
 }
 
 export async function runGenerate(opts: GenerateOptions, report: Reporter): Promise<number> {
