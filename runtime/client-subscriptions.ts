@@ -3,15 +3,11 @@
  * named by the request's JSON-RPC id: the server puts that id in the `_meta` of every notification it
  * sends for it, acknowledges first, and ends it with a result (or, on stdio, notifications/cancelled).
  * The client ends it by cancelling the request: stdio sends notifications/cancelled, HTTP aborts the POST.
- *
- * The Connection does not expose request ids, so ListenTap, a pass-through transport between the
- * Connection and the real one, learns each listen request's id as it is sent.
  */
 
-import { REQUEST_CANCELLED } from "./jsonrpc/connection.js";
-import { ErrorCode, isObject, type JsonRpcMessage, McpError, type RequestId } from "./jsonrpc/messages.js";
+import { isPeerCancelled, REQUEST_CANCELLED } from "./jsonrpc/connection.js";
+import { ErrorCode, isObject, McpError, type RequestId } from "./jsonrpc/messages.js";
 import { META } from "./lifecycle/modern.js";
-import type { MessageExtra, SendOptions, Transport } from "./transports/transport.js";
 
 export interface SubscriptionFilter {
   toolsListChanged?: boolean;
@@ -36,9 +32,6 @@ export interface Subscription {
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
-
-const LISTEN = "subscriptions/listen";
-const CANCELLED = "notifications/cancelled";
 
 const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number";
 
@@ -87,15 +80,20 @@ export class LiveSubscription implements Subscription {
     this.#id = id;
   }
 
-  /** Follows the listen request: its result is the server's graceful end, its rejection the others. */
+  /**
+   * Follows the listen request: a result, or the server's notifications/cancelled (stdio), is its
+   * graceful end; our cancellation the client's; anything else an error.
+   */
   track(done: Promise<unknown>): void {
     done.then(
       () => this.finish({ by: "server" }),
       (error: unknown) =>
         this.finish(
-          error instanceof McpError && error.code === REQUEST_CANCELLED && this.abort.signal.aborted
-            ? { by: "client" }
-            : { by: "error", error: error instanceof Error ? error : new Error(String(error)) },
+          isPeerCancelled(error)
+            ? { by: "server" }
+            : error instanceof McpError && error.code === REQUEST_CANCELLED && this.abort.signal.aborted
+              ? { by: "client" }
+              : { by: "error", error: error instanceof Error ? error : new Error(String(error)) },
         ),
     );
   }
@@ -184,74 +182,23 @@ export class LiveSubscription implements Subscription {
   }
 }
 
-/** The open subscriptions of one connection, by the params object of their listen request until sent. */
+/** The open subscriptions of one connection, by the id of their listen request. */
 export class Subscriptions {
-  readonly #unsent = new WeakMap<object, LiveSubscription>();
   readonly #byId = new Map<RequestId, LiveSubscription>();
 
-  open(params: object, handlers: Record<string, AnyHandler | undefined>) {
-    const sub = new LiveSubscription(handlers, (s) => {
+  open(handlers: Record<string, AnyHandler | undefined>): LiveSubscription {
+    return new LiveSubscription(handlers, (s) => {
       if (s.sent && this.#byId.get(s.id) === s) this.#byId.delete(s.id);
     });
-    this.#unsent.set(params, sub);
-    return sub;
+  }
+
+  /** The listen request's id, as the connection assigns it: it names the subscription from now on. */
+  named(sub: LiveSubscription, id: RequestId): void {
+    sub.learnId(id);
+    this.#byId.set(id, sub);
   }
 
   get(id: RequestId): LiveSubscription | undefined {
     return this.#byId.get(id);
-  }
-
-  /** Called for every outgoing message: a listen request's id names its subscription from now on. */
-  sent(message: JsonRpcMessage | JsonRpcMessage[]): void {
-    if (Array.isArray(message) || !("method" in message) || message.method !== LISTEN || !("id" in message))
-      return;
-    const sub = message.params && this.#unsent.get(message.params);
-    if (!sub) return;
-    this.#unsent.delete(message.params!);
-    sub.learnId(message.id);
-    this.#byId.set(message.id, sub);
-  }
-
-  /**
-   * A server's notifications/cancelled for a subscription is its stdio way of ending it: it becomes the
-   * listen result the Connection settles the request with (the Connection reads cancellations as aimed at
-   * requests it serves, of which a client has none).
-   */
-  rewrite(value: unknown): unknown {
-    if (!isObject(value) || value.method !== CANCELLED || !isObject(value.params)) return value;
-    const id = value.params.requestId;
-    if (!isId(id) || !this.#byId.has(id)) return value;
-    return { jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [META.subscriptionId]: id } } };
-  }
-}
-
-/** A pass-through transport that shows the Subscriptions every message sent and received. */
-export class ListenTap implements Transport {
-  onmessage?: (message: unknown, extra?: MessageExtra) => void;
-  onframeerror?: Transport["onframeerror"];
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-
-  constructor(
-    readonly inner: Transport,
-    private readonly subscriptions: Subscriptions,
-  ) {}
-
-  start(): Promise<void> {
-    const inner = this.inner;
-    inner.onmessage = (value, extra) => this.onmessage?.(this.subscriptions.rewrite(value), extra);
-    inner.onframeerror = (error) => this.onframeerror?.(error);
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => this.onclose?.();
-    return inner.start();
-  }
-
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    this.subscriptions.sent(message);
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }

@@ -17,7 +17,6 @@ import {
   type VersionChoice,
 } from "./client-modern.js";
 import {
-  ListenTap,
   type LiveSubscription,
   type Subscription,
   type SubscriptionFilter,
@@ -197,7 +196,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   async connect(transport: Transport, options: RequestOptions = {}): Promise<ServerDescription> {
     if (this.#connection) throw new McpError(ErrorCode.InvalidRequest, "already connected");
     const connection = new Connection({
-      transport: new ListenTap(transport, this.#subscriptions),
+      transport,
       onRequest: (request, ctx) => this.#onRequest(request, ctx),
       onNotification: (n) => this.#onNotification(n),
       acceptBatches: () => this.#negotiated?.batches ?? false,
@@ -558,12 +557,16 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     for (let attempt = 0; ; attempt++) {
       const params = { notifications: filter, _meta: this.#meta(undefined, options.logLevel) };
       const sub: LiveSubscription = this.#subscriptions.open(
-        params,
         handlers as Record<string, AnyHandler | undefined>,
       );
       // No timeout: the request lasts as long as the subscription.
       sub.track(
-        connection.request(LISTEN, params, { signal: sub.abort.signal, timeoutMs: Number.POSITIVE_INFINITY }),
+        connection.request(LISTEN, params, {
+          signal: sub.abort.signal,
+          timeoutMs: Number.POSITIVE_INFINITY,
+          onid: (id) => this.#subscriptions.named(sub, id),
+          peerMayEnd: true,
+        }),
       );
       try {
         await sub.acknowledged(ackTimeoutMs, options.signal);

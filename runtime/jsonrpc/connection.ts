@@ -49,6 +49,13 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** The incoming request on whose behalf this one is sent (see SendOptions). */
   relatedRequestId?: RequestId;
+  /** Told the request's id before it is sent (a subscription is named by its listen request's id). */
+  onid?: (id: RequestId) => void;
+  /**
+   * The peer may end this request with notifications/cancelled naming it (stateless MCP's
+   * subscriptions/listen on stdio); it then rejects with an error `isPeerCancelled` recognises.
+   */
+  peerMayEnd?: boolean;
 }
 
 export interface ConnectionOptions {
@@ -123,6 +130,7 @@ export class Connection {
     if (this.#closed) return Promise.reject(closedError());
     if (options.signal?.aborted) return Promise.reject(cancelledError(reasonText(options.signal.reason)));
     const id = this.#outgoing.nextId();
+    options.onid?.(id);
     const sent = options.onprogress ? withProgressToken(params, id) : params;
     const result = new Promise<Record<string, unknown>>((resolve, reject) => {
       this.#outgoing.add(id, this.#track(id, { resolve, reject }, options));
@@ -198,6 +206,7 @@ export class Connection {
     arm();
     return {
       ...settle,
+      ...(options.peerMayEnd ? { peerMayEnd: true } : {}),
       progress:
         onprogress &&
         ((p) => {
@@ -312,7 +321,13 @@ export class Connection {
   #onNotification(notification: JsonRpcNotification, extra?: MessageExtra): void {
     const params = notification.params ?? {};
     if (notification.method === CANCELLED) {
-      if (isRequestId(params.requestId)) this.#incoming.cancel(params.requestId, cancelReason(params.reason));
+      const id = params.requestId;
+      if (!isRequestId(id)) return;
+      const reason = cancelReason(params.reason);
+      // Otherwise one of ours that the peer may end (a subscriptions/listen on stdio): it settles here,
+      // nothing goes back. Any other is a late cancellation of a request of the peer's, ignored.
+      if (!this.#incoming.cancel(id, reason) && this.#outgoing.get(id)?.peerMayEnd)
+        this.#outgoing.take(id)!.reject(peerCancelledError(reason));
     } else if (notification.method === PROGRESS) {
       this.#onProgress(params);
     } else {
@@ -399,6 +414,7 @@ interface Settle {
 
 interface Pending extends Settle {
   progress?: (p: Progress) => void;
+  peerMayEnd?: boolean;
   /** Clears the timer and the abort listener; called when the request leaves the table. */
   dispose: () => void;
 }
@@ -466,9 +482,11 @@ class IncomingRequests {
     if (this.#inflight.get(id) === entry) this.#inflight.delete(id);
   }
 
-  cancel(id: RequestId, reason: string): void {
+  /** Aborts the handler of `id`; false when no such request is in flight. */
+  cancel(id: RequestId, reason: string): boolean {
     const entry = this.#inflight.get(id);
     if (entry) abort(entry, reason);
+    return entry !== undefined;
   }
 
   abortAll(reason: string): void {
@@ -521,6 +539,14 @@ const failure = (id: RequestId | null, error: JsonRpcErrorObject): JsonRpcRespon
 
 const closedError = () => new McpError(ErrorCode.ConnectionClosed, "Connection closed");
 const cancelledError = (reason: string) => new McpError(REQUEST_CANCELLED, `Request cancelled: ${reason}`);
+const peerCancelledError = (reason: string) =>
+  new McpError(REQUEST_CANCELLED, `Request ended by the peer: ${reason}`, { byPeer: true });
+
+/** Whether `error` is how a request the peer ended (notifications/cancelled from its side) settles. */
+export const isPeerCancelled = (error: unknown): boolean =>
+  error instanceof McpError &&
+  error.code === REQUEST_CANCELLED &&
+  (error.data as { byPeer?: unknown } | undefined)?.byPeer === true;
 
 /** A result must serialize as a JSON object: class instances and arrays would not round-trip. */
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -760,3 +760,30 @@ describe("lifecycle misuse", () => {
     await expect(conn.start()).rejects.toThrow(/already started/);
   });
 });
+
+describe("requests the peer may end", () => {
+  it("notifications/cancelled from the peer ends only a request sent with peerMayEnd", async () => {
+    const { conn, inbox, send } = await withRawPeer({});
+    const ids: unknown[] = [];
+    const ended = conn.request("subscriptions/listen", {}, { peerMayEnd: true, onid: (id) => ids.push(id) });
+    const plain = conn.request("other");
+    await inbox.waitFor((m) => (m as { id?: number }).id === 1, "both requests");
+    expect(ids).toEqual([0]);
+    // A late cancellation of a request of the peer's that shares an id with ours changes nothing.
+    const cancelled = (requestId: number, reason: string) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId, reason },
+    });
+    await send(cancelled(1, "late"));
+    await send(cancelled(0, "shutting down"));
+    await expect(ended).rejects.toMatchObject({ code: REQUEST_CANCELLED, data: { byPeer: true } });
+    expect(conn.pendingCount).toBe(1);
+    await send({ jsonrpc: "2.0", id: 1, result: { still: "answered" } });
+    await expect(plain).resolves.toEqual({ still: "answered" });
+    // Nothing was sent back for the ended request.
+    expect(
+      inbox.items.filter((m) => (m as { method?: string }).method === "notifications/cancelled"),
+    ).toEqual([]);
+  });
+});
