@@ -6,7 +6,7 @@
  */
 
 import { isPeerCancelled, REQUEST_CANCELLED } from "./jsonrpc/connection.js";
-import { ErrorCode, isObject, McpError, type RequestId } from "./jsonrpc/messages.js";
+import { ErrorCode, isObject, isRequestId, McpError, type RequestId } from "./jsonrpc/messages.js";
 import { META } from "./lifecycle/modern.js";
 
 export interface SubscriptionFilter {
@@ -33,13 +33,11 @@ export interface Subscription {
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
 
-const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number";
-
 /** The subscription a notification belongs to, from its `_meta`. */
 export function subscriptionIdOf(params: unknown): RequestId | undefined {
   const meta = isObject(params) ? params._meta : undefined;
   const id = isObject(meta) ? meta[META.subscriptionId] : undefined;
-  return isId(id) ? id : undefined;
+  return isRequestId(id) ? id : undefined;
 }
 
 /** One subscription from the listen call until it ends. */

@@ -9,6 +9,7 @@ import {
   classify,
   ErrorCode,
   isObject,
+  isRequestId,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -554,9 +555,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
-
-const isRequestId = (v: unknown): v is RequestId =>
-  typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
 const paramsMember = (params: Record<string, unknown> | undefined) =>
   params === undefined ? {} : { params };

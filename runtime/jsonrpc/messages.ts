@@ -83,7 +83,8 @@ export type Classified =
 /** A JSON object: not null, not an array. */
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is RequestId =>
+/** What MCP allows as a request id: a string or an integer (never null). */
+export const isRequestId = (v: unknown): v is RequestId =>
   typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
 /**
@@ -92,7 +93,7 @@ const isId = (v: unknown): v is RequestId =>
  */
 export function classify(value: unknown): Classified {
   if (!isObject(value)) return { kind: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
-  const id = isId(value.id) ? value.id : null;
+  const id = isRequestId(value.id) ? value.id : null;
   if (value.jsonrpc !== "2.0") return { kind: "invalid", id, reason: 'jsonrpc must be "2.0"' };
   if ("method" in value) {
     if (typeof value.method !== "string") return { kind: "invalid", id, reason: "method must be a string" };

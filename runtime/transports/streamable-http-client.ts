@@ -12,6 +12,7 @@
 import {
   ErrorCode,
   isObject,
+  isRequestId,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcMessage,
@@ -229,7 +230,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#forget(cancelled);
       return;
     }
-    const id = "method" in message && "id" in message && isId(message.id) ? message.id : undefined;
+    const id = "method" in message && "id" in message && isRequestId(message.id) ? message.id : undefined;
     const abort = new AbortController();
     if (id !== undefined) this.#inflight.set(id, abort);
     try {
@@ -649,13 +650,11 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number";
-
 /** Ids of the requests in what we POST: their responses are what the answer stream owes. */
 function requestIds(message: JsonRpcMessage | JsonRpcMessage[]): Set<RequestId> {
   const ids = new Set<RequestId>();
   for (const m of Array.isArray(message) ? message : [message]) {
-    if ("method" in m && "id" in m && isId(m.id)) ids.add(m.id);
+    if ("method" in m && "id" in m && isRequestId(m.id)) ids.add(m.id);
   }
   return ids;
 }
@@ -664,7 +663,8 @@ function requestIds(message: JsonRpcMessage | JsonRpcMessage[]): Set<RequestId> 
 function responseIds(value: unknown): RequestId[] {
   const ids: RequestId[] = [];
   for (const m of Array.isArray(value) ? value : [value]) {
-    if (isObject(m) && !("method" in m) && ("result" in m || "error" in m) && isId(m.id)) ids.push(m.id);
+    if (isObject(m) && !("method" in m) && ("result" in m || "error" in m) && isRequestId(m.id))
+      ids.push(m.id);
   }
   return ids;
 }
@@ -673,7 +673,7 @@ function cancelledId(message: JsonRpcMessage | JsonRpcMessage[]): RequestId | un
   if (Array.isArray(message) || !("method" in message) || message.method !== "notifications/cancelled")
     return undefined;
   const id = message.params?.requestId;
-  return isId(id) ? id : undefined;
+  return isRequestId(id) ? id : undefined;
 }
 
 function isInitialized(message: JsonRpcMessage | JsonRpcMessage[]): boolean {

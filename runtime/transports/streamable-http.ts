@@ -8,6 +8,7 @@
 import {
   ErrorCode,
   isObject,
+  isRequestId,
   type JsonRpcMessage,
   type JsonRpcResponse,
   type McpError,
@@ -975,9 +976,6 @@ class RequestStream extends OutStream {
 }
 
 const isResponse = (m: JsonRpcMessage): boolean => !("method" in m) && ("result" in m || "error" in m);
-
-const isRequestId = (v: unknown): v is RequestId =>
-  typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
 /** Ids of the requests among a POST's messages (what the transport routes; the connection checks the rest). */
 function requestIds(messages: unknown[]): RequestId[] {
