@@ -63,3 +63,36 @@ export function firstText(result: { content: Array<{ type: string; text?: string
   const block = result.content.find((c) => c.type === "text");
   return block?.type === "text" && block.text !== undefined ? block.text : JSON.stringify(result.content);
 }
+
+/** What the tool helpers need of a client of either era. */
+interface ToolClient<Tool> {
+  readonly serverDescription?: { capabilities: Record<string, unknown> } | undefined;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<{
+    content: Array<{ type: string; text?: string }>;
+    isError?: boolean;
+  }>;
+  listTools(): Promise<{ tools: Tool[] }>;
+}
+
+/** Calls a tool, logs the outcome; a tool error fails the scenario. */
+export async function callTool<Tool>(
+  client: ToolClient<Tool>,
+  name: string,
+  args: Record<string, unknown> = {},
+) {
+  const result = await client.callTool({ name, arguments: args });
+  log(`${name} → ${result.isError ? "error: " : ""}${firstText(result)}`);
+  if (result.isError) throw new Error(`tool ${name} failed: ${firstText(result)}`);
+  return result;
+}
+
+/** Tools are listed only when the server offers them: a client does not ask for what was not offered. */
+export async function listTools<Tool extends { name: string }>(client: ToolClient<Tool>): Promise<Tool[]> {
+  if (client.serverDescription?.capabilities.tools === undefined) {
+    log("the server offers no tools");
+    return [];
+  }
+  const { tools } = await client.listTools();
+  log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
+  return tools;
+}

@@ -12,33 +12,14 @@
  *   MCP_CONFORMANCE_SCENARIO=tools_call tsx --conditions=mcp-codegen-source examples/everything-client/main.ts \
  *     tsx --conditions=mcp-codegen-source examples/everything-server/main.ts --stdio
  */
-import type * as T from "../../generated/2025-11-25/index.js";
 import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
 import { StdioClientTransport } from "../../runtime/transports/stdio.js";
 import type { Transport } from "../../runtime/transports/transport.js";
-import { argumentsFor, firstText, handlers, log } from "./handlers.js";
+import { argumentsFor, callTool, handlers, listTools, log } from "./handlers.js";
 import { createModernClient, MODERN_SCENARIOS } from "./modern.js";
 
 /** Below the suite's 30 s per-scenario limit, so a stuck run ends here with a message rather than a kill. */
 const DEADLINE_MS = Number(process.env.EVERYTHING_CLIENT_TIMEOUT_MS ?? 25_000);
-
-async function callTool(client: McpClient, name: string, args: Record<string, unknown> = {}) {
-  const result = await client.callTool({ name, arguments: args });
-  log(`${name} → ${result.isError ? "error: " : ""}${firstText(result)}`);
-  if (result.isError) throw new Error(`tool ${name} failed: ${firstText(result)}`);
-  return result;
-}
-
-/** Tools are listed only when the server offers them: a client does not ask for what was not offered. */
-async function listTools(client: McpClient): Promise<T.Tool[]> {
-  if (!client.serverDescription?.capabilities.tools) {
-    log("the server offers no tools");
-    return [];
-  }
-  const { tools } = await client.listTools();
-  log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
-  return tools;
-}
 
 /** Bad arguments or environment: exit code 2. */
 class UsageError extends Error {}

@@ -5,28 +5,10 @@
  */
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { applySchemaDefaults, argumentsFor, firstText, log } from "./handlers.js";
+import { applySchemaDefaults, argumentsFor, callTool, listTools, log } from "./handlers.js";
 
 const offers = (client: McpClient, capability: "tools" | "resources" | "prompts") =>
   client.serverDescription?.capabilities[capability] !== undefined;
-
-async function callTool(client: McpClient, name: string, args: Record<string, unknown> = {}) {
-  const result = await client.callTool({ name, arguments: args });
-  log(`${name} → ${result.isError ? "error: " : ""}${firstText(result)}`);
-  if (result.isError) throw new Error(`tool ${name} failed: ${firstText(result)}`);
-  return result;
-}
-
-/** Only what the server offers is asked for; tools with invalid x-mcp-header declarations are left out. */
-async function listTools(client: McpClient): Promise<T.Tool[]> {
-  if (!offers(client, "tools")) {
-    log("the server offers no tools");
-    return [];
-  }
-  const { tools } = await client.listTools();
-  log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
-  return tools;
-}
 
 /** What the suite's http-custom-headers scenario asks the client to call (MCP_CONFORMANCE_CONTEXT). */
 function contextToolCalls(): Array<{ name: string; arguments: Record<string, unknown> }> {
