@@ -8,6 +8,7 @@ import { emitIndex } from "./emit/index.js";
 import { emitPeers } from "./emit/peers.js";
 import { emitProtocol } from "./emit/protocol.js";
 import { emitTypes } from "./emit/types.js";
+import { emitValidators } from "./emit/validators.js";
 import { emitZod } from "./emit/zod.js";
 import { parseSchema } from "./load.js";
 import { buildModel, type ProtocolModel } from "./model.js";
@@ -97,7 +98,7 @@ export async function inputFor(
 }
 
 /** Files of the embedded legacy era: its types, validators and method tables, under legacy/. */
-const LEGACY_FILES = ["types.ts", "schemas.ts", "protocol.ts"];
+const LEGACY_FILES = ["types.ts", "schemas.ts", "validators.ts", "protocol.ts"];
 
 export async function generate(input: SchemaInput): Promise<Generated> {
   const parsed = parseSchema(input.text, input.location);
@@ -128,6 +129,7 @@ export async function generate(input: SchemaInput): Promise<Generated> {
   const raw = {
     ...(await emitTypes(model)),
     ...emitZod(model),
+    ...emitValidators(model),
     ...emitProtocol(model),
     ...emitPeers(model),
     ...emitIndex(model),

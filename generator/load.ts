@@ -82,6 +82,22 @@ export function isUnconstrained(node: SchemaNode): boolean {
   return Object.keys(node).every((k) => k === "pointer" || k === "description" || k === "deprecated");
 }
 
+/** Whether a JSON value is of a JSON Schema type (`integer`: a number without a fractional part). */
+export function isOfType(value: Json, type: string): boolean {
+  switch (type) {
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    default:
+      return typeof value === type;
+  }
+}
+
 export function escapePointer(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -36,3 +36,9 @@ export const camelCase = (s: string): string => s.replace(/_([a-z])/g, (_, c: st
 export function propertyKey(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
+
+/** The plain check function of a definition in validators.ts. */
+export const checkName = (definition: string): string => `check${definition}`;
+
+/** The check of a message's `params` member; `$` keeps it apart from definitions' names. */
+export const paramsCheckName = (message: string): string => `check${message}$params`;

@@ -242,10 +242,10 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const entry = tables.clientRequests.initialize;
     if (!entry)
       throw new McpError(ErrorCode.InternalError, `the ${tables.version} tables have no initialize`);
-    const checked = entry.result.safeParse(result);
-    if (!checked.success)
-      throw validationError(ErrorCode.InvalidParams, "invalid initialize result", checked.error);
-    const description = checked.data as ServerDescription;
+    const failure = entry.result(result);
+    if (failure !== undefined)
+      throw validationError(ErrorCode.InvalidParams, "invalid initialize result", failure);
+    const description = result as unknown as ServerDescription;
     const negotiated = tables.supportedVersions.find((s) => s.version === description.protocolVersion);
     if (!negotiated) {
       throw new McpError(
@@ -519,15 +519,15 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     invalidParams: string,
     context: () => unknown,
   ): Promise<Record<string, unknown>> {
-    const checked = entry.params.safeParse(params);
-    if (!checked.success) throw validationError(ErrorCode.InvalidParams, invalidParams, checked.error);
-    const answer = await handler(checked.data, context());
-    const valid = entry.result.safeParse(answer);
-    if (!valid.success) {
+    const failure = entry.params(params);
+    if (failure !== undefined) throw validationError(ErrorCode.InvalidParams, invalidParams, failure);
+    const answer = await handler(params, context());
+    const invalid = entry.result(answer);
+    if (invalid !== undefined) {
       const error = validationError(
         ErrorCode.InternalError,
         `the ${entry.handler} handler returned an invalid result`,
-        valid.error,
+        invalid,
       );
       this.#reportError(error);
       throw error;
@@ -703,18 +703,14 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const own = sub?.handlers[entry.handler];
     const handler = this.#handlers[entry.handler];
     if (!own && !handler && n.method !== ACKNOWLEDGED) return;
-    const checked = entry.params.safeParse(n.params);
-    if (!checked.success) {
-      const error = validationError(
-        ErrorCode.InvalidParams,
-        `invalid ${n.method} notification`,
-        checked.error,
-      );
+    const failure = entry.params(n.params);
+    if (failure !== undefined) {
+      const error = validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure);
       if (sub && n.method === ACKNOWLEDGED) sub.fail(error);
       this.#reportError(error);
       return;
     }
-    const params = checked.data as Record<string, unknown> | undefined;
+    const params = n.params as Record<string, unknown> | undefined;
     if (sub && n.method === ACKNOWLEDGED)
       sub.acknowledge(isObject(params?.notifications) ? params.notifications : {});
     const ctx: ClientNotificationContext = {

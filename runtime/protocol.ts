@@ -3,7 +3,7 @@
  * tables and the version string it is handed; it names no protocol version itself.
  */
 
-import type * as z from "zod";
+import type { Check } from "./check.js";
 
 export type Direction = "client-to-server" | "server-to-client";
 
@@ -27,12 +27,13 @@ export interface MethodEntry {
   /** Name of the handler that serves it in the generated handler interfaces. */
   readonly handler: string;
   /** Validates the message's `params` member (absent params included where the schema allows it). */
-  readonly params: z.ZodType;
+  readonly params: Check;
   readonly capability: CapabilityRef | null;
 }
 
 export interface RequestEntry extends MethodEntry {
-  readonly result: z.ZodType;
+  /** Validates a result (`undefined` when valid). */
+  readonly result: Check;
   /** `input`: sent inside an InputRequiredResult rather than as a JSON-RPC request (2026-07-28 on). */
   readonly delivery: "message" | "input";
   /** A handler exception becomes a result with `isError: true` (tools/call) instead of a JSON-RPC error. */

@@ -3,7 +3,6 @@
  * handlers by the generated method tables. The generated `server.ts` of each version adds only types.
  */
 
-import type * as z from "zod";
 import { Connection, type IncomingRequestContext, type RequestOptions } from "./jsonrpc/connection.js";
 import {
   ErrorCode,
@@ -780,12 +779,12 @@ export class ServerSession<
 
   private checkResult(entry: RequestEntry, result: unknown): Record<string, unknown> {
     if (this.server.validateResults) {
-      const checked = entry.result.safeParse(result);
-      if (!checked.success) {
+      const failure = entry.result(result);
+      if (failure !== undefined) {
         const error = validationError(
           ErrorCode.InternalError,
           `the ${entry.method} handler returned an invalid result`,
-          checked.error,
+          failure,
         );
         this.server.reportError(error);
         throw error;
@@ -800,10 +799,10 @@ export class ServerSession<
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;
-    const checked = entry.params.safeParse(n.params);
-    if (!checked.success) {
+    const failure = entry.params(n.params);
+    if (failure !== undefined) {
       this.server.reportError(
-        validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, checked.error),
+        validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure),
       );
       return;
     }
@@ -811,7 +810,7 @@ export class ServerSession<
       session: this.info,
       ...(extra?.auth === undefined ? {} : { auth: extra.auth }),
     };
-    await handler(checked.data, ctx);
+    await handler(n.params, ctx);
   }
 
   /** Sends an input request (server→client request) for a handshake-era handler. */
@@ -954,14 +953,14 @@ export function addInputHelpers(tables: readonly ProtocolTables[]): void {
 function checkInputResponse(tables: ProtocolTables, method: string, key: string, answer: unknown): unknown {
   const entry = tables.serverRequests[method];
   if (!entry) return answer;
-  const checked = entry.result.safeParse(answer);
-  if (!checked.success)
+  const failure = entry.result(answer);
+  if (failure !== undefined)
     throw validationError(
       ErrorCode.InvalidParams,
       `Invalid params: inputResponses.${key} is not a ${method} result`,
-      checked.error,
+      failure,
     );
-  return checked.data;
+  return answer;
 }
 
 /** The tool or prompt name, or resource uri, a request is about (what a sealed state is bound to). */
@@ -971,8 +970,8 @@ function targetOf(params: Record<string, unknown>): string | undefined {
 }
 
 function parseParams(entry: MethodEntry, params: unknown): unknown {
-  const checked = (entry.params as z.ZodType).safeParse(params);
-  if (!checked.success)
-    throw validationError(ErrorCode.InvalidParams, `Invalid params for ${entry.method}`, checked.error);
-  return checked.data;
+  const failure = entry.params(params);
+  if (failure !== undefined)
+    throw validationError(ErrorCode.InvalidParams, `Invalid params for ${entry.method}`, failure);
+  return params;
 }

@@ -5,3 +5,4 @@ export * from "./protocol.js";
 export * from "./schemas.js";
 export * from "./server.js";
 export type * from "./types.js";
+export * from "./validators.js";

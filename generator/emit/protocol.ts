@@ -6,7 +6,7 @@
  */
 
 import type { MethodModel, ProtocolModel } from "../model.js";
-import { schemaName } from "../naming.js";
+import { checkName, paramsCheckName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 import { group, print } from "./layout.js";
 
@@ -46,15 +46,15 @@ export function emitProtocol(model: ProtocolModel): Record<string, string> {
   const entry = (m: MethodModel) => {
     const message = defs.get(m.definition)!;
     if (!message.properties || message.ref || message.anyOf || message.allOf || message.oneOf) {
-      // `.shape.params` needs the message to be a plain object schema.
+      // The params check reads the message's own `params` property.
       throw new Error(`${message.pointer}: message ${m.definition} is not a plain object schema`);
     }
     return {
       method: m.method,
       direction: m.direction,
       handler: m.handler,
-      messageSchema: schemaName(m.definition),
-      result: m.result ? schemaName(m.result) : null,
+      paramsCheck: paramsCheckName(m.definition),
+      result: m.result ? checkName(m.result) : null,
       resultType: m.result,
       delivery: m.delivery,
       paramsType: m.params ? `${m.definition}["params"]` : "undefined",

@@ -4,7 +4,7 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
-import { isUnconstrained, type Json, type SchemaNode } from "../load.js";
+import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { propertyKey, schemaName } from "../naming.js";
 import { SCHEMA_FIXES } from "../tables.js";
@@ -166,11 +166,14 @@ function objectExpr(node: SchemaNode, ctx: Ctx): Doc {
       group("[", [`new RegExp(${JSON.stringify(re)}, "u")`, expr(schema, ctx)], "]"),
     );
     const extra = open ? "undefined" : additional.bool === false ? "false" : expr(additional, ctx);
-    const declared = JSON.stringify([...new Set([...Object.keys(props), ...required])]);
+    // Only `properties` names are declared: a key that `required` alone names is still additional.
+    const declared = JSON.stringify(Object.keys(props));
     const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra], ")");
     return ["z.looseObject(", shape, ")", group(".check(", [check], ")")];
   }
   if (open) return ["z.looseObject(", shape, ")"];
+  // A required key that no property declares is an additional property, which a closed object refuses.
+  if (additional.bool === false && [...required].some((k) => !(k in props))) return "z.never()";
   if (additional.bool === false) return ["z.strictObject(", shape, ")"];
   return ["z.object(", shape, ")", group(".catchall(", [expr(additional, ctx)], ")")];
 }
@@ -182,21 +185,6 @@ function literal(value: Json, ctx: Ctx): string {
     return `constant(${JSON.stringify(value)} as const)`;
   }
   return `z.literal(${JSON.stringify(value)})`;
-}
-
-function isOfType(value: Json, type: string): boolean {
-  switch (type) {
-    case "null":
-      return value === null;
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value);
-    default:
-      return typeof value === type;
-  }
 }
 
 /** Definitions in dependency order (a definition after what it references), ties broken by name. */

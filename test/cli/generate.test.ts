@@ -17,7 +17,7 @@ describe("mcp-codegen generate", () => {
   it("writes one version's files and is idempotent", () => {
     const out = join(dir, "ok");
     const first = runCli(["generate", "-p", "2025-06-18", "-o", out]);
-    expect(first.stderr).toContain("6 file(s) written");
+    expect(first.stderr).toContain("7 file(s) written");
     expect(first.code).toBe(0);
     expect(readdirSync(join(out, "2025-06-18")).sort()).toEqual([
       "client.ts",
@@ -26,6 +26,7 @@ describe("mcp-codegen generate", () => {
       "schemas.ts",
       "server.ts",
       "types.ts",
+      "validators.ts",
     ]);
     const again = runCli(["generate", "-p", "2025-06-18", "-o", out]);
     expect(again.code).toBe(0);

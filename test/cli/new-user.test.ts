@@ -199,6 +199,7 @@ describe("a new user's server project", () => {
       "protocol.ts",
       "schemas.ts",
       "types.ts",
+      "validators.ts",
     ]);
     must("npm", ["run", "-s", "build"], dir);
     const client = new Client({ name: "new-user", version: "1.0.0" });

@@ -15,9 +15,9 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type * as z from "zod";
 import * as v0618 from "../../generated/2025-06-18/protocol.js";
 import * as v1125 from "../../generated/2025-11-25/protocol.js";
+import type { Check, Fail } from "../../runtime/check.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
@@ -32,36 +32,37 @@ interface Wire {
 
 /** The part of a generated protocol.ts the wire checks read. */
 interface Tables {
-  clientRequests: Record<string, { result: z.ZodType }>;
-  serverRequests: Record<string, { params: z.ZodType }>;
-  serverNotifications: Record<string, { params: z.ZodType }>;
+  clientRequests: Record<string, { result: Check }>;
+  serverRequests: Record<string, { params: Check }>;
+  serverNotifications: Record<string, { params: Check }>;
 }
 const VERSIONS = [
-  ["2025-11-25", v1125 as unknown as Tables],
-  ["2025-06-18", v0618 as unknown as Tables],
+  ["2025-11-25", v1125 satisfies Tables],
+  ["2025-06-18", v0618 satisfies Tables],
 ] as const;
 
 /** Validates one server→client message against one version's generated tables. */
 function check(wire: Wire, version: string, tables: Tables, message: Record<string, unknown>): void {
   const method = message.method as string | undefined;
   let what: string;
-  let checked: z.ZodSafeParseResult<unknown> | undefined;
+  let failure: Fail | undefined;
+  let check: Check | undefined;
   if (method !== undefined) {
     const isRequest = message.id !== undefined;
     what = `${isRequest ? "request" : "notification"} ${method}`;
     const entry = (isRequest ? tables.serverRequests : tables.serverNotifications)[method];
-    checked = entry?.params.safeParse(message.params);
+    check = entry?.params;
+    failure = check?.(message.params);
   } else if ("result" in message) {
     const requested = wire.clientRequests.get(message.id as string | number);
     what = `result of ${requested}`;
-    checked = requested ? tables.clientRequests[requested]?.result.safeParse(message.result) : undefined;
+    check = requested ? tables.clientRequests[requested]?.result : undefined;
+    failure = check?.(message.result);
   } else {
     return;
   }
-  if (!checked?.success)
-    wire.problems.push(
-      `${version} ${what}: ${JSON.stringify(checked?.error.issues ?? "unknown")}`.slice(0, 2000),
-    );
+  if (check === undefined || failure !== undefined)
+    wire.problems.push(`${version} ${what}: ${JSON.stringify(failure ?? "unknown")}`.slice(0, 2000));
 }
 
 /** An SDK stdio transport whose every message in both directions passes the wire checks first. */

@@ -8,11 +8,15 @@ describe("official examples", () => {
   });
 
   it.each(VERSIONS_WITH_EXAMPLES)(
-    "every %s example parses with its definition's validator",
+    "every %s example passes its definition's zod schema and plain check",
     async (version) => {
       const schemas = (await import(`../../generated/${version}/schemas.ts`)) as Record<
         string,
         { safeParse(v: unknown): { success: boolean; error?: unknown } }
+      >;
+      const checks = (await import(`../../generated/${version}/validators.ts`)) as Record<
+        string,
+        (v: unknown) => unknown
       >;
       const files = exampleFiles(version);
       const failures: string[] = [];
@@ -22,8 +26,12 @@ describe("official examples", () => {
           failures.push(`${file}: no ${definition}Schema`);
           continue;
         }
-        const result = validator.safeParse(JSON.parse(readFileSync(file, "utf8")));
+        const value: unknown = JSON.parse(readFileSync(file, "utf8"));
+        const result = validator.safeParse(value);
         if (!result.success) failures.push(`${file}: ${String(result.error)}`);
+        const check = checks[`check${definition}`];
+        const failure = check ? check(value) : "missing";
+        if (failure !== undefined) failures.push(`${file}: check${definition}: ${JSON.stringify(failure)}`);
       }
       console.log(`${version}: ${files.length} official examples, ${failures.length} failures`);
       expect(files.length).toBeGreaterThan(100);

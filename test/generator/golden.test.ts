@@ -23,10 +23,19 @@ describe("golden output", () => {
     // A stateless-era version embeds the newest handshake-era tables, to serve both eras.
     const legacy =
       getVersion(version)!.lifecycle === "discover"
-        ? ["legacy/protocol.ts", "legacy/schemas.ts", "legacy/types.ts"]
+        ? ["legacy/protocol.ts", "legacy/schemas.ts", "legacy/types.ts", "legacy/validators.ts"]
         : [];
     expect(Object.keys(first.files).sort()).toEqual(
-      ["client.ts", "index.ts", "protocol.ts", "schemas.ts", "server.ts", "types.ts", ...legacy].sort(),
+      [
+        "client.ts",
+        "index.ts",
+        "protocol.ts",
+        "schemas.ts",
+        "server.ts",
+        "types.ts",
+        "validators.ts",
+        ...legacy,
+      ].sort(),
     );
     for (const [name, text] of Object.entries(first.files)) {
       expect(text, `generated/${version}/${name}`).toBe(

@@ -24,8 +24,8 @@ describe("2024-11-05", () => {
     >().toEqualTypeOf<string | number>();
     expectTypeOf<z.infer<typeof V2024.LoggingLevelSchema>>().toEqualTypeOf<V2024.LoggingLevel>();
     expect(V2024.PROTOCOL_VERSION).toBe("2024-11-05");
-    expect(V2024.clientRequests["tools/call"].params.safeParse({ name: "echo" }).success).toBe(true);
-    expect(V2024.clientRequests["tools/call"].params.safeParse({}).success).toBe(false);
+    expect(V2024.clientRequests["tools/call"].params({ name: "echo" })).toBeUndefined();
+    expect(V2024.clientRequests["tools/call"].params({})).toEqual({ path: ["name"], message: "Required" });
   });
 });
 
@@ -63,9 +63,10 @@ describe("2025-06-18", () => {
       { [k: string]: unknown } | undefined
     >();
     expectTypeOf<V202506.ClientNotifications["notifications/roots/list_changed"]["params"]>().not.toBeAny();
-    expect(V202506.serverRequests["elicitation/create"].result.safeParse({ action: "maybe" }).success).toBe(
-      false,
-    );
+    expect(V202506.serverRequests["elicitation/create"].result({ action: "maybe" })).toEqual({
+      path: ["action"],
+      message: 'Expected one of "accept", "cancel", "decline"',
+    });
   });
 });
 
@@ -80,12 +81,12 @@ describe("2025-11-25", () => {
     >().toEqualTypeOf<V202511.TaskStatus>();
     expect(V202511.LIFECYCLE).toBe("initialize");
     expect(
-      V202511.clientRequests["tools/call"].result.safeParse({ content: [{ type: "text", text: "hi" }] })
-        .success,
-    ).toBe(true);
-    expect(
-      V202511.clientRequests["tools/call"].result.safeParse({ content: [{ type: "text" }] }).success,
-    ).toBe(false);
+      V202511.clientRequests["tools/call"].result({ content: [{ type: "text", text: "hi" }] }),
+    ).toBeUndefined();
+    expect(V202511.clientRequests["tools/call"].result({ content: [{ type: "text" }] })).toEqual({
+      path: ["content", 0, "text"],
+      message: "Required",
+    });
   });
 });
 

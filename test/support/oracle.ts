@@ -39,7 +39,8 @@ export function createOracle(
   if (declared !== undefined && dialectOf(root) !== dialect) {
     throw new Error(`document declares ${String(declared)} but the oracle was asked for ${dialect}`);
   }
-  const options = { strict: false, allErrors: false, validateFormats: true };
+  // ownProperties: without it ajv reads `data.constructor` for a property named "constructor" and finds Object.
+  const options = { strict: false, allErrors: false, validateFormats: true, ownProperties: true };
   const ajv = dialect === "2020-12" ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv, { mode: "fast", formats: ["uri", "uri-template", "byte"] });
   ajv.addSchema(root, "mcp");

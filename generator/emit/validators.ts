@@ -1,0 +1,411 @@
+/**
+ * validators.ts: one plain check function `check<Name>` per definition, plus `check<Message>$params` for
+ * every method's message, which the method tables use. A check accepts exactly what the JSON Schema
+ * accepts (the ajv differential test holds it to that, as it holds the zod schemas), returns `undefined`
+ * for a valid value and the first failing path otherwise, and allocates nothing on success.
+ * Constructs mirror emit/zod.ts: const/enum take precedence over type keywords; every other keyword
+ * present must hold.
+ */
+
+import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
+import type { ProtocolModel } from "../model.js";
+import { checkName, paramsCheckName } from "../naming.js";
+import { renderTemplate } from "../templates.js";
+
+export function emitValidators(model: ProtocolModel): Record<string, string> {
+  const module: Module = {
+    hoisted: [],
+    names: new Map(),
+    helpers: new Set(["type Fail"]),
+    functions: new Map(),
+  };
+  const defs = new Map(model.definitions.map((d) => [d.name, d.schema]));
+  const params = [...new Set(model.methods.map((m) => m.definition))].sort().map((name) => {
+    const message = defs.get(name)!;
+    // A message without a params property accepts any params (the schema leaves them open).
+    const node: SchemaNode = message.properties?.params ?? {
+      pointer: `${message.pointer}/properties/params`,
+    };
+    const fn = paramsCheckName(name);
+    module.functions.set(node.pointer, fn);
+    return { fn, node, optional: !(message.required?.includes("params") ?? false) };
+  });
+  const functions: string[] = [];
+  for (const def of [...model.definitions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    functions.push(`export ${checkFunction(checkName(def.name), def.schema, module)}`);
+  }
+  for (const p of params) functions.push(`export ${checkFunction(p.fn, p.node, module, p.optional)}`);
+  const text = renderTemplate("validators.ts", {
+    helpers: [...module.helpers].sort((a, b) => bare(a).localeCompare(bare(b))).join(", "),
+    hoisted: module.hoisted.join("\n"),
+    functions: functions.join("\n\n"),
+  });
+  return { "validators.ts": text };
+}
+
+const bare = (helper: string) => helper.replace(/^type /, "");
+
+interface Module {
+  /** Module-level constants and functions (regexes, union branches, sets), in emission order. */
+  hoisted: string[];
+  /** Hoisted name → the pointer it was made for: a second pointer with the same name is a bug. */
+  names: Map<string, string>;
+  /** What the module imports from mcp-codegen/runtime/check. */
+  helpers: Set<string>;
+  /** Nodes that have an exported function of their own (a message's params), by pointer. */
+  functions: Map<string, string>;
+}
+
+/** Per-function state: local names are numbered within the function, which only it can see. */
+interface Scope {
+  module: Module;
+  next: number;
+  /** The function being written, which does not call itself for its own node. */
+  self: string;
+}
+
+/** Lines of a function body, indented. */
+class Lines {
+  readonly out: string[] = [];
+  depth = 1;
+  line(text: string): void {
+    this.out.push(`${"  ".repeat(this.depth)}${text}`);
+  }
+  block(open: string, body: () => void, close = "}"): void {
+    this.line(open);
+    this.depth++;
+    body();
+    this.depth--;
+    this.line(close);
+  }
+}
+
+function checkFunction(name: string, node: SchemaNode, module: Module, optional = false): string {
+  const w = new Lines();
+  const scope: Scope = { module, next: 0, self: name };
+  if (optional) w.line("if (v === undefined) return undefined;");
+  emitNode(node, "v", [], w, scope);
+  w.line("return undefined;");
+  return `function ${name}(v: unknown): Fail | undefined {\n${w.out.join("\n")}\n}`;
+}
+
+/** The path literal for `fail(..., path)`: JSON-quoted keys and index variables. */
+const pathArg = (path: string[]): string => (path.length === 0 ? "" : `, [${path.join(", ")}]`);
+
+function failWith(message: string, path: string[], scope: Scope): string {
+  scope.module.helpers.add("fail");
+  return `return fail(${JSON.stringify(message)}${pathArg(path)});`;
+}
+
+/** Runs `call` (a check on the value at `path`), returning its failure from the current function. */
+function callCheck(call: string, path: string[], w: Lines, scope: Scope): void {
+  const e = `e${scope.next++}`;
+  w.line(`const ${e} = ${call};`);
+  if (path.length === 0) w.line(`if (${e} !== undefined) return ${e};`);
+  else {
+    scope.module.helpers.add("at");
+    w.line(`if (${e} !== undefined) return at(${e}, ${path.join(", ")});`);
+  }
+}
+
+/** Statements that return a Fail when `v` (an identifier) does not match `node`, and fall through otherwise. */
+function emitNode(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  if (node.bool === true) return;
+  if (node.bool === false) {
+    w.line(failWith("No value is allowed here", path, scope));
+    return;
+  }
+  const named = scope.module.functions.get(node.pointer);
+  if (named !== undefined && named !== scope.self) {
+    callCheck(`${named}(${v})`, path, w, scope);
+    return;
+  }
+  emitTyped(node, v, path, w, scope);
+  if (node.ref) callCheck(`${checkName(node.ref)}(${v})`, path, w, scope);
+  if (node.anyOf) emitUnion("anyOf", node.anyOf, node, v, path, w, scope);
+  if (node.oneOf) emitUnion("oneOf", node.oneOf, node, v, path, w, scope);
+  for (const n of node.allOf ?? []) emitNode(n, v, path, w, scope);
+}
+
+/** A check function for a union branch: the referenced definition's, or a hoisted one. */
+function branchFunction(node: SchemaNode, scope: Scope): string {
+  const onlyRef =
+    node.ref !== undefined &&
+    Object.keys(node).every((k) => k === "pointer" || k === "ref" || k === "description");
+  if (onlyRef) return checkName(node.ref!);
+  const name = hoistName("check", node.pointer, scope.module);
+  scope.module.hoisted.push(checkFunction(name, node, scope.module));
+  return name;
+}
+
+function emitUnion(
+  kind: "anyOf" | "oneOf",
+  branches: SchemaNode[],
+  node: SchemaNode,
+  v: string,
+  path: string[],
+  w: Lines,
+  scope: Scope,
+): void {
+  if (branches.length === 1) {
+    emitNode(branches[0]!, v, path, w, scope);
+    return;
+  }
+  const fns = branches.map((b) => branchFunction(b, scope));
+  const list = hoistName(kind, node.pointer, scope.module);
+  scope.module.helpers.add("type Check");
+  scope.module.hoisted.push(`const ${list}: readonly Check[] = [${fns.join(", ")}];`);
+  scope.module.helpers.add(kind);
+  callCheck(`${kind}(${v}, ${list})`, path, w, scope);
+}
+
+/** const/enum, or the type test and the keywords of each type. */
+function emitTyped(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  const allowed = (value: Json): boolean => !node.type || node.type.some((t) => isOfType(value, t));
+  if (node.hasConst) {
+    emitMembers(allowed(node.const!) ? [node.const!] : [], node, v, path, w, scope);
+    return;
+  }
+  if (node.enum) {
+    emitMembers(node.enum.filter(allowed), node, v, path, w, scope);
+    return;
+  }
+  if (!node.type) return;
+  // integer ⊂ number, and both take the same keywords: a list with both is just number.
+  const types = node.type.includes("number") ? node.type.filter((t) => t !== "integer") : node.type;
+  if (types.length === 1) {
+    const t = types[0]!;
+    w.line(`if (!(${typeTest(t, v, scope)})) ${failWith(`Expected ${t}`, path, scope)}`);
+    emitKeywords(t, node, v, path, w, scope);
+    return;
+  }
+  types.forEach((t, i) => {
+    w.line(`${i === 0 ? "" : "} else "}if (${typeTest(t, v, scope)}) {`);
+    w.depth++;
+    emitKeywords(t, node, v, path, w, scope);
+    w.depth--;
+  });
+  w.block("} else {", () => w.line(failWith(`Expected ${types.join(" or ")}`, path, scope)));
+}
+
+function emitMembers(
+  members: Json[],
+  node: SchemaNode,
+  v: string,
+  path: string[],
+  w: Lines,
+  scope: Scope,
+): void {
+  const message =
+    members.length === 1
+      ? `Expected ${JSON.stringify(members[0])}`
+      : `Expected one of ${members.map((m) => JSON.stringify(m)).join(", ")}`;
+  if (members.length === 0) {
+    w.line(failWith("No value is allowed here", path, scope));
+    return;
+  }
+  if (members.every((m) => m === null || typeof m !== "object")) {
+    w.line(
+      `if (${members.map((m) => `${v} !== ${JSON.stringify(m)}`).join(" && ")}) ${failWith(message, path, scope)}`,
+    );
+    return;
+  }
+  const list = hoistName("members", node.pointer, scope.module);
+  scope.module.hoisted.push(`const ${list}: readonly unknown[] = ${JSON.stringify(members)};`);
+  scope.module.helpers.add("inJson");
+  w.line(`if (!inJson(${v}, ${list})) ${failWith(message, path, scope)}`);
+}
+
+function typeTest(type: string, v: string, scope: Scope): string {
+  switch (type) {
+    case "string":
+      return `typeof ${v} === "string"`;
+    case "number":
+      return `typeof ${v} === "number" && Number.isFinite(${v})`;
+    case "integer":
+      return `typeof ${v} === "number" && Number.isInteger(${v})`;
+    case "boolean":
+      return `typeof ${v} === "boolean"`;
+    case "null":
+      return `${v} === null`;
+    case "array":
+      return `Array.isArray(${v})`;
+    case "object":
+      scope.module.helpers.add("isObject");
+      return `isObject(${v})`;
+    default:
+      throw new Error(`unreachable type ${type}`);
+  }
+}
+
+/** The keywords of one type, for a `v` already known to be of it. */
+function emitKeywords(
+  type: string,
+  node: SchemaNode,
+  v: string,
+  path: string[],
+  w: Lines,
+  scope: Scope,
+): void {
+  switch (type) {
+    case "string":
+      emitString(node, v, path, w, scope);
+      return;
+    case "number":
+    case "integer":
+      for (const [key, op, words] of BOUNDS) {
+        const bound = node[key];
+        if (bound !== undefined)
+          w.line(`if (${v} ${op} ${bound}) ${failWith(`Expected ${words} ${bound}`, path, scope)}`);
+      }
+      return;
+    case "array":
+      emitArray(node, v, path, w, scope);
+      return;
+    case "object":
+      emitObject(node, v, path, w, scope);
+      return;
+  }
+}
+
+const BOUNDS = [
+  ["minimum", "<", "at least"],
+  ["exclusiveMinimum", "<=", "more than"],
+  ["maximum", ">", "at most"],
+  ["exclusiveMaximum", ">=", "less than"],
+] as const;
+
+function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  if (node.minLength !== undefined || node.maxLength !== undefined) scope.module.helpers.add("codePoints");
+  if (node.minLength !== undefined)
+    w.line(
+      `if (codePoints(${v}) < ${node.minLength}) ${failWith(`Expected at least ${node.minLength} characters`, path, scope)}`,
+    );
+  if (node.maxLength !== undefined)
+    w.line(
+      `if (codePoints(${v}) > ${node.maxLength}) ${failWith(`Expected at most ${node.maxLength} characters`, path, scope)}`,
+    );
+  if (node.pattern !== undefined) {
+    const re = hoistName("pattern", node.pointer, scope.module);
+    scope.module.hoisted.push(`const ${re} = new RegExp(${JSON.stringify(node.pattern)}, "u");`);
+    w.line(`if (!${re}.test(${v})) ${failWith(`Expected to match ${node.pattern}`, path, scope)}`);
+  }
+  if (node.format !== undefined) {
+    scope.module.helpers.add("formats");
+    w.line(
+      `if (!formats[${JSON.stringify(node.format)}](${v})) ${failWith(`Invalid ${node.format}`, path, scope)}`,
+    );
+  }
+}
+
+function emitArray(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  if (node.minItems !== undefined)
+    w.line(
+      `if (${v}.length < ${node.minItems}) ${failWith(`Expected at least ${node.minItems} items`, path, scope)}`,
+    );
+  if (node.maxItems !== undefined)
+    w.line(
+      `if (${v}.length > ${node.maxItems}) ${failWith(`Expected at most ${node.maxItems} items`, path, scope)}`,
+    );
+  if (!node.items || !constrains(node.items)) return;
+  const i = `i${scope.next++}`;
+  const x = `x${scope.next++}`;
+  w.block(`for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {`, () => {
+    w.line(`const ${x}: unknown = ${v}[${i}];`);
+    emitNode(node.items!, x, [...path, i], w, scope);
+  });
+}
+
+/** Names an Object.prototype member: read only when the object itself has it. */
+const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+function emitObject(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  const props = node.properties ?? {};
+  const required = new Set(node.required ?? []);
+  for (const key of Object.keys(props).sort()) {
+    const schema = props[key]!;
+    const isRequired = required.has(key);
+    if (!isRequired && !constrains(schema)) continue;
+    const p = `p${scope.next++}`;
+    const access = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${v}.${key}` : `${v}[${JSON.stringify(key)}]`;
+    w.line(
+      INHERITED.has(key)
+        ? `const ${p} = Object.hasOwn(${v}, ${JSON.stringify(key)}) ? ${access} : undefined;`
+        : `const ${p} = ${access};`,
+    );
+    const below = [...path, JSON.stringify(key)];
+    if (isRequired) {
+      w.line(`if (${p} === undefined) ${failWith("Required", below, scope)}`);
+      emitNode(schema, p, below, w, scope);
+    } else {
+      w.block(`if (${p} !== undefined) {`, () => emitNode(schema, p, below, w, scope));
+    }
+  }
+  // `required` may name properties the object does not describe: present, with any value.
+  for (const key of [...required].filter((k) => !(k in props)).sort()) {
+    w.line(
+      `if (!Object.hasOwn(${v}, ${JSON.stringify(key)})) ${failWith("Required", [...path, JSON.stringify(key)], scope)}`,
+    );
+  }
+  const additional = node.additionalProperties;
+  const open = additional === undefined || additional.bool === true || isUnconstrained(additional);
+  const patterns = Object.entries(node.patternProperties ?? {});
+  if (open && patterns.length === 0) return;
+
+  // Only `properties` names are declared: a key that `required` alone names is still additional.
+  const declared = Object.keys(props).sort();
+  const k = `k${scope.next++}`;
+  const x = `x${scope.next++}`;
+  const known =
+    declared.length === 0 ? "false" : declared.map((d) => `${k} === ${JSON.stringify(d)}`).join(" || ");
+  w.block(`for (const ${k} of Object.keys(${v})) {`, () => {
+    const below = [...path, k];
+    if (patterns.length === 0) {
+      w.line(`if (${known}) continue;`);
+      if (additional!.bool === false) w.line(failWith("Unexpected property", below, scope));
+      else {
+        w.line(`const ${x} = ${v}[${k}];`);
+        emitNode(additional!, x, below, w, scope);
+      }
+      return;
+    }
+    const m = `m${scope.next++}`;
+    w.line(`const ${x} = ${v}[${k}];`);
+    w.line(`let ${m} = ${known};`);
+    for (const [source, schema] of patterns) {
+      const re = hoistName("pattern", `${node.pointer}/patternProperties/${source}`, scope.module);
+      scope.module.hoisted.push(`const ${re} = new RegExp(${JSON.stringify(source)}, "u");`);
+      w.block(`if (${re}.test(${k})) {`, () => {
+        w.line(`${m} = true;`);
+        emitNode(schema, x, below, w, scope);
+      });
+    }
+    if (open) return;
+    w.line(`if (${m}) continue;`);
+    if (additional!.bool === false) w.line(failWith("Unexpected property", below, scope));
+    else emitNode(additional!, x, below, w, scope);
+  });
+}
+
+/** Whether a schema can refuse anything (a `{}` or `true` accepts every value and needs no code). */
+const constrains = (node: SchemaNode): boolean => node.bool !== true && !isUnconstrained(node);
+
+/** A module-level name for what sits at `pointer`: stable, since it depends on the position alone. */
+function hoistName(kind: string, pointer: string, module: Module): string {
+  const tokens = pointer
+    .split("/")
+    .slice(1)
+    .filter((t, i) => !(i === 0 && (t === "definitions" || t === "$defs")))
+    .map((t) =>
+      t
+        .replaceAll("~1", "/")
+        .replaceAll("~0", "~")
+        .replace(/[^A-Za-z0-9_]/g, "_"),
+    );
+  const name = `${kind}$${tokens.join("$")}`;
+  const owner = module.names.get(name);
+  if (owner !== undefined && owner !== pointer)
+    throw new Error(`${pointer}: hoisted name ${name} is taken by ${owner}`);
+  module.names.set(name, pointer);
+  return name;
+}
