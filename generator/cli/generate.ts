@@ -164,7 +164,7 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
     before: handlerMethods(previous.model, config.kind),
     after: handlerMethods(next.model, config.kind),
     version: target,
-    importFrom: importPath(dirname(handlersPath), join(outDir, "index.js")),
+    importFrom: importPath(dirname(handlersPath), join(outDir, "server.js")),
   });
 
   const written = await writeOutput(outDir, next.files);

@@ -144,7 +144,7 @@ describe("a new user's server project", () => {
     const after = readFileSync(handlersPath, "utf8");
     // Remove what generate inserted; what remains is exactly what the user had.
     const inserted =
-      /^(import \{ notImplemented \} from "\.\.\/generated\/index\.js";|\s*\/\/ [a-z/_]+: new in protocol 2025-11-25;.*|\s*\w+: notImplemented\("[^"]+"\),?)\n/gm;
+      /^(import \{ notImplemented \} from "\.\.\/generated\/server\.js";|\s*\/\/ [a-z/_]+: new in protocol 2025-11-25;.*|\s*\w+: notImplemented\("[^"]+"\),?)\n/gm;
     expect(after.replace(inserted, "")).toBe(edited);
     expect(after).toContain('getTask: notImplemented("tasks/get")');
     expect(JSON.parse(readFileSync(join(dir, "mcp-codegen.json"), "utf8")).protocol).toBe("2025-11-25");
