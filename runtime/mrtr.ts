@@ -6,7 +6,7 @@
  * handler asks again on the retry: `ctx.elicit(...)` reads as one call in either era.
  */
 
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type * as NodeCrypto from "node:crypto";
 import { ErrorCode, McpError } from "./jsonrpc/messages.js";
 import { RESULT_TYPE } from "./lifecycle/modern.js";
 
@@ -61,15 +61,26 @@ export interface RoundState {
 
 const SEP = ".";
 
+let loaded: typeof NodeCrypto | undefined;
+/**
+ * node:crypto, loaded on the first seal or open rather than at import: a server whose clients never need
+ * a multi round-trip request (every 2025-era session) does not pay for loading it at startup.
+ */
+const nodeCrypto = (): typeof NodeCrypto => (loaded ??= process.getBuiltinModule("node:crypto"));
+
 /** Seals and opens round states: base64url(JSON) "." base64url(HMAC-SHA256). */
 export class StateSealer {
-  private readonly key: Buffer;
+  #key: Buffer | undefined;
 
   constructor(
-    secret: string | Uint8Array | undefined,
+    private readonly secret: string | Uint8Array | undefined,
     readonly ttlMs: number,
-  ) {
-    this.key = secret === undefined ? randomBytes(32) : Buffer.from(secret);
+  ) {}
+
+  /** The HMAC key: the given secret, or 32 random bytes drawn on first use. */
+  private get key(): Buffer {
+    this.#key ??= this.secret === undefined ? nodeCrypto().randomBytes(32) : Buffer.from(this.secret);
+    return this.#key;
   }
 
   seal(state: RoundState): string {
@@ -87,7 +98,8 @@ export class StateSealer {
     const body = token.slice(0, cut);
     const given = Buffer.from(token.slice(cut + 1), "utf8");
     const expected = Buffer.from(this.mac(body), "utf8");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail("bad signature");
+    if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected))
+      throw fail("bad signature");
     let state: RoundState;
     try {
       state = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as RoundState;
@@ -100,7 +112,7 @@ export class StateSealer {
   }
 
   private mac(body: string): string {
-    return createHmac("sha256", this.key).update(body).digest("base64url");
+    return nodeCrypto().createHmac("sha256", this.key).update(body).digest("base64url");
   }
 }
 

@@ -3,7 +3,7 @@
  * process's stdin/stdout; the client side spawns the server and speaks over the child's pipes.
  */
 
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { JsonRpcErrorObject, JsonRpcMessage } from "../jsonrpc/messages.js";
 import type { Transport } from "./transport.js";
@@ -320,6 +320,8 @@ export class StdioClientTransport implements Transport {
     if (this.#child) throw new Error("StdioClientTransport already started");
     const { command, args = [], env, cwd, stderr = "inherit" } = this.#options;
     // No shell: arguments reach the child verbatim. stdin and stdout are always pipes.
+    // Loaded here rather than imported: a server process, which only uses stdin/stdout, never needs it.
+    const { spawn } = process.getBuiltinModule("node:child_process");
     const child = spawn(command, args, {
       env,
       cwd,
