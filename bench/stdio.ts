@@ -37,7 +37,8 @@ const SCALE = QUICK ? 10 : 1;
 
 const CALLS_PIPELINED = 20_000 / SCALE;
 const CALLS_SEQUENTIAL = 4_000 / SCALE;
-const WARMUP_CALLS = 2_000 / SCALE;
+/** Enough for every server to reach steady state (JIT-optimized) before the first measured run. */
+const WARMUP_CALLS = 20_000 / SCALE;
 const RUNS = 3;
 const SPAWNS = QUICK ? 3 : 10;
 const RUN_TIMEOUT_MS = 60_000;

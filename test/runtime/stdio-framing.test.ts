@@ -118,6 +118,40 @@ describe("writing", () => {
     expect(lines[0]).toBe(JSON.stringify(note(0)));
   });
 
+  it("writes the first message of a turn at once and joins the rest into writes of at most 8, in order", async () => {
+    const writes: string[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _enc, callback) {
+        writes.push(chunk.toString());
+        callback();
+      },
+    });
+    const transport = new StdioServerTransport({ stdin: new PassThrough(), stdout });
+    await transport.start();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => transport.send(note(i))));
+    expect(writes.map((w) => w.split("\n").length - 1)).toEqual([1, 8, 8, 3]);
+    expect(
+      writes
+        .join("")
+        .split("\n")
+        .slice(0, -1)
+        .map((l) => JSON.parse(l)),
+    ).toEqual(Array.from({ length: 20 }, (_, i) => note(i)));
+    await transport.send(note(20));
+    expect(writes.at(-1)).toBe(`${JSON.stringify(note(20))}\n`);
+    await transport.close();
+  });
+
+  it("writes a message sent just before close", async () => {
+    const t = await open();
+    const out: string[] = [];
+    t.stdout.on("data", (chunk: Buffer) => out.push(chunk.toString()));
+    const sent = t.transport.send(note(7));
+    await t.transport.close();
+    await sent;
+    expect(out.join("")).toBe(`${JSON.stringify(note(7))}\n`);
+  });
+
   it("rejects a message that cannot be serialized, and the next send still works", async () => {
     const t = await open();
     const circular: Record<string, unknown> = {};

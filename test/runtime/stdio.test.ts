@@ -146,6 +146,28 @@ describe("StdioClientTransport process handling", () => {
     await transport.close();
   });
 
+  it("delivers a message sent just before close() to the child before its stdin ends", async () => {
+    // The child reports on stderr what its stdin carried up to EOF.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "-e",
+        "let d = ''; process.stdin.on('data', (c) => (d += c)); process.stdin.on('end', () => process.stderr.write(d))",
+      ],
+      stderr: "pipe",
+    });
+    await transport.start();
+    let received = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    const message = { jsonrpc: "2.0", method: "last", params: { n: 1 } } as const;
+    const sent = transport.send(message);
+    await transport.close();
+    await sent;
+    expect(received).toBe(`${JSON.stringify(message)}\n`);
+  });
+
   it("passes arguments verbatim (no shell), and env and cwd", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
