@@ -30,6 +30,19 @@ export function prepareBuild(): void {
   execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
 }
 
+/**
+ * The fixture bundled into one file the way `npm run build` of an `init` project bundles its main.js
+ * (esbuild, same flags), from its compiled JavaScript; built on first use (compiled mode only).
+ */
+export function bundled(file: string): string {
+  const compiled = nodeArgs(file)[0]!;
+  const out = join(REPO, "bench/.build/bundled", relative(join(REPO, "bench/.build"), compiled));
+  const esbuild = `${REPO}node_modules/.bin/esbuild`;
+  const flags = ["--bundle", "--platform=node", "--format=esm", "--log-level=warning"];
+  execFileSync(esbuild, [compiled, ...flags, `--outfile=${out}`], { stdio: "inherit" });
+  return out;
+}
+
 /** How a fixture is run: one node process either way, so its pid is the server. */
 export function nodeArgs(file: string): string[] {
   if (MODE === "source") return ["--import", TSX_LOADER, "--conditions=mcp-codegen-source", file];
@@ -142,6 +155,8 @@ export interface RunResult {
 
 export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
+  /** Runs this JavaScript file as it is instead of the fixture's compiled (or tsx-loaded) form. */
+  script?: string;
 }
 
 const INITIALIZE = {
@@ -223,7 +238,7 @@ export class ServerChild extends FixtureChild {
   #nextId = 1;
 
   constructor(file: string, options: SpawnOptions = {}) {
-    super(file, nodeArgs(file), options);
+    super(file, options.script ? [options.script] : nodeArgs(file), options);
   }
 
   protected line(line: string): void {

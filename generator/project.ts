@@ -61,6 +61,7 @@ export interface DependencyRanges {
   zodRange: string;
   typescriptRange: string;
   typesNodeRange: string;
+  esbuildRange: string;
 }
 
 /** The files of a new project (generated/ excluded: the caller adds the generator's output). */

@@ -103,5 +103,6 @@ async function dependencyRanges() {
     zodRange: pkg.dependencies.zod ?? "^4",
     typescriptRange: pkg.devDependencies.typescript ?? "^5.9",
     typesNodeRange: pkg.devDependencies["@types/node"] ?? "^22",
+    esbuildRange: pkg.devDependencies.esbuild ?? "^0.28",
   };
 }

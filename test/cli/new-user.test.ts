@@ -77,6 +77,14 @@ describe("a new user's server project", () => {
     install(dir);
     must(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
     must("npm", ["run", "-s", "build"], dir);
+    // The build bundles main.js: it imports only node built-ins, not the runtime or the generated code.
+    const bundle = readFileSync(join(dir, "dist/src/main.js"), "utf8");
+    expect(bundle).toContain("// node_modules/mcp-codegen/dist/runtime/transports/stdio.js");
+    expect(
+      [...bundle.matchAll(/^import .* from "([^"]+)";$/gm)]
+        .map((m) => m[1])
+        .filter((s) => !s!.startsWith("node:")),
+    ).toEqual([]);
   }, 180_000);
 
   it("serves the official SDK client over stdio", async () => {
