@@ -174,6 +174,7 @@ export function loopbackHosts(host: string, port: number): string[] | undefined 
 
 /** The media type without parameters, lower case (`Application/JSON; charset=utf-8` → `application/json`). */
 export function mediaType(header: string | null): string {
+  if (header === "application/json") return header; // nearly every request: no copies
   return (header ?? "").split(";", 1)[0]!.trim().toLowerCase();
 }
 
@@ -187,6 +188,28 @@ export function accepts(header: string | null, type: string): boolean {
     if (params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(p))) return false;
     return media === type || media === `${major}/*` || media === "*/*";
   });
+}
+
+/** Accept headers seen lately, with whether they admit both JSON and SSE; bounded in count and size. */
+const bothCache = new Map<string, boolean>();
+const BOTH_CACHE_ENTRIES = 64;
+const BOTH_CACHE_HEADER_CHARS = 256;
+
+/**
+ * Whether an Accept header admits both application/json and text/event-stream (what a Streamable HTTP
+ * POST must list). A client sends the same header on every request, so the answer is remembered.
+ */
+export function acceptsJsonAndSse(header: string | null): boolean {
+  if (!header) return false;
+  let both = bothCache.get(header);
+  if (both === undefined) {
+    both = accepts(header, "application/json") && accepts(header, "text/event-stream");
+    if (header.length <= BOTH_CACHE_HEADER_CHARS) {
+      if (bothCache.size >= BOTH_CACHE_ENTRIES) bothCache.clear();
+      bothCache.set(header, both);
+    }
+  }
+  return both;
 }
 
 // Request bodies

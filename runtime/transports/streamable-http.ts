@@ -19,6 +19,7 @@ import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
   accepts,
+  acceptsJsonAndSse,
   type CoreRequest,
   checkHostAndOrigin,
   DEFAULT_KEEPALIVE_MS,
@@ -217,8 +218,7 @@ class StreamableHttp {
   }
 
   async #post(request: CoreRequest, auth: unknown): Promise<Reply> {
-    const accept = request.header("accept");
-    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+    if (!acceptsJsonAndSse(request.header("accept"))) {
       const message = "Not Acceptable: Accept must list application/json and text/event-stream";
       return errorReply(406, TRANSPORT_ERROR, message);
     }
@@ -511,7 +511,7 @@ class HttpSession implements Transport, Expirable {
     const messages = Array.isArray(body) ? body : [body];
     const ids = requestIds(messages);
     if (ids.length === 0) return this.#accept(body, extra);
-    if (ids.some((id) => this.#routes.has(id)) || new Set(ids).size < ids.length) {
+    if (ids.some((id) => this.#routes.has(id)) || (ids.length > 1 && new Set(ids).size < ids.length)) {
       this.#endIfStateless();
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
     }

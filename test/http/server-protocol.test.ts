@@ -505,3 +505,30 @@ describe("Host, Origin and authentication", () => {
     expect(await result.json()).toMatchObject({ result: { content: [{ text: '{"user":"ada"}' }] } });
   });
 });
+
+describe("Accept negotiation", () => {
+  it("admits JSON and SSE together by type, wildcard and q, and answers a repeated header alike", async () => {
+    const { acceptsJsonAndSse } = await import("../../runtime/transports/http-util.js");
+    const cases: [string | null, boolean][] = [
+      ["application/json, text/event-stream", true],
+      ["text/event-stream, application/json;q=0.5", true],
+      ["*/*", true],
+      ["application/*, text/*", true],
+      ["application/json", false],
+      ["application/json, text/event-stream;q=0", false],
+      ["application/json, text/event-stream; q=0.000", false],
+      ["", false],
+      [null, false],
+      [`application/json, text/event-stream, ${"x/y, ".repeat(100)}a/b`, true],
+    ];
+    // Twice over: the second round is answered from what the first remembered.
+    for (let round = 0; round < 2; round++) {
+      for (const [header, want] of cases) expect(acceptsJsonAndSse(header), String(header)).toBe(want);
+    }
+    // More distinct headers than are remembered: still answered right.
+    for (let i = 0; i < 200; i++) {
+      expect(acceptsJsonAndSse(`application/json, text/event-stream, x/${i}`)).toBe(true);
+      expect(acceptsJsonAndSse(`application/json, x/${i}`)).toBe(false);
+    }
+  });
+});
