@@ -3,7 +3,12 @@
  * handlers by the generated method tables. The generated `server.ts` of each version adds only types.
  */
 
-import { Connection, type IncomingRequestContext, type RequestOptions } from "./jsonrpc/connection.js";
+import {
+  Connection,
+  type ConnectionOptions,
+  type IncomingRequestContext,
+  type RequestOptions,
+} from "./jsonrpc/connection.js";
 import {
   ErrorCode,
   type JsonRpcNotification,
@@ -238,9 +243,13 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       opts.era,
     );
     this.sessionsSet.add(session);
-    session.onclose = () => this.sessionsSet.delete(session);
     await session.start();
     return session;
+  }
+
+  /** @internal A session's connection closed. */
+  forget(session: ServerSession<Out, OutNotes>): void {
+    this.sessionsSet.delete(session);
   }
 
   get sessions(): ReadonlySet<ServerSession<Out, OutNotes>> {
@@ -299,6 +308,44 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 /** Which lifecycle a session or request follows. */
 export type Era = "handshake" | "stateless";
 
+/**
+ * What a session's Connection calls back, as methods on a prototype rather than closures made per
+ * session: an HTTP server may hold thousands of idle sessions.
+ */
+class SessionCallbacks implements ConnectionOptions {
+  readonly defaultTimeoutMs: number | undefined;
+
+  constructor(
+    private readonly session: ServerSession<MethodTypes, MethodTypes>,
+    readonly transport: Transport,
+  ) {
+    this.defaultTimeoutMs = session.server.options.requestTimeoutMs || undefined;
+  }
+
+  onRequest(
+    request: JsonRpcRequest,
+    ctx: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return this.session.serve(request, ctx);
+  }
+
+  onNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+    return this.session.receive(n, extra);
+  }
+
+  acceptBatches(): boolean {
+    return this.session.batches;
+  }
+
+  onHandlerError(error: unknown): void {
+    this.session.server.reportError(error);
+  }
+
+  onClose(): void {
+    this.session.ended();
+  }
+}
+
 export class ServerSession<
   Out extends MethodTypes = MethodTypes,
   OutNotes extends MethodTypes = MethodTypes,
@@ -310,7 +357,8 @@ export class ServerSession<
   onclose?: () => void;
 
   constructor(
-    private readonly server: Server<Out, OutNotes>,
+    /** @internal */
+    readonly server: Server<Out, OutNotes>,
     transport: Transport,
     readonly sessionId?: string,
     private readonly stateless?: { protocolVersion: string },
@@ -324,27 +372,44 @@ export class ServerSession<
         clientCapabilities: {},
       };
     }
-    this.connection = new Connection({
-      transport,
-      onRequest: (request, ctx) => this.onRequest(request, ctx),
-      onNotification: (n, extra) => this.onNotification(n, extra),
-      acceptBatches: () => this.version?.batches ?? false,
-      ...(server.options.requestTimeoutMs ? { defaultTimeoutMs: server.options.requestTimeoutMs } : {}),
-      onHandlerError: (error) => server.reportError(error),
-    });
-    this.closed = new Promise((resolve) => {
-      this.connection.onclose = () => {
-        this.onclose?.();
-        resolve();
-      };
-    });
+    this.connection = new Connection(new SessionCallbacks(this, transport));
   }
 
-  /** Settles when the session's connection has closed (stdin EOF, DELETE, close()). */
-  readonly closed: Promise<void>;
+  #ended = false;
+  #closed: Promise<void> | undefined;
+  #settleClosed: (() => void) | undefined;
+
+  /**
+   * Settles when the session's connection has closed (stdin EOF, DELETE, close()). Made when first asked
+   * for: most sessions of an HTTP server are never awaited.
+   */
+  get closed(): Promise<void> {
+    this.#closed ??= this.#ended
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          this.#settleClosed = resolve;
+        });
+    return this.#closed;
+  }
+
+  /** @internal The connection closed: the server forgets the session, then whoever waits hears of it. */
+  ended(): void {
+    this.#ended = true;
+    this.server.forget(this);
+    try {
+      this.onclose?.();
+    } finally {
+      this.#settleClosed?.();
+    }
+  }
 
   start(): Promise<void> {
     return this.connection.start();
+  }
+
+  /** @internal Whether the negotiated version allows JSON-RPC batches. */
+  get batches(): boolean {
+    return this.version?.batches ?? false;
   }
 
   /** Whether the initialize handshake happened (handshake era). */
@@ -432,7 +497,8 @@ export class ServerSession<
    * Dispatch. Synchronous where the handler is: a handler that returns a plain value is answered without
    * a promise in between (the connection accepts both), which matters at tens of thousands of calls/s.
    */
-  private onRequest(
+  /** @internal The Connection's request callback (through SessionCallbacks). */
+  serve(
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
@@ -797,7 +863,8 @@ export class ServerSession<
     return result as Record<string, unknown>;
   }
 
-  private async onNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+  /** @internal The Connection's notification callback (through SessionCallbacks). */
+  async receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
     const tables = this.server.handshake ?? this.server.protocol;
     const entry = tables.clientNotifications[n.method];
     if (!entry || !this.info) return;

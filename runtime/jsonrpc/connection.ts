@@ -71,6 +71,8 @@ export interface ConnectionOptions {
   defaultTimeoutMs?: number;
   /** Handler exceptions other than McpError, for logging; the peer only ever sees "Internal error". */
   onHandlerError?: (error: unknown, request: JsonRpcRequest) => void;
+  /** Once the connection has closed, before `onclose` (an options object with methods needs no closure). */
+  onClose?: () => void;
 }
 
 const CANCELLED = "notifications/cancelled";
@@ -177,6 +179,7 @@ export class Connection {
     this.#closed = true;
     this.#incoming.abortAll("connection closed");
     for (const pending of this.#outgoing.drain()) pending.reject(closedError());
+    this.#guard(() => this.#options.onClose?.());
     this.#guard(() => this.onclose?.());
   }
 
@@ -420,13 +423,16 @@ interface Pending extends Settle {
   dispose: () => void;
 }
 
-/** Requests this side sent, by id. An entry leaves the table exactly once, however it settles. */
+/**
+ * Requests this side sent, by id. An entry leaves the table exactly once, however it settles. The table
+ * exists only while something is pending: an idle session (thousands of them on an HTTP server) holds none.
+ */
 class OutgoingRequests {
-  readonly #pending = new Map<RequestId, Pending>();
+  #pending: Map<RequestId, Pending> | undefined;
   #next = 0;
 
   get size(): number {
-    return this.#pending.size;
+    return this.#pending?.size ?? 0;
   }
 
   nextId(): number {
@@ -434,23 +440,24 @@ class OutgoingRequests {
   }
 
   add(id: RequestId, pending: Pending): void {
-    this.#pending.set(id, pending);
+    (this.#pending ??= new Map()).set(id, pending);
   }
 
   get(id: RequestId): Pending | undefined {
-    return this.#pending.get(id);
+    return this.#pending?.get(id);
   }
 
   take(id: RequestId): Pending | undefined {
-    const pending = this.#pending.get(id);
+    const pending = this.#pending?.get(id);
     if (!pending) return undefined;
-    this.#pending.delete(id);
+    this.#pending!.delete(id);
+    if (this.#pending!.size === 0) this.#pending = undefined;
     pending.dispose();
     return pending;
   }
 
   drain(): Pending[] {
-    return [...this.#pending.keys()].map((id) => this.take(id)!);
+    return [...(this.#pending?.keys() ?? [])].map((id) => this.take(id)!);
   }
 }
 
@@ -463,16 +470,17 @@ interface Inflight {
   reason?: string;
 }
 
-/** Requests the peer sent whose handlers are still running. */
+/** Requests the peer sent whose handlers are still running; the table exists only while one is. */
 class IncomingRequests {
-  readonly #inflight = new Map<RequestId, Inflight>();
+  #inflight: Map<RequestId, Inflight> | undefined;
 
   get size(): number {
-    return this.#inflight.size;
+    return this.#inflight?.size ?? 0;
   }
 
   /** Undefined when the id is already in flight. */
   begin(id: RequestId): Inflight | undefined {
+    this.#inflight ??= new Map();
     if (this.#inflight.has(id)) return undefined;
     const entry: Inflight = {};
     this.#inflight.set(id, entry);
@@ -480,19 +488,21 @@ class IncomingRequests {
   }
 
   end(id: RequestId, entry: Inflight): void {
-    if (this.#inflight.get(id) === entry) this.#inflight.delete(id);
+    if (this.#inflight?.get(id) !== entry) return;
+    this.#inflight.delete(id);
+    if (this.#inflight.size === 0) this.#inflight = undefined;
   }
 
   /** Aborts the handler of `id`; false when no such request is in flight. */
   cancel(id: RequestId, reason: string): boolean {
-    const entry = this.#inflight.get(id);
+    const entry = this.#inflight?.get(id);
     if (entry) abort(entry, reason);
     return entry !== undefined;
   }
 
   abortAll(reason: string): void {
-    for (const entry of this.#inflight.values()) abort(entry, reason);
-    this.#inflight.clear();
+    for (const entry of this.#inflight?.values() ?? []) abort(entry, reason);
+    this.#inflight = undefined;
   }
 }
 

@@ -438,9 +438,9 @@ class HttpSession implements Transport, Expirable {
   onclose?: () => void;
 
   /** Request id → the stream of the POST that carried it, until its response is sent. */
-  readonly #routes = new Map<RequestId, RequestStream>();
+  #routes: Map<RequestId, RequestStream> | undefined;
   /** Request streams still waiting for a response, by stream id (for resumption). */
-  readonly #streams = new Map<string, RequestStream>();
+  #streams: Map<string, RequestStream> | undefined;
   /** Stream ids whose events may still be in the store, oldest first. */
   readonly #stored = new Set<string>();
   readonly #standalone: StandaloneStream;
@@ -469,7 +469,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   get idle(): boolean {
-    return this.#streams.size === 0 && !this.#standalone.connected;
+    return (this.#streams?.size ?? 0) === 0 && !this.#standalone.connected;
   }
 
   get protocolVersion(): string | undefined {
@@ -490,9 +490,9 @@ class HttpSession implements Transport, Expirable {
     if (this.#closed) return;
     this.#closed = true;
     if (liveSessions.get(this.id) === this) liveSessions.delete(this.id);
-    for (const stream of this.#streams.values()) stream.abort();
-    this.#streams.clear();
-    this.#routes.clear();
+    for (const stream of this.#streams?.values() ?? []) stream.abort();
+    this.#streams = undefined;
+    this.#routes = undefined;
     this.#standalone.detach();
     for (const streamId of this.#stored) this.forget(streamId);
     this.env.closed(this);
@@ -511,7 +511,7 @@ class HttpSession implements Transport, Expirable {
     const messages = Array.isArray(body) ? body : [body];
     const ids = requestIds(messages);
     if (ids.length === 0) return this.#accept(body, extra);
-    if (ids.some((id) => this.#routes.has(id)) || (ids.length > 1 && new Set(ids).size < ids.length)) {
+    if (ids.some((id) => this.#routes?.has(id)) || (ids.length > 1 && new Set(ids).size < ids.length)) {
       this.#endIfStateless();
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
     }
@@ -555,7 +555,7 @@ class HttpSession implements Transport, Expirable {
     }
     for (const m of missed)
       if (!replayed.has(m.eventId)) writer.event(JSON.stringify(m.message), { id: m.eventId });
-    const target = streamId === this.#standalone.id ? this.#standalone : this.#streams.get(streamId);
+    const target = streamId === this.#standalone.id ? this.#standalone : this.#streams?.get(streamId);
     if (target === this.#standalone) this.#standalone.resumed(writer);
     else if (target) target.attach(writer);
     else writer.close(); // that stream ended: the replay held all of it
@@ -573,7 +573,7 @@ class HttpSession implements Transport, Expirable {
 
   /** Implements closeSseStream for the POST stream carrying `requestId`. */
   closeStreamOf(requestId: RequestId): boolean {
-    return this.#routes.get(requestId)?.closeConnection() ?? false;
+    return this.#routes?.get(requestId)?.closeConnection() ?? false;
   }
 
   // For streams
@@ -623,9 +623,9 @@ class HttpSession implements Transport, Expirable {
   #route(message: JsonRpcMessage, related?: RequestId): Promise<void> {
     const response = isResponse(message);
     const key = response ? (message as JsonRpcResponse).id : related;
-    const stream = key === null || key === undefined ? undefined : this.#routes.get(key);
+    const stream = key === null || key === undefined ? undefined : this.#routes?.get(key);
     if (stream) {
-      if (response) this.#routes.delete(key!);
+      if (response) this.#unroute(key!);
       return stream.push([message]);
     }
     if (response) {
@@ -639,9 +639,9 @@ class HttpSession implements Transport, Expirable {
   /** A batch's responses travel together, id-null errors for its invalid members included. */
   #routeBatch(responses: JsonRpcMessage[]): Promise<void> {
     const ids = responses.map((r) => (r as JsonRpcResponse).id);
-    const stream = ids.map((id) => (id === null ? undefined : this.#routes.get(id))).find(Boolean);
+    const stream = ids.map((id) => (id === null ? undefined : this.#routes?.get(id))).find(Boolean);
     if (!stream) return Promise.all(responses.map((r) => this.#route(r))).then(() => {});
-    for (const id of ids) if (id !== null && this.#routes.get(id) === stream) this.#routes.delete(id);
+    for (const id of ids) if (id !== null && this.#routes?.get(id) === stream) this.#unroute(id);
     return stream.push(responses);
   }
 
@@ -670,21 +670,28 @@ class HttpSession implements Transport, Expirable {
 
   /** A cancelled request gets no response: its stream stops waiting for one. */
   #cancelled(id: RequestId): void {
-    const stream = this.#routes.get(id);
+    const stream = this.#routes?.get(id);
     if (!stream) return;
-    this.#routes.delete(id);
+    this.#unroute(id);
     stream.cancelled(id);
   }
 
+  /** Drops a route; the table itself goes once empty (an idle session holds none). */
+  #unroute(id: RequestId): void {
+    this.#routes?.delete(id);
+    if (this.#routes?.size === 0) this.#routes = undefined;
+  }
+
   #register(stream: RequestStream): void {
-    for (const id of stream.ids) this.#routes.set(id, stream);
-    this.#streams.set(stream.id, stream);
+    for (const id of stream.ids) (this.#routes ??= new Map()).set(id, stream);
+    (this.#streams ??= new Map()).set(stream.id, stream);
     this.remember(stream.id);
   }
 
   #unregister(stream: RequestStream): void {
-    for (const id of stream.ids) if (this.#routes.get(id) === stream) this.#routes.delete(id);
-    this.#streams.delete(stream.id);
+    for (const id of stream.ids) if (this.#routes?.get(id) === stream) this.#unroute(id);
+    this.#streams?.delete(stream.id);
+    if (this.#streams?.size === 0) this.#streams = undefined;
   }
 
   #writer(): SseWriter {
@@ -701,7 +708,7 @@ class HttpSession implements Transport, Expirable {
 
   /** A stateless session serves one POST: it ends with it. */
   #endIfStateless(): void {
-    if (!this.stateful && this.#streams.size === 0) this.expire().catch(this.env.report);
+    if (!this.stateful && (this.#streams?.size ?? 0) === 0) this.expire().catch(this.env.report);
   }
 
   /** A failed initialize leaves no session behind. */

@@ -29,7 +29,7 @@ describe("official SDK client over Streamable HTTP", () => {
     expect(report.error).toBeUndefined();
     const connect = report.connect as { server: string; sessionId: string; protocolVersion: string };
     expect(connect).toMatchObject({ server: "http-feature-server", protocolVersion: "2025-11-25" });
-    expect(connect.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(connect.sessionId).toMatch(/^[0-9a-f]{32}$/);
     expect(report.tools).toContain("reconnect");
     expect(report.echo).toBe("héllo");
     expect(report.progress).toEqual({ result: "done in 4 steps", progress: [1, 2, 3, 4] });
