@@ -440,7 +440,8 @@ class OutgoingRequests {
   }
 
   add(id: RequestId, pending: Pending): void {
-    (this.#pending ??= new Map()).set(id, pending);
+    this.#pending ??= new Map();
+    this.#pending.set(id, pending);
   }
 
   get(id: RequestId): Pending | undefined {

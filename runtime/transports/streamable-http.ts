@@ -683,8 +683,10 @@ class HttpSession implements Transport, Expirable {
   }
 
   #register(stream: RequestStream): void {
-    for (const id of stream.ids) (this.#routes ??= new Map()).set(id, stream);
-    (this.#streams ??= new Map()).set(stream.id, stream);
+    this.#routes ??= new Map();
+    for (const id of stream.ids) this.#routes.set(id, stream);
+    this.#streams ??= new Map();
+    this.#streams.set(stream.id, stream);
     this.remember(stream.id);
   }
 
