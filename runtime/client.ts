@@ -65,7 +65,7 @@ import { isStub } from "./server.js";
 import { standardHeaders, ToolHeaderParams } from "./transports/mcp-headers.js";
 import type { StatelessHttp } from "./transports/streamable-http-client.js";
 import type { Transport } from "./transports/transport.js";
-import { checkPeerResult, validationError } from "./validate.js";
+import { assertValid, checkPeerResult, invalid } from "./validate.js";
 
 export type { Subscription, SubscriptionEnd, SubscriptionFilter } from "./client-subscriptions.js";
 
@@ -242,9 +242,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const entry = tables.clientRequests.initialize;
     if (!entry)
       throw new McpError(ErrorCode.InternalError, `the ${tables.version} tables have no initialize`);
-    const failure = entry.result(result);
-    if (failure !== undefined)
-      throw validationError(ErrorCode.InvalidParams, "invalid initialize result", failure);
+    assertValid(entry.result, result, ErrorCode.InvalidParams, "invalid initialize result");
     const description = result as unknown as ServerDescription;
     const negotiated = tables.supportedVersions.find((s) => s.version === description.protocolVersion);
     if (!negotiated) {
@@ -519,16 +517,11 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     invalidParams: string,
     context: () => unknown,
   ): Promise<Record<string, unknown>> {
-    const failure = entry.params(params);
-    if (failure !== undefined) throw validationError(ErrorCode.InvalidParams, invalidParams, failure);
+    assertValid(entry.params, params, ErrorCode.InvalidParams, invalidParams);
     const answer = await handler(params, context());
-    const invalid = entry.result(answer);
-    if (invalid !== undefined) {
-      const error = validationError(
-        ErrorCode.InternalError,
-        `the ${entry.handler} handler returned an invalid result`,
-        invalid,
-      );
+    const message = `the ${entry.handler} handler returned an invalid result`;
+    const error = invalid(entry.result, answer, ErrorCode.InternalError, message);
+    if (error) {
       this.#reportError(error);
       throw error;
     }
@@ -703,9 +696,13 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const own = sub?.handlers[entry.handler];
     const handler = this.#handlers[entry.handler];
     if (!own && !handler && n.method !== ACKNOWLEDGED) return;
-    const failure = entry.params(n.params);
-    if (failure !== undefined) {
-      const error = validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure);
+    const error = invalid(
+      entry.params,
+      n.params,
+      ErrorCode.InvalidParams,
+      `invalid ${n.method} notification`,
+    );
+    if (error) {
       if (sub && n.method === ACKNOWLEDGED) sub.fail(error);
       this.#reportError(error);
       return;

@@ -52,7 +52,7 @@ import {
 import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./subscriptions.js";
 import { ToolHeaderParams } from "./transports/mcp-headers.js";
 import type { MessageExtra, Transport } from "./transports/transport.js";
-import { checkPeerResult, validationError } from "./validate.js";
+import { assertValid, checkPeerResult, invalid } from "./validate.js";
 
 export { inputRequired } from "./mrtr.js";
 
@@ -494,10 +494,10 @@ export class ServerSession<
   }
 
   /**
-   * Dispatch. Synchronous where the handler is: a handler that returns a plain value is answered without
-   * a promise in between (the connection accepts both), which matters at tens of thousands of calls/s.
+   * @internal The Connection's request callback (through SessionCallbacks). Synchronous where the
+   * handler is: a handler that returns a plain value is answered without a promise in between (the
+   * connection accepts both), which matters at tens of thousands of calls/s.
    */
-  /** @internal The Connection's request callback (through SessionCallbacks). */
   serve(
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
@@ -849,13 +849,9 @@ export class ServerSession<
 
   private checkResult(entry: RequestEntry, result: unknown): Record<string, unknown> {
     if (this.server.validateResults) {
-      const failure = entry.result(result);
-      if (failure !== undefined) {
-        const error = validationError(
-          ErrorCode.InternalError,
-          `the ${entry.method} handler returned an invalid result`,
-          failure,
-        );
+      const message = `the ${entry.method} handler returned an invalid result`;
+      const error = invalid(entry.result, result, ErrorCode.InternalError, message);
+      if (error) {
         this.server.reportError(error);
         throw error;
       }
@@ -870,11 +866,14 @@ export class ServerSession<
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;
-    const failure = entry.params(n.params);
-    if (failure !== undefined) {
-      this.server.reportError(
-        validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure),
-      );
+    const error = invalid(
+      entry.params,
+      n.params,
+      ErrorCode.InvalidParams,
+      `invalid ${n.method} notification`,
+    );
+    if (error) {
+      this.server.reportError(error);
       return;
     }
     const ctx: NotificationContext = {
@@ -1024,13 +1023,8 @@ export function addInputHelpers(tables: readonly ProtocolTables[]): void {
 function checkInputResponse(tables: ProtocolTables, method: string, key: string, answer: unknown): unknown {
   const entry = tables.serverRequests[method];
   if (!entry) return answer;
-  const failure = entry.result(answer);
-  if (failure !== undefined)
-    throw validationError(
-      ErrorCode.InvalidParams,
-      `Invalid params: inputResponses.${key} is not a ${method} result`,
-      failure,
-    );
+  const message = `Invalid params: inputResponses.${key} is not a ${method} result`;
+  assertValid(entry.result, answer, ErrorCode.InvalidParams, message);
   return answer;
 }
 
@@ -1041,8 +1035,6 @@ function targetOf(params: Record<string, unknown>): string | undefined {
 }
 
 function parseParams(entry: MethodEntry, params: unknown): unknown {
-  const failure = entry.params(params);
-  if (failure !== undefined)
-    throw validationError(ErrorCode.InvalidParams, `Invalid params for ${entry.method}`, failure);
+  assertValid(entry.params, params, ErrorCode.InvalidParams, `Invalid params for ${entry.method}`);
   return params;
 }

@@ -8,7 +8,7 @@ export interface ValidationIssue {
 }
 
 /** A check's failure as a JSON pointer and a message. */
-export function issueOf(failure: Fail): ValidationIssue {
+function issueOf(failure: Fail): ValidationIssue {
   return {
     path: `/${failure.path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`,
     message: failure.message,
@@ -16,9 +16,21 @@ export function issueOf(failure: Fail): ValidationIssue {
 }
 
 /** A JSON-RPC error for a failed validation: the message names the failing path, `data.issues` holds it. */
-export function validationError(code: number, message: string, failure: Fail): McpError {
+function validationError(code: number, message: string, failure: Fail): McpError {
   const issue = issueOf(failure);
   return new McpError(code, `${message}: ${issue.path}: ${issue.message}`, { issues: [issue] });
+}
+
+/** The error for `value` failing `check` (code `code`, `message` then the failing path), or undefined. */
+export function invalid(check: Check, value: unknown, code: number, message: string): McpError | undefined {
+  const failure = check(value);
+  return failure === undefined ? undefined : validationError(code, message, failure);
+}
+
+/** Throws the error `invalid` finds. */
+export function assertValid(check: Check, value: unknown, code: number, message: string): void {
+  const error = invalid(check, value, code, message);
+  if (error) throw error;
 }
 
 /** A peer's result checked against the method's generated result validator (-32602 naming the path). */
@@ -28,8 +40,6 @@ export function checkPeerResult(
   result: unknown,
   peer: "client" | "server",
 ): unknown {
-  const failure = check(result);
-  if (failure !== undefined)
-    throw validationError(-32602, `invalid ${method} result from the ${peer}`, failure);
+  assertValid(check, result, -32602, `invalid ${method} result from the ${peer}`);
   return result;
 }

@@ -449,10 +449,11 @@ class OutgoingRequests {
   }
 
   take(id: RequestId): Pending | undefined {
-    const pending = this.#pending?.get(id);
-    if (!pending) return undefined;
-    this.#pending!.delete(id);
-    if (this.#pending!.size === 0) this.#pending = undefined;
+    const table = this.#pending;
+    const pending = table?.get(id);
+    if (!table || !pending) return undefined;
+    table.delete(id);
+    if (table.size === 0) this.#pending = undefined;
     pending.dispose();
     return pending;
   }

@@ -437,9 +437,9 @@ class HttpSession implements Transport, Expirable {
   onerror?: (error: Error) => void;
   onclose?: () => void;
 
-  /** Request id → the stream of the POST that carried it, until its response is sent. */
+  /** Request id → the stream of the POST that carried it, until its response is sent; never kept empty. */
   #routes: Map<RequestId, RequestStream> | undefined;
-  /** Request streams still waiting for a response, by stream id (for resumption). */
+  /** Request streams still waiting for a response, by stream id (for resumption); never kept empty. */
   #streams: Map<string, RequestStream> | undefined;
   /** Stream ids whose events may still be in the store, oldest first. */
   readonly #stored = new Set<string>();
@@ -469,7 +469,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   get idle(): boolean {
-    return (this.#streams?.size ?? 0) === 0 && !this.#standalone.connected;
+    return this.#streams === undefined && !this.#standalone.connected;
   }
 
   get protocolVersion(): string | undefined {
@@ -710,7 +710,7 @@ class HttpSession implements Transport, Expirable {
 
   /** A stateless session serves one POST: it ends with it. */
   #endIfStateless(): void {
-    if (!this.stateful && (this.#streams?.size ?? 0) === 0) this.expire().catch(this.env.report);
+    if (!this.stateful && this.#streams === undefined) this.expire().catch(this.env.report);
   }
 
   /** A failed initialize leaves no session behind. */
