@@ -9,7 +9,7 @@
 
 import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
-import { checkName, paramsCheckName } from "../naming.js";
+import { checkName, isIdentifier, paramsCheckName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 
 export function emitValidators(model: ProtocolModel): Record<string, string> {
@@ -71,12 +71,12 @@ class Lines {
   line(text: string): void {
     this.out.push(`${"  ".repeat(this.depth)}${text}`);
   }
-  block(open: string, body: () => void, close = "}"): void {
+  block(open: string, body: () => void): void {
     this.line(open);
     this.depth++;
     body();
     this.depth--;
-    this.line(close);
+    this.line("}");
   }
 }
 
@@ -196,14 +196,14 @@ function emitMembers(
   w: Lines,
   scope: Scope,
 ): void {
-  const message =
-    members.length === 1
-      ? `Expected ${JSON.stringify(members[0])}`
-      : `Expected one of ${members.map((m) => JSON.stringify(m)).join(", ")}`;
   if (members.length === 0) {
     w.line(failWith("No value is allowed here", path, scope));
     return;
   }
+  const message =
+    members.length === 1
+      ? `Expected ${JSON.stringify(members[0])}`
+      : `Expected one of ${members.map((m) => JSON.stringify(m)).join(", ")}`;
   if (members.every((m) => m === null || typeof m !== "object")) {
     w.line(
       `if (${members.map((m) => `${v} !== ${JSON.stringify(m)}`).join(" && ")}) ${failWith(message, path, scope)}`,
@@ -327,7 +327,7 @@ function emitObject(node: SchemaNode, v: string, path: string[], w: Lines, scope
     const isRequired = required.has(key);
     if (!isRequired && !constrains(schema)) continue;
     const p = `p${scope.next++}`;
-    const access = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${v}.${key}` : `${v}[${JSON.stringify(key)}]`;
+    const access = isIdentifier(key) ? `${v}.${key}` : `${v}[${JSON.stringify(key)}]`;
     w.line(
       INHERITED.has(key)
         ? `const ${p} = Object.hasOwn(${v}, ${JSON.stringify(key)}) ? ${access} : undefined;`
