@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "../../generated/2025-11-25/index.js";
 import { InMemoryEventStore } from "../../runtime/transports/event-store.js";
+import { acceptsJsonAndSse } from "../../runtime/transports/http-util.js";
 import {
   createStreamableHttpHandler,
   HttpError,
@@ -507,8 +508,7 @@ describe("Host, Origin and authentication", () => {
 });
 
 describe("Accept negotiation", () => {
-  it("admits JSON and SSE together by type, wildcard and q, and answers a repeated header alike", async () => {
-    const { acceptsJsonAndSse } = await import("../../runtime/transports/http-util.js");
+  it("admits JSON and SSE together by type, wildcard and q, and answers a repeated header alike", () => {
     const cases: [string | null, boolean][] = [
       ["application/json, text/event-stream", true],
       ["text/event-stream, application/json;q=0.5", true],

@@ -142,14 +142,24 @@ describe("writing", () => {
     await transport.close();
   });
 
-  it("writes a message sent just before close", async () => {
-    const t = await open();
-    const out: string[] = [];
-    t.stdout.on("data", (chunk: Buffer) => out.push(chunk.toString()));
-    const sent = t.transport.send(note(7));
-    await t.transport.close();
-    await sent;
-    expect(out.join("")).toBe(`${JSON.stringify(note(7))}\n`);
+  it("writes what is waiting when it closes, before close() returns", async () => {
+    const writes: string[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _enc, callback) {
+        writes.push(chunk.toString());
+        callback();
+      },
+    });
+    const transport = new StdioServerTransport({ stdin: new PassThrough(), stdout });
+    await transport.start();
+    // The first message of the turn is written at once; the second waits for the end of the turn...
+    const sent = [transport.send(note(7)), transport.send(note(8))];
+    expect(writes).toEqual([`${JSON.stringify(note(7))}\n`]);
+    // ...unless the transport closes first: close() writes it before returning.
+    const closing = transport.close();
+    expect(writes).toEqual([`${JSON.stringify(note(7))}\n`, `${JSON.stringify(note(8))}\n`]);
+    await closing;
+    await Promise.all(sent);
   });
 
   it("rejects a message that cannot be serialized, and the next send still works", async () => {
