@@ -231,10 +231,23 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * `era` pins the session to one era (HTTP decides per request); otherwise a session is stateless-era
    * while its requests carry per-request `_meta` and handshake-era once it is initialized.
    */
-  async connect(
-    transport: Transport,
-    opts: { sessionId?: string; stateless?: { protocolVersion: string }; era?: Era } = {},
-  ): Promise<ServerSession<Out, OutNotes>> {
+  async connect(transport: Transport, opts: ConnectOptions = {}): Promise<ServerSession<Out, OutNotes>> {
+    const session = this.session(transport, opts);
+    await session.start();
+    return session;
+  }
+
+  /**
+   * @internal connect() for a transport whose start() has nothing to wait for (an HTTP session): the
+   * session is served at once, no promise on the way.
+   */
+  open(transport: Transport, opts: ConnectOptions = {}): ServerSession<Out, OutNotes> {
+    const session = this.session(transport, opts);
+    session.start().catch((error: unknown) => this.reportError(error));
+    return session;
+  }
+
+  private session(transport: Transport, opts: ConnectOptions): ServerSession<Out, OutNotes> {
     const session = new ServerSession<Out, OutNotes>(
       this,
       transport,
@@ -243,7 +256,6 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       opts.era,
     );
     this.sessionsSet.add(session);
-    await session.start();
     return session;
   }
 
@@ -303,6 +315,12 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.reportError(error);
     return error;
   }
+}
+
+export interface ConnectOptions {
+  sessionId?: string;
+  stateless?: { protocolVersion: string };
+  era?: Era;
 }
 
 /** Which lifecycle a session or request follows. */

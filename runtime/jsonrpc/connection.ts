@@ -114,15 +114,20 @@ export class Connection {
     return this.#incoming.size;
   }
 
-  async start(): Promise<void> {
-    if (this.#started) throw new Error("Connection already started");
+  /** Not async: the transport's own start() is the promise (an HTTP session's is already settled). */
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error("Connection already started"));
     this.#started = true;
     const transport = this.#transport;
     transport.onmessage = (value, extra) => this.#receive(value, extra);
     transport.onframeerror = (error) => this.#reply(failure(null, error));
     transport.onerror = (error) => this.#report(error);
     transport.onclose = () => this.#finish();
-    await transport.start();
+    try {
+      return transport.start();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   request(

@@ -422,6 +422,11 @@ export class SseWriter {
     this.#write(": keepalive\n\n");
   }
 
+  /** The reader lags: `ready()` would wait. */
+  get full(): boolean {
+    return this.#full && !this.#closed;
+  }
+
   /** Resolves when the queue has room again (or the stream has ended). */
   ready(): Promise<void> {
     if (this.#closed || !this.#full) return Promise.resolve();

@@ -122,7 +122,7 @@ async function serveNative(
     reply = errorReply(413, TRANSPORT_ERROR, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`);
   } else {
     try {
-      reply = await core(nodeRequest(req, maxBodyBytes));
+      reply = await core(new NodeRequest(req, maxBodyBytes));
     } catch {
       reply = errorReply(500, -32603, "Internal error");
     }
@@ -132,56 +132,65 @@ async function serveNative(
   writeReply(reply, res);
 }
 
-function nodeRequest(req: IncomingMessage, maxBodyBytes: number | undefined): CoreRequest {
-  return {
-    method: req.method ?? "GET",
-    url: req.url ?? "/",
-    header: (name) => {
-      const value = req.headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-    body: (maxBytes) => readNodeBody(req, Math.min(maxBytes, maxBodyBytes ?? Number.POSITIVE_INFINITY)),
-  };
+/** An IncomingMessage as a CoreRequest: a class, not closures made per request. */
+class NodeRequest implements CoreRequest {
+  readonly method: string;
+  readonly url: string;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly maxBodyBytes: number | undefined,
+  ) {
+    this.method = req.method ?? "GET";
+    this.url = req.url ?? "/";
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  body(maxBytes: number): Promise<Uint8Array> {
+    return readNodeBody(this.req, Math.min(maxBytes, this.maxBodyBytes ?? Number.POSITIVE_INFINITY));
+  }
 }
 
-/** The whole body, refused (413) as soon as it passes `maxBytes`; what came so far is dropped. */
+/**
+ * The whole body, refused (413) as soon as it passes `maxBytes`; what came so far is dropped. The
+ * listeners stay on the request after it settles (they ignore what follows): the request is done with.
+ */
 function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   if (req.method === "GET" || req.method === "HEAD") return Promise.resolve(new Uint8Array(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
+    let settled = false;
+    const fail = (error: HttpError) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
     };
-    const onData = (chunk: Buffer) => {
+    req.on("data", (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.byteLength;
       if (size > maxBytes) {
-        done();
         req.pause(); // nothing more is read; the connection closes after the 413
-        reject(new HttpError(413, `Payload Too Large: the body exceeds ${maxBytes} bytes`));
+        fail(new HttpError(413, `Payload Too Large: the body exceeds ${maxBytes} bytes`));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
+    });
+    req.on("end", () => {
+      if (settled) return;
+      settled = true;
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = () => {
-      done();
-      reject(new HttpError(400, "Bad Request: the request body could not be read"));
-    };
-    const onClose = () => {
-      if (!req.complete) onError();
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("close", onClose);
+    });
+    const unreadable = () => fail(new HttpError(400, "Bad Request: the request body could not be read"));
+    req.on("error", unreadable);
+    req.on("close", () => {
+      if (!req.complete) unreadable();
+    });
   });
 }
 
@@ -345,11 +354,11 @@ function route(
 }
 
 function nativeRoute(path: string, core: CoreHandler, legacy: CoreHandler | undefined): CoreHandler {
-  return async (request) => {
+  return (request) => {
     const pathname = pathOf(request.url);
     if (pathname === path) return core(request);
     if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy(request);
-    return errorReply(404, TRANSPORT_ERROR, "Not Found");
+    return Promise.resolve(errorReply(404, TRANSPORT_ERROR, "Not Found"));
   };
 }
 

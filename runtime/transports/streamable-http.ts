@@ -95,6 +95,8 @@ const SESSION_HEADER = "mcp-session-id";
 const VERSION_HEADER = "mcp-protocol-version";
 /** Stream ids a session keeps in the event store at most; older ones are forgotten. */
 const MAX_STORED_STREAMS = 1000;
+/** A settled send: what a send that needed no waiting returns. */
+const DONE: Promise<void> = Promise.resolve();
 
 /**
  * Live stateful sessions by id, so that `closeSseStream(ctx)` can reach the transport from a handler
@@ -312,7 +314,7 @@ class StreamableHttp {
 
     const env = this.#statelessEnv;
     const session = new HttpSession(`stateless-${++statelessCount}`, false, env);
-    session.serverSession = await this.server.connect(session, { era: "stateless" });
+    session.serverSession = this.server.open(session, { era: "stateless" });
     return session.post(body, extra);
   }
 
@@ -336,18 +338,18 @@ class StreamableHttp {
   }
   #modernEnv: SessionEnv | undefined;
 
-  async #initialize(body: unknown, extra: MessageExtra): Promise<Reply> {
+  #initialize(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     this.sessions.reserve();
     const session = new HttpSession(newSessionId(), true, this.#env);
     this.sessions.add(session.id, session);
-    session.serverSession = await this.server.connect(session, { sessionId: session.id });
+    session.serverSession = this.server.open(session, { sessionId: session.id });
     return session.post(body, { ...extra, sessionId: session.id });
   }
 
-  async #statelessPost(request: CoreRequest, body: unknown, extra: MessageExtra): Promise<Reply> {
+  #statelessPost(request: CoreRequest, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const protocolVersion = request.header(VERSION_HEADER) ?? this.#newest;
     const session = new HttpSession(`stateless-${++statelessCount}`, false, this.#env);
-    session.serverSession = await this.server.connect(session, { stateless: { protocolVersion } });
+    session.serverSession = this.server.open(session, { stateless: { protocolVersion } });
     return session.post(body, extra);
   }
 
@@ -441,16 +443,17 @@ class HttpSession implements Transport, Expirable {
   #routes: Map<RequestId, RequestStream> | undefined;
   /** Request streams still waiting for a response, by stream id (for resumption); never kept empty. */
   #streams: Map<string, RequestStream> | undefined;
-  /** Stream ids whose events may still be in the store, oldest first. */
-  readonly #stored = new Set<string>();
-  readonly #standalone: StandaloneStream;
+  /** Stream ids whose events may still be in the store, oldest first (stateful sessions only). */
+  readonly #stored: Set<string> | undefined;
+  /** The GET stream (stateful sessions only: a stateless one serves a single POST). */
+  readonly #standalone: StandaloneStream | undefined;
   #nextStream = 1;
   #events = 0;
   /** While a POST's messages are handed over: responses no stream takes (id null, refused batches). */
   #capture: JsonRpcMessage[] | undefined;
   /** Events emitted while a replay runs, which the replayed snapshot may not hold. */
   #replays = 0;
-  #missed: Missed[] = [];
+  #missed: Missed[] | undefined;
   #closed = false;
 
   constructor(
@@ -458,8 +461,9 @@ class HttpSession implements Transport, Expirable {
     readonly stateful: boolean,
     readonly env: SessionEnv,
   ) {
-    this.#standalone = new StandaloneStream(`${id}/get`, this);
     if (!stateful) return;
+    this.#stored = new Set();
+    this.#standalone = new StandaloneStream(`${id}/get`, this);
     liveSessions.set(id, this);
     this.remember(this.#standalone.id);
   }
@@ -469,7 +473,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   get idle(): boolean {
-    return this.#streams === undefined && !this.#standalone.connected;
+    return this.#streams === undefined && !this.#standalone?.connected;
   }
 
   get protocolVersion(): string | undefined {
@@ -478,7 +482,10 @@ class HttpSession implements Transport, Expirable {
 
   // Transport
 
-  async start(): Promise<void> {}
+  /** Nothing to wait for: messages arrive as POSTs come. */
+  start(): Promise<void> {
+    return DONE;
+  }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -493,8 +500,8 @@ class HttpSession implements Transport, Expirable {
     for (const stream of this.#streams?.values() ?? []) stream.abort();
     this.#streams = undefined;
     this.#routes = undefined;
-    this.#standalone.detach();
-    for (const streamId of this.#stored) this.forget(streamId);
+    this.#standalone?.detach();
+    for (const streamId of this.#stored ?? []) this.forget(streamId);
     this.env.closed(this);
     this.onclose?.();
   }
@@ -507,7 +514,7 @@ class HttpSession implements Transport, Expirable {
   // HTTP
 
   /** Hands a POST's messages to the server; the response streams what the server sends for its requests. */
-  async post(body: unknown, extra: MessageExtra): Promise<Reply> {
+  post(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const messages = Array.isArray(body) ? body : [body];
     const ids = requestIds(messages);
     if (ids.length === 0) return this.#accept(body, extra);
@@ -526,8 +533,8 @@ class HttpSession implements Transport, Expirable {
       this.#endIfStateless();
       return jsonReply(Array.isArray(body) ? captured : captured[0], this.headers, 400);
     }
-    if (isInitialize(body)) stream.ended.then(() => this.#dropIfUninitialized());
-    return stream.response;
+    if (isInitialize(body)) stream.onended = () => void DONE.then(() => this.#dropIfUninitialized());
+    return stream.response();
   }
 
   /** GET with Last-Event-ID: the events after it on their stream, then that stream live if it goes on. */
@@ -555,19 +562,21 @@ class HttpSession implements Transport, Expirable {
     }
     for (const m of missed)
       if (!replayed.has(m.eventId)) writer.event(JSON.stringify(m.message), { id: m.eventId });
-    const target = streamId === this.#standalone.id ? this.#standalone : this.#streams?.get(streamId);
-    if (target === this.#standalone) this.#standalone.resumed(writer);
+    const standalone = this.#standalone!;
+    const target = streamId === standalone.id ? standalone : this.#streams?.get(streamId);
+    if (target === standalone) standalone.resumed(writer);
     else if (target) target.attach(writer);
     else writer.close(); // that stream ended: the replay held all of it
     return sseReply(writer, this.headers);
   }
 
   openStandalone(): Reply {
-    if (this.#standalone.connected) {
+    const standalone = this.#standalone!;
+    if (standalone.connected) {
       throw new HttpError(409, "Conflict: this session's GET stream is already open");
     }
     const writer = this.#writer();
-    this.#standalone.opened(writer);
+    standalone.opened(writer);
     return sseReply(writer, this.headers);
   }
 
@@ -598,7 +607,9 @@ class HttpSession implements Transport, Expirable {
 
   /** Events emitted while nothing could take them; kept only while a replay might have missed them. */
   noteMissed(streamId: string, eventId: string, message: JsonRpcMessage): void {
-    if (this.#replays > 0) this.#missed.push({ streamId, eventId, message });
+    if (this.#replays === 0) return;
+    this.#missed ??= [];
+    this.#missed.push({ streamId, eventId, message });
   }
 
   /** A stateless session's event ids come from a counter: nothing is stored, nothing resumed. */
@@ -607,13 +618,14 @@ class HttpSession implements Transport, Expirable {
   }
 
   remember(streamId: string): void {
-    if (!this.stateful) return;
-    this.#stored.add(streamId);
-    if (this.#stored.size > MAX_STORED_STREAMS) this.forget(this.#stored.values().next().value!);
+    const stored = this.#stored;
+    if (!stored) return;
+    stored.add(streamId);
+    if (stored.size > MAX_STORED_STREAMS) this.forget(stored.values().next().value!);
   }
 
   forget(streamId: string): void {
-    if (!this.stateful) return;
+    if (!this.#stored) return;
     this.#stored.delete(streamId);
     Promise.resolve(this.env.store.deleteStream?.(streamId)).catch(this.env.report);
   }
@@ -633,7 +645,7 @@ class HttpSession implements Transport, Expirable {
       return Promise.resolve(); // its POST was refused or is gone: nobody waits for it
     }
     // No standalone stream in stateless mode; a message for a finished request goes to it otherwise.
-    return this.stateful ? this.#standalone.push([message]) : Promise.resolve();
+    return this.#standalone?.push([message]) ?? DONE;
   }
 
   /** A batch's responses travel together, id-null errors for its invalid members included. */
@@ -703,8 +715,8 @@ class HttpSession implements Transport, Expirable {
   }
 
   #takeMissed(streamId: string | undefined): Missed[] {
-    const mine = this.#missed.filter((m) => m.streamId === streamId);
-    if (this.#replays === 0) this.#missed = [];
+    const mine = this.#missed?.filter((m) => m.streamId === streamId) ?? [];
+    if (this.#replays === 0) this.#missed = undefined;
     return mine;
   }
 
@@ -727,7 +739,10 @@ class OutStream {
   writer: SseWriter | undefined;
   /** The client holds an event id of this stream, so it can resume it. */
   primed = false;
-  #chain: Promise<void> = Promise.resolve();
+  /** The last queued send; undefined while nothing is queued. */
+  #chain: Promise<void> | undefined;
+  /** Sends queued and not yet finished. */
+  #queued = 0;
 
   constructor(
     readonly id: string,
@@ -738,7 +753,23 @@ class OutStream {
     return this.writer !== undefined && !this.writer.closed;
   }
 
+  /**
+   * Emits `messages` in order after everything sent before. In a stateless session with nothing queued
+   * ahead (the usual case) that happens now, without a promise on the way: event ids are a counter, so
+   * nothing needs waiting for unless the client's connection is full.
+   */
   push(messages: JsonRpcMessage[]): Promise<void> {
+    if (this.#queued === 0 && !this.session.stateful) {
+      try {
+        for (const message of messages) this.emit(this.idFor(message) as string, message);
+        this.pushed();
+      } catch (error) {
+        this.session.env.report(error);
+        return Promise.reject(error);
+      }
+      // Later sends wait until the connection has room again.
+      return this.writer?.full ? this.queue(() => this.writer?.ready() ?? DONE) : DONE;
+    }
     return this.queue(async () => {
       for (const message of messages) {
         const eventId = this.idFor(message);
@@ -764,9 +795,22 @@ class OutStream {
 
   /** Runs `step` after everything queued before it; a failure fails only that step. */
   protected queue(step: () => Promise<void>): Promise<void> {
-    const run = this.#chain.then(step);
-    this.#chain = run.catch(this.session.env.report);
+    this.#queued++;
+    const run = (this.#chain ?? DONE).then(step);
+    const chain: Promise<void> = run.then(
+      () => this.#done(chain),
+      (error: unknown) => {
+        this.#done(chain);
+        this.session.env.report(error);
+      },
+    );
+    this.#chain = chain;
     return run;
+  }
+
+  #done(chain: Promise<void>): void {
+    this.#queued--;
+    if (this.#chain === chain) this.#chain = undefined;
   }
 
   protected emit(eventId: string | undefined, message: JsonRpcMessage): void {
@@ -835,10 +879,11 @@ class StandaloneStream extends OutStream {
  * SSE as soon as anything else comes first.
  */
 class RequestStream extends OutStream {
-  readonly response: Promise<Reply>;
-  readonly ended: Promise<void>;
-  #respond!: (response: Reply) => void;
-  #end!: () => void;
+  /** Runs once when the stream ends: all its responses sent, or the session closed. */
+  onended?: () => void;
+  /** The answer, once decided; until someone waits for it, without a promise. */
+  #answer: Reply | undefined;
+  #resolve: ((answer: Reply) => void) | undefined;
   #decided = false;
   #priming = false;
   readonly #awaiting: Set<RequestId>;
@@ -853,12 +898,27 @@ class RequestStream extends OutStream {
   ) {
     super(id, session);
     this.#awaiting = new Set(ids);
-    this.response = new Promise((resolve) => {
-      this.#respond = resolve;
-    });
-    this.ended = new Promise((resolve) => {
-      this.#end = resolve;
-    });
+  }
+
+  /** The HTTP answer: at once when already decided (a handler that answered synchronously), else later. */
+  response(): Reply | Promise<Reply> {
+    return (
+      this.#answer ??
+      new Promise((resolve) => {
+        this.#resolve = resolve;
+      })
+    );
+  }
+
+  #respond(answer: Reply): void {
+    this.#answer = answer;
+    this.#resolve?.(answer);
+  }
+
+  #end(): void {
+    const ended = this.onended;
+    this.onended = undefined;
+    ended?.();
   }
 
   /** Answers with SSE now, opening with a priming event (an id, no data) when `prime`. */
