@@ -259,6 +259,24 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     return session;
   }
 
+  /**
+   * @internal What a stateless session (one POST, no initialize) knows of its client: nothing but the
+   * version. One frozen object per version, shared by all such sessions.
+   */
+  statelessInfo(protocolVersion: string): SessionInfo {
+    let info = this.statelessInfos.get(protocolVersion);
+    if (!info) {
+      info = Object.freeze({
+        protocolVersion,
+        clientInfo: Object.freeze({ name: "unknown", version: "0" }),
+        clientCapabilities: Object.freeze({}),
+      });
+      this.statelessInfos.set(protocolVersion, info);
+    }
+    return info;
+  }
+  private readonly statelessInfos = new Map<string, SessionInfo>();
+
   /** @internal A session's connection closed. */
   forget(session: ServerSession<Out, OutNotes>): void {
     this.sessionsSet.delete(session);
@@ -384,11 +402,7 @@ export class ServerSession<
   ) {
     if (stateless && server.handshake) {
       this.version = negotiateVersion(stateless.protocolVersion, server.handshake.supportedVersions);
-      this.info = {
-        protocolVersion: this.version.version,
-        clientInfo: { name: "unknown", version: "0" },
-        clientCapabilities: {},
-      };
+      this.info = server.statelessInfo(this.version.version);
     }
     this.connection = new Connection(new SessionCallbacks(this, transport));
   }

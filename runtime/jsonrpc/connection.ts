@@ -18,6 +18,7 @@ import {
   McpError,
   type RequestId,
 } from "./messages.js";
+import { SmallMap } from "./small-map.js";
 
 /** Local code for a request the caller abandoned through its AbortSignal (never sent on the wire). */
 export const REQUEST_CANCELLED = -32800;
@@ -479,7 +480,8 @@ interface Inflight {
 
 /** Requests the peer sent whose handlers are still running; the table exists only while one is. */
 class IncomingRequests {
-  #inflight: Map<RequestId, Inflight> | undefined;
+  /** Made on first use, then kept (empty while idle: a few fields). */
+  #inflight: SmallMap<RequestId, Inflight> | undefined;
 
   get size(): number {
     return this.#inflight?.size ?? 0;
@@ -487,7 +489,7 @@ class IncomingRequests {
 
   /** Undefined when the id is already in flight. */
   begin(id: RequestId): Inflight | undefined {
-    this.#inflight ??= new Map();
+    this.#inflight ??= new SmallMap();
     if (this.#inflight.has(id)) return undefined;
     const entry: Inflight = {};
     this.#inflight.set(id, entry);
@@ -495,9 +497,7 @@ class IncomingRequests {
   }
 
   end(id: RequestId, entry: Inflight): void {
-    if (this.#inflight?.get(id) !== entry) return;
-    this.#inflight.delete(id);
-    if (this.#inflight.size === 0) this.#inflight = undefined;
+    if (this.#inflight?.get(id) === entry) this.#inflight.delete(id);
   }
 
   /** Aborts the handler of `id`; false when no such request is in flight. */

@@ -14,6 +14,7 @@ import {
   type McpError,
   type RequestId,
 } from "../jsonrpc/messages.js";
+import { SmallMap } from "../jsonrpc/small-map.js";
 import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
 import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
@@ -439,10 +440,10 @@ class HttpSession implements Transport, Expirable {
   onerror?: (error: Error) => void;
   onclose?: () => void;
 
-  /** Request id → the stream of the POST that carried it, until its response is sent; never kept empty. */
-  #routes: Map<RequestId, RequestStream> | undefined;
-  /** Request streams still waiting for a response, by stream id (for resumption); never kept empty. */
-  #streams: Map<string, RequestStream> | undefined;
+  /** Request id → the stream of the POST that carried it, until its response is sent (made on first use). */
+  #routes: SmallMap<RequestId, RequestStream> | undefined;
+  /** Request streams still waiting for a response, by stream id, for resumption (made on first use). */
+  #streams: SmallMap<string, RequestStream> | undefined;
   /** Stream ids whose events may still be in the store, oldest first (stateful sessions only). */
   readonly #stored: Set<string> | undefined;
   /** The GET stream (stateful sessions only: a stateless one serves a single POST). */
@@ -473,7 +474,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   get idle(): boolean {
-    return this.#streams === undefined && !this.#standalone?.connected;
+    return !this.#streams?.size && !this.#standalone?.connected;
   }
 
   get protocolVersion(): string | undefined {
@@ -493,7 +494,17 @@ class HttpSession implements Transport, Expirable {
     return this.#route(message, options?.relatedRequestId);
   }
 
-  async close(): Promise<void> {
+  /** Settled at once: nothing is left to wait for once the streams are ended. */
+  close(): Promise<void> {
+    try {
+      this.#shut();
+      return DONE;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #shut(): void {
     if (this.#closed) return;
     this.#closed = true;
     if (liveSessions.get(this.id) === this) liveSessions.delete(this.id);
@@ -637,7 +648,7 @@ class HttpSession implements Transport, Expirable {
     const key = response ? (message as JsonRpcResponse).id : related;
     const stream = key === null || key === undefined ? undefined : this.#routes?.get(key);
     if (stream) {
-      if (response) this.#unroute(key!);
+      if (response) this.#routes?.delete(key!);
       return stream.push([message]);
     }
     if (response) {
@@ -653,7 +664,7 @@ class HttpSession implements Transport, Expirable {
     const ids = responses.map((r) => (r as JsonRpcResponse).id);
     const stream = ids.map((id) => (id === null ? undefined : this.#routes?.get(id))).find(Boolean);
     if (!stream) return Promise.all(responses.map((r) => this.#route(r))).then(() => {});
-    for (const id of ids) if (id !== null && this.#routes?.get(id) === stream) this.#unroute(id);
+    for (const id of ids) if (id !== null && this.#routes?.get(id) === stream) this.#routes?.delete(id);
     return stream.push(responses);
   }
 
@@ -684,28 +695,21 @@ class HttpSession implements Transport, Expirable {
   #cancelled(id: RequestId): void {
     const stream = this.#routes?.get(id);
     if (!stream) return;
-    this.#unroute(id);
+    this.#routes?.delete(id);
     stream.cancelled(id);
   }
 
-  /** Drops a route; the table itself goes once empty (an idle session holds none). */
-  #unroute(id: RequestId): void {
-    this.#routes?.delete(id);
-    if (this.#routes?.size === 0) this.#routes = undefined;
-  }
-
   #register(stream: RequestStream): void {
-    this.#routes ??= new Map();
+    this.#routes ??= new SmallMap();
     for (const id of stream.ids) this.#routes.set(id, stream);
-    this.#streams ??= new Map();
+    this.#streams ??= new SmallMap();
     this.#streams.set(stream.id, stream);
     this.remember(stream.id);
   }
 
   #unregister(stream: RequestStream): void {
-    for (const id of stream.ids) if (this.#routes?.get(id) === stream) this.#unroute(id);
+    for (const id of stream.ids) if (this.#routes?.get(id) === stream) this.#routes?.delete(id);
     this.#streams?.delete(stream.id);
-    if (this.#streams?.size === 0) this.#streams = undefined;
   }
 
   #writer(): SseWriter {
@@ -720,9 +724,14 @@ class HttpSession implements Transport, Expirable {
     return mine;
   }
 
-  /** A stateless session serves one POST: it ends with it. */
+  /** A stateless session serves one POST: it ends with it (its connection hears of it through onclose). */
   #endIfStateless(): void {
-    if (!this.stateful && this.#streams === undefined) this.expire().catch(this.env.report);
+    if (this.stateful || this.#streams?.size) return;
+    try {
+      this.#shut();
+    } catch (error) {
+      this.env.report(error);
+    }
   }
 
   /** A failed initialize leaves no session behind. */
@@ -886,7 +895,9 @@ class RequestStream extends OutStream {
   #resolve: ((answer: Reply) => void) | undefined;
   #decided = false;
   #priming = false;
-  readonly #awaiting: Set<RequestId>;
+  /** Requests still without a response: how many, and (when several) which. */
+  #left: number;
+  readonly #awaiting: Set<RequestId> | undefined;
   /** Messages held until the answer's kind is decided; responses get their event id only if it is SSE. */
   readonly #buffer: [string | undefined, JsonRpcMessage][] = [];
 
@@ -897,7 +908,15 @@ class RequestStream extends OutStream {
     private readonly batch: boolean,
   ) {
     super(id, session);
-    this.#awaiting = new Set(ids);
+    this.#left = ids.length;
+    if (ids.length > 1) this.#awaiting = new Set(ids);
+  }
+
+  /** Whether `id` was still waiting for its response; it no longer is. */
+  #answered(id: RequestId): boolean {
+    if (this.#awaiting ? !this.#awaiting.delete(id) : this.#left === 0 || id !== this.ids[0]) return false;
+    this.#left--;
+    return true;
   }
 
   /** The HTTP answer: at once when already decided (a handler that answered synchronously), else later. */
@@ -952,7 +971,7 @@ class RequestStream extends OutStream {
   /** The client cancelled `id`: no response will come for it (after what is already queued). */
   cancelled(id: RequestId): void {
     this.queue(async () => {
-      if (this.#awaiting.delete(id)) this.pushed();
+      if (this.#answered(id)) this.pushed();
     }).catch(() => {});
   }
 
@@ -987,7 +1006,7 @@ class RequestStream extends OutStream {
 
   protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
     const response = isResponse(message);
-    if (response) this.#awaiting.delete((message as JsonRpcResponse).id as RequestId);
+    if (response) this.#answered((message as JsonRpcResponse).id as RequestId);
     if (this.#decided) super.emit(eventId, message);
     else {
       this.#buffer.push([eventId, message]);
@@ -996,7 +1015,7 @@ class RequestStream extends OutStream {
   }
 
   protected override pushed(): void {
-    if (this.#awaiting.size > 0) return;
+    if (this.#left > 0) return;
     if (!this.#decided) this.#answerJson();
     this.#finish();
   }
