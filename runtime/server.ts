@@ -3,6 +3,7 @@
  * handlers by the generated method tables. The generated `server.ts` of each version adds only types.
  */
 
+import { LinkedSet } from "./collections.js";
 import {
   Connection,
   type ConnectionOptions,
@@ -196,7 +197,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * transport checks a call's `Mcp-Param-*` headers against its arguments by them.
    */
   readonly toolHeaders = new ToolHeaderParams();
-  private readonly sessionsSet = new Set<ServerSession<Out, OutNotes>>();
+  private readonly live = new LinkedSet<ServerSession<Out, OutNotes>>();
   private readonly handlers: Record<string, AnyHandler | undefined>;
 
   constructor(readonly options: RuntimeServerOptions) {
@@ -255,7 +256,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       opts.stateless,
       opts.era,
     );
-    this.sessionsSet.add(session);
+    this.live.add(session);
     return session;
   }
 
@@ -279,11 +280,12 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   /** @internal A session's connection closed. */
   forget(session: ServerSession<Out, OutNotes>): void {
-    this.sessionsSet.delete(session);
+    this.live.delete(session);
   }
 
+  /** The live sessions, as a snapshot. */
   get sessions(): ReadonlySet<ServerSession<Out, OutNotes>> {
-    return this.sessionsSet;
+    return new Set(this.live);
   }
 
   /**
@@ -295,14 +297,17 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     params: OutNotes[M]["params"],
   ): Promise<void> {
     await Promise.all([
-      ...[...this.sessionsSet].filter((s) => s.initialized).map((s) => s.notify(method, params)),
+      ...this.live
+        .values()
+        .filter((s) => s.initialized)
+        .map((s) => s.notify(method, params)),
       this.subscriptions.deliver(method, params as Record<string, unknown> | undefined),
     ]);
   }
 
   async close(): Promise<void> {
     this.subscriptions.endAll();
-    await Promise.all([...this.sessionsSet].map((s) => s.close()));
+    await Promise.all(this.live.values().map((s) => s.close()));
   }
 
   /** The handler for `entry`, or undefined when absent or a `notImplemented` stub. */
@@ -387,6 +392,10 @@ export class ServerSession<
   OutNotes extends MethodTypes = MethodTypes,
 > {
   readonly connection: Connection;
+  /** @internal The server's list of live sessions runs through these. */
+  linkPrev?: ServerSession<Out, OutNotes>;
+  /** @internal */
+  linkNext?: ServerSession<Out, OutNotes>;
   private info: SessionInfo | undefined;
   private version: SupportedVersion | undefined;
   private logLevel: LogLevel = "debug";

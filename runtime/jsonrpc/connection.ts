@@ -4,6 +4,7 @@
  * Method tables, validation and lifecycle live above it; framing lives below it.
  */
 
+import { SmallMap } from "../collections.js";
 import type { MessageExtra, SendOptions, Transport } from "../transports/transport.js";
 import {
   classify,
@@ -18,7 +19,6 @@ import {
   McpError,
   type RequestId,
 } from "./messages.js";
-import { SmallMap } from "./small-map.js";
 
 /** Local code for a request the caller abandoned through its AbortSignal (never sent on the wire). */
 export const REQUEST_CANCELLED = -32800;

@@ -5,6 +5,7 @@
  * belongs to: a POST's own response stream, else the session's standalone GET stream.
  */
 
+import { SmallMap } from "../collections.js";
 import {
   ErrorCode,
   isObject,
@@ -14,7 +15,6 @@ import {
   type McpError,
   type RequestId,
 } from "../jsonrpc/messages.js";
-import { SmallMap } from "../jsonrpc/small-map.js";
 import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
 import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";

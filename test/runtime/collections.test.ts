@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SmallMap } from "../../runtime/jsonrpc/small-map.js";
+import { type Linked, LinkedSet, SmallMap } from "../../runtime/collections.js";
 
 describe("SmallMap", () => {
   it("holds one entry in fields and more in a Map, as a Map would", () => {
@@ -50,5 +50,55 @@ describe("SmallMap", () => {
     }
     expect(seen).toEqual(["v1", "v2", "v3"]);
     expect(small.size).toBe(0);
+  });
+});
+
+describe("LinkedSet", () => {
+  interface Item extends Linked<Item> {
+    n: number;
+  }
+
+  it("agrees with Set over a random sequence of adds and deletes", () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const items: Item[] = Array.from({ length: 6 }, (_, n) => ({ n }));
+    const linked = new LinkedSet<Item>();
+    const set = new Set<Item>();
+    for (let step = 0; step < 5_000; step++) {
+      const item = items[random(items.length)]!;
+      if (random(2) === 0) {
+        linked.add(item);
+        set.add(item);
+      } else {
+        expect(linked.delete(item)).toBe(set.delete(item));
+      }
+      expect(linked.size).toBe(set.size);
+      for (const each of items) expect(linked.has(each)).toBe(set.has(each));
+    }
+    expect(
+      linked
+        .values()
+        .map((i) => i.n)
+        .sort(),
+    ).toEqual([...set].map((i) => i.n).sort());
+  });
+
+  it("is walked newest first, and members may leave while it is walked", () => {
+    const linked = new LinkedSet<Item>();
+    const items: Item[] = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    for (const item of items) linked.add(item);
+    const seen: number[] = [];
+    for (const item of linked) {
+      seen.push(item.n);
+      linked.delete(item);
+    }
+    expect(seen).toEqual([3, 2, 1]);
+    expect([linked.size, items.every((i) => i.linkPrev === undefined && i.linkNext === undefined)]).toEqual([
+      0,
+      true,
+    ]);
   });
 });
