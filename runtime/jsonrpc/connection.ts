@@ -184,7 +184,7 @@ export class Connection {
     this.#finished = true;
     this.#closed = true;
     this.#incoming.abortAll("connection closed");
-    for (const pending of this.#outgoing.drain()) pending.reject(closedError());
+    if (this.#outgoing.size > 0) for (const pending of this.#outgoing.drain()) pending.reject(closedError());
     this.#guard(() => this.#options.onClose?.());
     this.#guard(() => this.onclose?.());
   }
@@ -508,7 +508,7 @@ class IncomingRequests {
   }
 
   abortAll(reason: string): void {
-    for (const entry of this.#inflight?.values() ?? []) abort(entry, reason);
+    if (this.#inflight?.size) for (const entry of this.#inflight.values()) abort(entry, reason);
     this.#inflight = undefined;
   }
 }

@@ -115,25 +115,34 @@ export interface OriginPolicy {
   allowedOrigins?: readonly string[];
 }
 
-/** A 403 for a Host outside the allowlist or a cross-origin request not allowed; undefined when fine. */
-export function checkHostAndOrigin(request: CoreRequest, policy: OriginPolicy): Reply | undefined {
-  const host = request.header("host")?.toLowerCase() ?? "";
-  if (policy.allowedHosts && !hostAllowed(host, policy.allowedHosts)) {
-    return errorReply(403, TRANSPORT_ERROR, "Forbidden: Host not allowed");
-  }
-  const origin = request.header("origin");
-  if (origin !== null && !originAllowed(origin, host, policy.allowedOrigins)) {
-    return errorReply(403, TRANSPORT_ERROR, "Forbidden: Origin not allowed");
-  }
-  return undefined;
-}
+/**
+ * Host and Origin checks (DNS-rebinding protection) for one policy, its Host allowlist read once into
+ * two sets: a lookup per request.
+ */
+export class HostGuard {
+  /** Allowed `host:port` (and bare host) values, lower case. */
+  readonly #exact: ReadonlySet<string> | undefined;
+  /** Allowed host names given without a port: any port goes. */
+  readonly #names: ReadonlySet<string> | undefined;
 
-function hostAllowed(host: string, allowed: readonly string[]): boolean {
-  const name = hostName(host);
-  return allowed.some((entry) => {
-    const e = entry.toLowerCase();
-    return e === host || (!hasPort(e) && e === name);
-  });
+  constructor(private readonly policy: OriginPolicy) {
+    const hosts = policy.allowedHosts?.map((entry) => entry.toLowerCase());
+    this.#exact = hosts && new Set(hosts);
+    this.#names = hosts && new Set(hosts.filter((entry) => hostName(entry) === entry));
+  }
+
+  /** A 403 for a Host outside the allowlist or a cross-origin request not allowed; undefined when fine. */
+  check(request: CoreRequest): Reply | undefined {
+    const host = request.header("host")?.toLowerCase() ?? "";
+    if (this.#exact && !this.#exact.has(host) && !this.#names!.has(hostName(host))) {
+      return errorReply(403, TRANSPORT_ERROR, "Forbidden: Host not allowed");
+    }
+    const origin = request.header("origin");
+    if (origin !== null && !originAllowed(origin, host, this.policy.allowedOrigins)) {
+      return errorReply(403, TRANSPORT_ERROR, "Forbidden: Origin not allowed");
+    }
+    return undefined;
+  }
 }
 
 /** `[::1]:80` → `[::1]`, `a.b:80` → `a.b`, `a.b` → `a.b`. */
@@ -141,8 +150,6 @@ function hostName(host: string): string {
   const colon = host.lastIndexOf(":");
   return colon > host.lastIndexOf("]") ? host.slice(0, colon) : host;
 }
-
-const hasPort = (host: string) => hostName(host) !== host;
 
 function originAllowed(origin: string, host: string, allowed: readonly string[] | undefined): boolean {
   let normalized: URL;

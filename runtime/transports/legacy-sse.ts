@@ -9,13 +9,13 @@ import type { Server } from "../server.js";
 import {
   accepts,
   type CoreRequest,
-  checkHostAndOrigin,
   DEFAULT_KEEPALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_TTL_MS,
   type Expirable,
   errorReply,
+  HostGuard,
   HttpError,
   handlerObject,
   mediaType,
@@ -64,11 +64,13 @@ class LegacySse {
   readonly sessions: SessionRegistry<SseSession>;
   readonly #messagesPath: string;
   readonly #report: (error: unknown) => void;
+  readonly #hosts: HostGuard;
 
   constructor(
     private readonly server: Server,
     private readonly options: LegacySseOptions,
   ) {
+    this.#hosts = new HostGuard(options);
     this.#report = (error) => server.reportError(error);
     this.#messagesPath = options.messagesPath ?? "/messages";
     this.sessions = new SessionRegistry(
@@ -82,7 +84,7 @@ class LegacySse {
   }
 
   async handle(request: CoreRequest, web?: Request): Promise<Reply> {
-    const refused = checkHostAndOrigin(request, this.options);
+    const refused = this.#hosts.check(request);
     if (refused) return refused;
     try {
       const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;

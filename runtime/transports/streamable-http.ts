@@ -22,13 +22,13 @@ import {
   accepts,
   acceptsJsonAndSse,
   type CoreRequest,
-  checkHostAndOrigin,
   DEFAULT_KEEPALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_TTL_MS,
   type Expirable,
   errorReply,
+  HostGuard,
   HttpError,
   handlerObject,
   jsonReply,
@@ -96,6 +96,10 @@ const SESSION_HEADER = "mcp-session-id";
 const VERSION_HEADER = "mcp-protocol-version";
 /** Stream ids a session keeps in the event store at most; older ones are forgotten. */
 const MAX_STORED_STREAMS = 1000;
+/** Shared by every stateless reply and every unauthenticated POST; nothing writes to either. */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_EXTRA: MessageExtra = Object.freeze({});
+const CANCELLED = "notifications/cancelled";
 /** A settled send: what a send that needed no waiting returns. */
 const DONE: Promise<void> = Promise.resolve();
 
@@ -156,6 +160,7 @@ class StreamableHttp {
   readonly #handshakeVersions: Set<string>;
   readonly #newest: string;
   readonly #maxBody: number;
+  readonly #hosts: HostGuard;
   #closed = false;
 
   constructor(
@@ -180,6 +185,7 @@ class StreamableHttp {
     ]);
     this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#hosts = new HostGuard(options);
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),
       keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS,
@@ -196,7 +202,7 @@ class StreamableHttp {
 
   async handle(request: CoreRequest, web?: Request): Promise<Reply> {
     if (this.#closed) return errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down");
-    const refused = checkHostAndOrigin(request, this.options);
+    const refused = this.#hosts.check(request);
     if (refused) return refused;
     try {
       const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;
@@ -237,7 +243,7 @@ class StreamableHttp {
     const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
     const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody));
     if (parsedFirst && "error" in parsedFirst) return parsedFirst.error;
-    const extra: MessageExtra = auth === undefined ? {} : { auth };
+    const extra: MessageExtra = auth === undefined ? NO_EXTRA : { auth };
     if (parsedFirst && this.#isStatelessEra(request, parsedFirst.value)) {
       return this.#statelessEraPost(request, parsedFirst.value, extra);
     }
@@ -450,8 +456,9 @@ class HttpSession implements Transport, Expirable {
   readonly #standalone: StandaloneStream | undefined;
   #nextStream = 1;
   #events = 0;
-  /** While a POST's messages are handed over: responses no stream takes (id null, refused batches). */
-  #capture: JsonRpcMessage[] | undefined;
+  /** While a POST's messages are handed over, responses no stream takes (id null, refused batches) are its own. */
+  #capturing = false;
+  #captured: JsonRpcMessage[] | undefined;
   /** Events emitted while a replay runs, which the replayed snapshot may not hold. */
   #replays = 0;
   #missed: Missed[] | undefined;
@@ -470,7 +477,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   get headers(): Record<string, string> {
-    return this.stateful ? { [SESSION_HEADER]: this.id } : {};
+    return this.stateful ? { [SESSION_HEADER]: this.id } : NO_HEADERS;
   }
 
   get idle(): boolean {
@@ -507,13 +514,15 @@ class HttpSession implements Transport, Expirable {
   #shut(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (liveSessions.get(this.id) === this) liveSessions.delete(this.id);
-    for (const stream of this.#streams?.values() ?? []) stream.abort();
+    if (this.#streams?.size) for (const stream of this.#streams.values()) stream.abort();
     this.#streams = undefined;
     this.#routes = undefined;
-    this.#standalone?.detach();
-    for (const streamId of this.#stored ?? []) this.forget(streamId);
-    this.env.closed(this);
+    if (this.stateful) {
+      if (liveSessions.get(this.id) === this) liveSessions.delete(this.id);
+      this.#standalone?.detach();
+      for (const streamId of this.#stored!) this.forget(streamId);
+      this.env.closed(this);
+    }
     this.onclose?.();
   }
 
@@ -537,7 +546,7 @@ class HttpSession implements Transport, Expirable {
     this.#register(stream);
     if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
     const captured = this.#deliver(body, extra);
-    if (captured.length > 0) {
+    if (captured) {
       // The server refused the POST as a whole (a batch where batches are not allowed): no response follows.
       this.#unregister(stream);
       stream.abort();
@@ -652,7 +661,10 @@ class HttpSession implements Transport, Expirable {
       return stream.push([message]);
     }
     if (response) {
-      this.#capture?.push(message);
+      if (this.#capturing) {
+        this.#captured ??= [];
+        this.#captured.push(message);
+      }
       return Promise.resolve(); // its POST was refused or is gone: nobody waits for it
     }
     // No standalone stream in stateless mode; a message for a finished request goes to it otherwise.
@@ -672,22 +684,25 @@ class HttpSession implements Transport, Expirable {
   #accept(body: unknown, extra: MessageExtra): Reply {
     const captured = this.#deliver(body, extra);
     this.#endIfStateless();
-    if (captured.length > 0) {
+    if (captured) {
       return jsonReply(Array.isArray(body) ? captured : captured[0], this.headers, 400);
     }
     return { status: 202, headers: this.headers };
   }
 
   /** The connection answers refusals synchronously, so whatever no stream takes meanwhile is this POST's. */
-  #deliver(body: unknown, extra: MessageExtra): JsonRpcMessage[] {
-    for (const id of cancelledIds(body)) this.#cancelled(id);
-    const captured: JsonRpcMessage[] = [];
-    this.#capture = captured;
+  #deliver(body: unknown, extra: MessageExtra): JsonRpcMessage[] | undefined {
+    if (Array.isArray(body) || (isObject(body) && body.method === CANCELLED)) {
+      for (const id of cancelledIds(body)) this.#cancelled(id);
+    }
+    this.#capturing = true;
     try {
       this.onmessage?.(body, extra);
     } finally {
-      this.#capture = undefined;
+      this.#capturing = false;
     }
+    const captured = this.#captured;
+    this.#captured = undefined;
     return captured;
   }
 
@@ -1052,14 +1067,22 @@ class RequestStream extends OutStream {
 
   #answerJson(): void {
     this.#decided = true;
-    const responses = this.#buffer.splice(0).map(([, message]) => message);
+    const held = this.#buffer;
     // Every request was cancelled: there is nothing to answer with.
-    if (responses.length === 0) this.#respond({ status: 202, headers: this.session.headers });
+    if (held.length === 0) this.#respond({ status: 202, headers: this.session.headers });
+    else if (this.batch)
+      this.#respond(
+        jsonReply(
+          held.map(([, message]) => message),
+          this.session.headers,
+        ),
+      );
     else {
-      const single = this.batch ? undefined : (responses[0] as { error?: { code: number } });
-      const status = single?.error && this.session.env.errorStatus?.(single.error.code);
-      this.#respond(jsonReply(this.batch ? responses : responses[0], this.session.headers, status || 200));
+      const single = held[0]![1] as { error?: { code: number } };
+      const status = single.error && this.session.env.errorStatus?.(single.error.code);
+      this.#respond(jsonReply(single, this.session.headers, status || 200));
     }
+    held.length = 0;
   }
 }
 
@@ -1078,7 +1101,7 @@ function requestIds(messages: unknown[]): RequestId[] {
 function cancelledIds(body: unknown): RequestId[] {
   const ids: RequestId[] = [];
   for (const m of Array.isArray(body) ? body : [body]) {
-    if (!isObject(m) || m.method !== "notifications/cancelled" || !isObject(m.params)) continue;
+    if (!isObject(m) || m.method !== CANCELLED || !isObject(m.params)) continue;
     if (isRequestId(m.params.requestId)) ids.push(m.params.requestId);
   }
   return ids;
