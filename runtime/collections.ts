@@ -66,51 +66,89 @@ export interface Linked<T> {
 }
 
 /**
- * A set linked through its members (each in at most one such set): adding and removing allocate nothing
- * and hash nothing. A Set of objects first gives each object an identity hash, then rehashes as members
- * come and go: for sets that change with every request (a server's sessions, with a session per stateless
- * HTTP POST) that is a third of a microsecond each time.
+ * A set linked through its members (each in at most one such set), kept in recency order: adding,
+ * removing and `touch` (make most recent) allocate nothing and hash nothing. A Set of objects first gives
+ * each object an identity hash, then rehashes as members come and go, and a Map kept in recency order by
+ * delete-and-set rehashes too: for sets that change with every request (a server's sessions with a
+ * session per stateless POST, open SSE streams, a registry touched on every request) that shows.
  */
 export class LinkedSet<T extends Linked<T>> implements Iterable<T> {
+  /** Most recent. */
   #head: T | undefined;
+  /** Least recent. */
+  #tail: T | undefined;
   #size = 0;
 
   get size(): number {
     return this.#size;
   }
 
+  /** The least recently added or touched member; `linkPrev` leads on towards the most recent. */
+  get oldest(): T | undefined {
+    return this.#tail;
+  }
+
   has(item: T): boolean {
     return item.linkPrev !== undefined || this.#head === item;
   }
 
+  /** Adds `item` as the most recent member (an existing one is only made most recent). */
   add(item: T): void {
-    if (this.has(item)) return;
-    item.linkNext = this.#head;
-    if (this.#head) this.#head.linkPrev = item;
-    this.#head = item;
+    if (this.has(item)) {
+      this.touch(item);
+      return;
+    }
+    this.#link(item);
     this.#size++;
+  }
+
+  /** Makes a member the most recent. */
+  touch(item: T): void {
+    if (this.#head === item || !this.has(item)) return;
+    this.#unlink(item);
+    this.#link(item);
   }
 
   delete(item: T): boolean {
     if (!this.has(item)) return false;
-    const { linkPrev: prev, linkNext: next } = item;
-    if (prev) prev.linkNext = next;
-    else this.#head = next;
-    if (next) next.linkPrev = prev;
-    item.linkPrev = undefined;
-    item.linkNext = undefined;
+    this.#unlink(item);
     this.#size--;
     return true;
   }
 
-  /** A snapshot, newest first: members may be removed while it is walked. */
+  /** A snapshot, most recent first: members may be removed while it is walked. */
   values(): T[] {
     const all: T[] = [];
     for (let item = this.#head; item; item = item.linkNext) all.push(item);
     return all;
   }
 
+  /** A snapshot, least recent first. */
+  oldestFirst(): T[] {
+    const all: T[] = [];
+    for (let item = this.#tail; item; item = item.linkPrev) all.push(item);
+    return all;
+  }
+
   [Symbol.iterator](): Iterator<T> {
     return this.values()[Symbol.iterator]();
+  }
+
+  #link(item: T): void {
+    item.linkPrev = undefined;
+    item.linkNext = this.#head;
+    if (this.#head) this.#head.linkPrev = item;
+    else this.#tail = item;
+    this.#head = item;
+  }
+
+  #unlink(item: T): void {
+    const { linkPrev: prev, linkNext: next } = item;
+    if (prev) prev.linkNext = next;
+    else this.#head = next;
+    if (next) next.linkPrev = prev;
+    else this.#tail = prev;
+    item.linkPrev = undefined;
+    item.linkNext = undefined;
   }
 }

@@ -4,14 +4,18 @@
  * transport; a store makes them name their stream.
  */
 
+import { type Linked, LinkedSet } from "../collections.js";
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 
 /** The empty object a stream's priming event carries: it holds a place in the stream and is never replayed. */
 export type PrimingEvent = Record<string, never>;
 
 export interface EventStore {
-  /** Stores a message sent on `streamId`; resolves to its event id, unique across all streams. */
-  append(streamId: string, message: JsonRpcMessage | PrimingEvent): Promise<string>;
+  /**
+   * Stores a message sent on `streamId`: its event id, unique across all streams. A store that holds
+   * events in memory answers at once; one that writes elsewhere returns a promise.
+   */
+  append(streamId: string, message: JsonRpcMessage | PrimingEvent): string | Promise<string>;
   /**
    * Sends, in order, every event stored after `lastEventId` on that event's stream; resolves to the
    * stream's id, or undefined when the event id is unknown (never issued, or evicted).
@@ -27,7 +31,8 @@ export interface EventStore {
 export const isPriming = (message: JsonRpcMessage | PrimingEvent): message is PrimingEvent =>
   !("jsonrpc" in message);
 
-interface StoredStream {
+interface StoredStream extends Linked<StoredStream> {
+  readonly id: string;
   /** Sequence number of events[0]; ids are `<streamId>#<seq>`. */
   first: number;
   events: (JsonRpcMessage | PrimingEvent)[];
@@ -41,6 +46,8 @@ const SEPARATOR = "#";
  */
 export class InMemoryEventStore implements EventStore {
   readonly #streams = new Map<string, StoredStream>();
+  /** Least recently written first out; writing a stream relinks it, nothing is rehashed. */
+  readonly #recent = new LinkedSet<StoredStream>();
   readonly #maxEvents: number;
   readonly #maxStreams: number;
 
@@ -54,7 +61,7 @@ export class InMemoryEventStore implements EventStore {
     return this.#streams.size;
   }
 
-  async append(streamId: string, message: JsonRpcMessage | PrimingEvent): Promise<string> {
+  append(streamId: string, message: JsonRpcMessage | PrimingEvent): string {
     const stream = this.#writable(streamId);
     stream.events.push(message);
     if (stream.events.length > this.#maxEvents) {
@@ -84,18 +91,23 @@ export class InMemoryEventStore implements EventStore {
   }
 
   deleteStream(streamId: string): void {
+    const stream = this.#streams.get(streamId);
+    if (!stream) return;
     this.#streams.delete(streamId);
+    this.#recent.delete(stream);
   }
 
-  /** The stream, moved to most recently written; the least recently written is dropped when full. */
+  /** The stream, made most recently written; the least recently written is dropped when full. */
   #writable(streamId: string): StoredStream {
-    const stream = this.#streams.get(streamId) ?? { first: 0, events: [] };
-    this.#streams.delete(streamId);
-    this.#streams.set(streamId, stream);
-    if (this.#streams.size > this.#maxStreams) {
-      const oldest = this.#streams.keys().next().value!;
-      this.#streams.delete(oldest);
+    let stream = this.#streams.get(streamId);
+    if (stream) {
+      this.#recent.touch(stream);
+      return stream;
     }
+    stream = { id: streamId, first: 0, events: [], linkPrev: undefined, linkNext: undefined };
+    this.#streams.set(streamId, stream);
+    this.#recent.add(stream);
+    if (this.#streams.size > this.#maxStreams) this.deleteStream(this.#recent.oldest!.id);
     return stream;
   }
 }

@@ -4,6 +4,7 @@
  * writing and a session registry with idle expiry.
  */
 
+import { type Linked, LinkedSet } from "../collections.js";
 import { ErrorCode } from "../jsonrpc/messages.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -333,7 +334,10 @@ export interface SseSink {
  * lags, so senders that await it hold memory bounded. Keep-alive comments stop idle proxies from
  * cutting the stream; they come from one shared timer, only for streams still open after a full period.
  */
-export class SseWriter {
+export class SseWriter implements Linked<SseWriter> {
+  /** Its place among the open streams of its keep-alive period. */
+  linkPrev?: SseWriter;
+  linkNext?: SseWriter;
   #sink: SseSink | undefined;
   #pending: string[] = [];
   #stream: ReadableStream<Uint8Array> | undefined;
@@ -482,7 +486,7 @@ const keepAlives = new Map<number, KeepAlive>();
 
 /** One timer per keep-alive period for all open streams; it stops on a tick that finds none. */
 class KeepAlive {
-  readonly #writers = new Set<SseWriter>();
+  readonly #writers = new LinkedSet<SseWriter>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly ms: number) {
@@ -528,7 +532,8 @@ export function unref(timer: unknown): void {
 
 // Sessions
 
-export interface Expirable {
+export interface Expirable extends Linked<Expirable> {
+  readonly id: string;
   /** Nothing in flight and no open stream: the session may be closed without loss. */
   readonly idle: boolean;
   lastActive: number;
@@ -536,11 +541,12 @@ export interface Expirable {
 }
 
 /**
- * Sessions by id in least-recently-used order (a Map keeps insertion order, and `touch` re-inserts), so
+ * Sessions by id, linked in least-recently-used order (a touch relinks, nothing is rehashed), so
  * eviction and expiry scan from the oldest. Bounded by `max`; idle ones expire after `ttlMs`.
  */
 export class SessionRegistry<S extends Expirable> {
   readonly #sessions = new Map<string, S>();
+  readonly #recent = new LinkedSet<Expirable>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -562,9 +568,9 @@ export class SessionRegistry<S extends Expirable> {
 
   /** Marks the session used now and most recent. */
   touch(id: string, session: S): void {
+    if (this.#sessions.get(id) !== session) return;
     session.lastActive = this.options.now();
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
+    this.#recent.touch(session);
   }
 
   /** Makes room for one more: evicts the least recently used idle session, or answers 503 if none is. */
@@ -572,42 +578,52 @@ export class SessionRegistry<S extends Expirable> {
     if (this.#sessions.size < this.options.max) return;
     const victim = this.#oldestIdle();
     if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", { "retry-after": "5" });
-    this.#drop(victim[0], victim[1]);
+    this.#drop(victim);
   }
 
   add(id: string, session: S): void {
-    this.touch(id, session);
+    const old = this.#sessions.get(id);
+    if (old && old !== session) this.#recent.delete(old);
+    this.#sessions.set(id, session);
+    session.lastActive = this.options.now();
+    this.#recent.add(session);
     this.#arm();
   }
 
   delete(id: string, session: S): void {
-    if (this.#sessions.get(id) === session) this.#sessions.delete(id);
+    if (this.#sessions.get(id) === session) {
+      this.#sessions.delete(id);
+      this.#recent.delete(session);
+    }
     if (this.#sessions.size === 0) this.#disarm();
   }
 
   /** Closes idle sessions unused for longer than the TTL. Bounded by the number of sessions. */
   sweep(): void {
     const cutoff = this.options.now() - this.options.ttlMs;
-    for (const [id, session] of [...this.#sessions]) {
+    for (const session of this.#recent.oldestFirst() as S[]) {
       if (session.lastActive > cutoff) break; // LRU order: everything after is newer
-      if (session.idle) this.#drop(id, session);
+      if (session.idle) this.#drop(session);
     }
   }
 
   async closeAll(): Promise<void> {
     this.#disarm();
-    const all = [...this.#sessions];
+    const all = this.#recent.values() as S[];
+    for (const session of all) this.#recent.delete(session);
     this.#sessions.clear();
-    await Promise.all(all.map(([, session]) => session.close().catch(this.onError)));
+    await Promise.all(all.map((session) => session.close().catch(this.onError)));
   }
 
-  #oldestIdle(): [string, S] | undefined {
-    for (const entry of this.#sessions) if (entry[1].idle) return entry;
+  #oldestIdle(): S | undefined {
+    for (let session = this.#recent.oldest; session; session = session.linkPrev) {
+      if (session.idle) return session as S;
+    }
     return undefined;
   }
 
-  #drop(id: string, session: S): void {
-    this.#sessions.delete(id);
+  #drop(session: S): void {
+    this.delete(session.id, session);
     session.close().catch(this.onError);
   }
 

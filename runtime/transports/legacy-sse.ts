@@ -137,6 +137,9 @@ class LegacySse {
 /** One legacy session: everything the server sends goes on the GET stream, in order. */
 class SseSession implements Transport, Expirable {
   lastActive = 0;
+  /** Its place in the registry's recency order. */
+  linkPrev?: Expirable;
+  linkNext?: Expirable;
   serverSession?: { close(): Promise<void> };
   onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;

@@ -100,6 +100,8 @@ const MAX_STORED_STREAMS = 1000;
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_EXTRA: MessageExtra = Object.freeze({});
 const CANCELLED = "notifications/cancelled";
+/** The event a stream's priming event stores: a place in the stream, never replayed. */
+const PRIMING: PrimingEvent = Object.freeze({}) as PrimingEvent;
 /** A settled send: what a send that needed no waiting returns. */
 const DONE: Promise<void> = Promise.resolve();
 
@@ -441,6 +443,9 @@ interface Missed {
  */
 class HttpSession implements Transport, Expirable {
   lastActive = 0;
+  /** Its place in the registry's recency order (stateful sessions). */
+  linkPrev?: Expirable;
+  linkNext?: Expirable;
   serverSession?: ServedSession;
   onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;
@@ -545,6 +550,8 @@ class HttpSession implements Transport, Expirable {
     const stream = new RequestStream(`${this.id}/${this.#nextStream++}`, this, ids, Array.isArray(body));
     this.#register(stream);
     if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
+    // Set before delivery: a handler that answers at once ends the stream within it.
+    if (isInitialize(body)) stream.onended = () => void DONE.then(() => this.#dropIfUninitialized());
     const captured = this.#deliver(body, extra);
     if (captured) {
       // The server refused the POST as a whole (a batch where batches are not allowed): no response follows.
@@ -553,7 +560,6 @@ class HttpSession implements Transport, Expirable {
       this.#endIfStateless();
       return jsonReply(Array.isArray(body) ? captured : captured[0], this.headers, 400);
     }
-    if (isInitialize(body)) stream.onended = () => void DONE.then(() => this.#dropIfUninitialized());
     return stream.response();
   }
 
@@ -647,7 +653,12 @@ class HttpSession implements Transport, Expirable {
   forget(streamId: string): void {
     if (!this.#stored) return;
     this.#stored.delete(streamId);
-    Promise.resolve(this.env.store.deleteStream?.(streamId)).catch(this.env.report);
+    try {
+      const deleted = this.env.store.deleteStream?.(streamId);
+      if (deleted instanceof Promise) deleted.catch(this.env.report);
+    } catch (error) {
+      this.env.report(error);
+    }
   }
 
   // Internals
@@ -778,30 +789,45 @@ class OutStream {
   }
 
   /**
-   * Emits `messages` in order after everything sent before. In a stateless session with nothing queued
-   * ahead (the usual case) that happens now, without a promise on the way: event ids are a counter, so
-   * nothing needs waiting for unless the client's connection is full.
+   * Emits `messages` in order after everything sent before. With nothing queued ahead (the usual case)
+   * that happens now, without a promise on the way, as long as event ids come at once (a counter, or an
+   * in-memory store); from the first id that must be waited for, the rest is queued.
    */
   push(messages: JsonRpcMessage[]): Promise<void> {
-    if (this.#queued === 0 && !this.session.stateful) {
-      try {
-        for (const message of messages) this.emit(this.idFor(message) as string, message);
-        this.pushed();
-      } catch (error) {
-        this.session.env.report(error);
-        return Promise.reject(error);
-      }
-      // Later sends wait until the connection has room again.
-      return this.writer?.full ? this.queue(() => this.writer?.ready() ?? DONE) : DONE;
-    }
-    return this.queue(async () => {
-      for (const message of messages) {
-        const eventId = this.idFor(message);
-        this.emit(typeof eventId === "object" ? await eventId : eventId, message);
+    if (this.#queued > 0) return this.queue(() => this.#emitFrom(messages, 0));
+    try {
+      for (let i = 0; i < messages.length; i++) {
+        const eventId = this.idFor(messages[i]!);
+        if (typeof eventId === "object") {
+          return this.queue(async () => {
+            this.emit(await eventId, messages[i]!);
+            await this.#emitFrom(messages, i + 1);
+          });
+        }
+        this.emit(eventId, messages[i]!);
       }
       this.pushed();
-      await this.writer?.ready();
-    });
+    } catch (error) {
+      this.session.env.report(error);
+      return Promise.reject(error);
+    }
+    // Later sends wait until the connection has room again.
+    return this.writer?.full ? this.queue(() => this.writer?.ready() ?? DONE) : DONE;
+  }
+
+  /** The queued part of a send: `messages` from `start` on, each after its event id. */
+  async #emitFrom(messages: JsonRpcMessage[], start: number): Promise<void> {
+    for (let i = start; i < messages.length; i++) {
+      const eventId = this.idFor(messages[i]!);
+      this.emit(typeof eventId === "object" ? await eventId : eventId, messages[i]!);
+    }
+    this.pushed();
+    await this.writer?.ready();
+  }
+
+  /** Nothing queued: a step may run now rather than after the chain. */
+  protected get unqueued(): boolean {
+    return this.#queued === 0;
   }
 
   /** After a send's messages are all emitted. */
@@ -960,9 +986,18 @@ class RequestStream extends OutStream {
     const writer = this.#sse();
     if (!prime) return;
     this.#priming = true;
+    const send = (eventId: string | undefined) => {
+      if (writer.event("", { id: eventId })) this.primed = true;
+    };
+    if (this.unqueued) {
+      const eventId = this.idFor(PRIMING);
+      if (typeof eventId !== "object") send(eventId);
+      else this.queue(async () => send(await eventId)).catch(() => {});
+      return;
+    }
     this.queue(async () => {
-      const eventId = this.idFor({} as PrimingEvent);
-      if (writer.event("", { id: typeof eventId === "object" ? await eventId : eventId })) this.primed = true;
+      const eventId = this.idFor(PRIMING);
+      send(typeof eventId === "object" ? await eventId : eventId);
     }).catch(() => {});
   }
 

@@ -385,6 +385,57 @@ describe("resumability", () => {
   });
 });
 
+describe("event stores", () => {
+  it("InMemoryEventStore: writing a stream makes it the most recent, so the idlest one goes", () => {
+    const store = new InMemoryEventStore({ maxStreams: 2 });
+    const m = { jsonrpc: "2.0" as const, method: "n" };
+    expect(store.append("s", m)).toBe("s#0"); // in memory: the id at once, no promise
+    store.append("t", m);
+    store.append("s", m); // "s" is written again: "t" is now the least recently written
+    store.append("u", m);
+    expect(store.streamCount).toBe(2);
+    expect(store.append("s", m)).toBe("s#2");
+    expect(store.append("t", m)).toBe("t#0"); // "t" was dropped: it starts over
+  });
+
+  it("a store that answers with promises keeps send order, and its ids resume the stream", async () => {
+    const memory = new InMemoryEventStore();
+    const appended: string[] = [];
+    let turn = 0;
+    // Writes elsewhere: every append settles later, some after a timer, some after a microtask.
+    const slow = {
+      append: async (streamId: string, message: Parameters<InMemoryEventStore["append"]>[1]) => {
+        if (++turn % 2 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+        else await Promise.resolve();
+        const id = memory.append(streamId, message);
+        appended.push(id);
+        return id;
+      },
+      replayAfter: (...args: Parameters<InMemoryEventStore["replayAfter"]>) => memory.replayAfter(...args),
+      deleteStream: (streamId: string) => memory.deleteStream(streamId),
+    };
+    const { handler } = await setup({ eventStore: slow });
+    const { headers } = await open(handler);
+    const response = await post(handler, call(1, "progress", { steps: 3 }, { progressToken: "p" }), headers);
+    const read = await readSse(response.body!);
+    expect(messagesOf(read.events).map((m) => m.method ?? m.id)).toEqual([
+      "notifications/progress",
+      "notifications/progress",
+      "notifications/progress",
+      1,
+    ]);
+    // Every event carries the id the store gave it, in the order the store gave them.
+    const ids = read.events.map((e) => e.id!);
+    expect(ids.every((id) => appended.includes(id))).toBe(true);
+    expect(ids.map((id) => Number(id.split("#")[1]))).toEqual([0, 1, 2, 3, 4]);
+    const resumed = await handler(
+      new Request(URL_, { headers: { ...headers, accept: "text/event-stream", "last-event-id": ids[0]! } }),
+    );
+    // The stream ended with its response delivered: its events are forgotten, so it cannot be resumed.
+    await expectError(resumed, 400, -32600);
+  });
+});
+
 describe("sessions", () => {
   it("1,000 sessions created and abandoned are freed by the idle TTL", async () => {
     let now = 0;
