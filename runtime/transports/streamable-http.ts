@@ -196,7 +196,8 @@ class StreamableHttp {
       primes: (version) => this.#primes(version),
       report,
       touched: (session) => {
-        if (this.sessions.get(session.id) === session) this.sessions.touch(session.id, session);
+        // Stateless sessions are never registered: their ids need no lookup (nor hashing).
+        if (session.stateful) this.sessions.touch(session.id, session);
       },
       closed: (session) => this.sessions.delete(session.id, session),
     };
@@ -1040,7 +1041,8 @@ class RequestStream extends OutStream {
    * Once something else comes (the answer turns SSE), the held ones are stored first, in order.
    */
   protected override idFor(message: JsonRpcMessage | PrimingEvent): string | undefined | Promise<string> {
-    if (!this.session.stateful) return super.idFor(message);
+    // Stateless counter ids are given as events go out, in their order: a JSON answer needs none.
+    if (!this.session.stateful) return this.#decided ? super.idFor(message) : undefined;
     if (!this.#decided && isResponse(message as JsonRpcMessage)) return undefined;
     if (this.#buffer.some(([id]) => id === undefined)) {
       return this.#storeHeld().then(() => super.idFor(message)!);
@@ -1097,7 +1099,9 @@ class RequestStream extends OutStream {
 
   #flushAsSse(): void {
     this.#sse();
-    for (const [id, message] of this.#buffer.splice(0)) super.emit(id, message);
+    for (const [id, message] of this.#buffer.splice(0)) {
+      super.emit(id ?? (this.session.stateful ? undefined : this.session.counterId(this.id)), message);
+    }
   }
 
   #answerJson(): void {

@@ -304,6 +304,25 @@ describe("stateless", () => {
     await expect.poll(() => server.sessions.size).toBe(0);
     expect(handler.sessionCount).toBe(0);
   });
+
+  it("turns to SSE when progress comes before the response; its events are numbered in send order", async () => {
+    const { handler, server } = await setup({ stateless: true, jsonResponse: true });
+    const plain = await post(handler, call(1, "echo", { text: "j" }));
+    expect(plain.headers.get("content-type")).toBe("application/json");
+    const r = await post(handler, call(2, "progress", { steps: 2 }, { progressToken: "p" }));
+    expect(r.headers.get("content-type")).toBe("text/event-stream");
+    const read = await readSse(r.body!);
+    expect(messagesOf(read.events).map((m) => m.method ?? m.id)).toEqual([
+      "notifications/progress",
+      "notifications/progress",
+      2,
+    ]);
+    // Not resumable (no session), but every event still has its own id, counting up as they went out.
+    const numbers = read.events.map((e) => Number(e.id!.split("#")[1]));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    expect(new Set(numbers).size).toBe(3);
+    await expect.poll(() => server.sessions.size).toBe(0);
+  });
 });
 
 describe("resumability", () => {
