@@ -99,8 +99,13 @@ export function responseForError(error: unknown, report: (error: unknown) => voi
   return toResponse(replyForError(error, report));
 }
 
-export function jsonReply(body: unknown, headers: Record<string, string> = {}, status = 200): Reply {
-  return { status, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) };
+/** Headers of a reply that adds none of its own; shared, so frozen. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
+
+export function jsonReply(body: unknown, headers: Record<string, string> = NO_HEADERS, status = 200): Reply {
+  const all = headers === NO_HEADERS ? JSON_ONLY : { ...headers, "content-type": "application/json" };
+  return { status, headers: all, body: JSON.stringify(body) };
 }
 
 export function jsonResponse(body: unknown, headers: Record<string, string> = {}, status = 200): Response {

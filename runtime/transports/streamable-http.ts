@@ -33,6 +33,7 @@ import {
   handlerObject,
   jsonReply,
   mediaType,
+  NO_HEADERS,
   newSessionId,
   parseJson,
   type Reply,
@@ -96,8 +97,7 @@ const SESSION_HEADER = "mcp-session-id";
 const VERSION_HEADER = "mcp-protocol-version";
 /** Stream ids a session keeps in the event store at most; older ones are forgotten. */
 const MAX_STORED_STREAMS = 1000;
-/** Shared by every stateless reply and every unauthenticated POST; nothing writes to either. */
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** Shared by every unauthenticated POST; nothing writes to it. */
 const NO_EXTRA: MessageExtra = Object.freeze({});
 const CANCELLED = "notifications/cancelled";
 /** The event a stream's priming event stores: a place in the stream, never replayed. */
