@@ -52,7 +52,7 @@ import {
 } from "./protocol.js";
 import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./subscriptions.js";
 import { ToolHeaderParams } from "./transports/mcp-headers.js";
-import type { MessageExtra, Transport } from "./transports/transport.js";
+import { DONE, type MessageExtra, type Transport } from "./transports/transport.js";
 import { assertValid, checkPeerResult, invalid } from "./validate.js";
 
 export { inputRequired } from "./mrtr.js";
@@ -244,7 +244,8 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    */
   open(transport: Transport, opts: ConnectOptions = {}): ServerSession<Out, OutNotes> {
     const session = this.session(transport, opts);
-    session.start().catch((error: unknown) => this.reportError(error));
+    const started = session.start();
+    if (started !== DONE) started.catch((error: unknown) => this.reportError(error));
     return session;
   }
 

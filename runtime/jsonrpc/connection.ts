@@ -5,7 +5,7 @@
  */
 
 import { SmallMap } from "../collections.js";
-import type { MessageExtra, SendOptions, Transport } from "../transports/transport.js";
+import { DONE, type MessageExtra, type SendOptions, type Transport } from "../transports/transport.js";
 import {
   classify,
   ErrorCode,
@@ -185,8 +185,8 @@ export class Connection {
     this.#closed = true;
     this.#incoming.abortAll("connection closed");
     if (this.#outgoing.size > 0) for (const pending of this.#outgoing.drain()) pending.reject(closedError());
-    this.#guard(() => this.#options.onClose?.());
-    this.#guard(() => this.onclose?.());
+    this.#guard(this.#options.onClose, this.#options);
+    this.#guard(this.onclose, this);
   }
 
   // Outgoing requests
@@ -388,6 +388,7 @@ export class Connection {
       this.#report(error);
       return;
     }
+    if (sent === DONE) return;
     sent.catch((error) => {
       if (!this.#closed) this.#report(error);
     });
@@ -407,9 +408,10 @@ export class Connection {
   }
 
   /** Calls user code that must not break message processing: throws and rejections go to onerror. */
-  #guard(fn: () => unknown): void {
+  #guard(fn: (() => unknown) | undefined, self?: unknown): void {
+    if (!fn) return;
     try {
-      const result = fn();
+      const result = self === undefined ? fn() : fn.call(self);
       if (result instanceof Promise) result.catch((error) => this.#report(error));
     } catch (error) {
       this.#report(error);

@@ -16,7 +16,7 @@ import {
   type RequestId,
 } from "../jsonrpc/messages.js";
 import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
-import type { Server } from "../server.js";
+import type { ConnectOptions, Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
   accepts,
@@ -44,7 +44,7 @@ import {
   TRANSPORT_ERROR,
 } from "./http-util.js";
 import { checkParamHeaders, checkStandardHeaders } from "./mcp-headers.js";
-import type { MessageExtra, SendOptions, Transport } from "./transport.js";
+import { DONE, type MessageExtra, type SendOptions, type Transport } from "./transport.js";
 
 export { HttpError } from "./http-util.js";
 
@@ -102,8 +102,6 @@ const NO_EXTRA: MessageExtra = Object.freeze({});
 const CANCELLED = "notifications/cancelled";
 /** The event a stream's priming event stores: a place in the stream, never replayed. */
 const PRIMING: PrimingEvent = Object.freeze({}) as PrimingEvent;
-/** A settled send: what a send that needed no waiting returns. */
-const DONE: Promise<void> = Promise.resolve();
 
 /**
  * Live stateful sessions by id, so that `closeSseStream(ctx)` can reach the transport from a handler
@@ -111,8 +109,12 @@ const DONE: Promise<void> = Promise.resolve();
  */
 const liveSessions = new Map<string, HttpSession>();
 
-/** Stateless sessions are never named to anyone: a counter tells them apart. */
-let statelessCount = 0;
+/**
+ * A stateless session serves one POST and is never named to anyone: they share one id, and their one
+ * stream shares one too (its SSE event ids only need to differ within the stream).
+ */
+const STATELESS_ID = "stateless";
+const STATELESS_STREAM = `${STATELESS_ID}/1`;
 
 /**
  * Ends the SSE stream of the POST that carried this request, without ending the request: the client
@@ -323,7 +325,7 @@ class StreamableHttp {
     if (mismatch) return fail(headerMismatch(mismatch));
 
     const env = this.#statelessEnv;
-    const session = new HttpSession(`stateless-${++statelessCount}`, false, env);
+    const session = new HttpSession(STATELESS_ID, false, env);
     session.serverSession = this.server.open(session, { era: "stateless" });
     return session.post(body, extra);
   }
@@ -358,10 +360,21 @@ class StreamableHttp {
 
   #statelessPost(request: CoreRequest, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const protocolVersion = request.header(VERSION_HEADER) ?? this.#newest;
-    const session = new HttpSession(`stateless-${++statelessCount}`, false, this.#env);
-    session.serverSession = this.server.open(session, { stateless: { protocolVersion } });
+    const session = new HttpSession(STATELESS_ID, false, this.#env);
+    session.serverSession = this.server.open(session, this.#statelessOptions(protocolVersion));
     return session.post(body, extra);
   }
+
+  /** Connect options of a stateless session at `protocolVersion` (a supported one): one object each. */
+  #statelessOptions(protocolVersion: string): ConnectOptions {
+    let options = this.#statelessByVersion.get(protocolVersion);
+    if (!options) {
+      options = { stateless: { protocolVersion } };
+      this.#statelessByVersion.set(protocolVersion, options);
+    }
+    return options;
+  }
+  readonly #statelessByVersion = new Map<string, ConnectOptions>();
 
   async #get(request: CoreRequest): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
@@ -502,7 +515,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#closed) return DONE;
     if (Array.isArray(message)) return this.#routeBatch(message);
     return this.#route(message, options?.relatedRequestId);
   }
@@ -548,7 +561,8 @@ class HttpSession implements Transport, Expirable {
       this.#endIfStateless();
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
     }
-    const stream = new RequestStream(`${this.id}/${this.#nextStream++}`, this, ids, Array.isArray(body));
+    const streamId = this.stateful ? `${this.id}/${this.#nextStream++}` : STATELESS_STREAM;
+    const stream = new RequestStream(streamId, this, ids, Array.isArray(body));
     this.#register(stream);
     if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
     // Set before delivery: a handler that answers at once ends the stream within it.
@@ -677,7 +691,7 @@ class HttpSession implements Transport, Expirable {
         this.#captured ??= [];
         this.#captured.push(message);
       }
-      return Promise.resolve(); // its POST was refused or is gone: nobody waits for it
+      return DONE; // its POST was refused or is gone: nobody waits for it
     }
     // No standalone stream in stateless mode; a message for a finished request goes to it otherwise.
     return this.#standalone?.push([message]) ?? DONE;
@@ -940,8 +954,11 @@ class RequestStream extends OutStream {
   /** Requests still without a response: how many, and (when several) which. */
   #left: number;
   readonly #awaiting: Set<RequestId> | undefined;
-  /** Messages held until the answer's kind is decided; responses get their event id only if it is SSE. */
-  readonly #buffer: [string | undefined, JsonRpcMessage][] = [];
+  /**
+   * Messages held until the answer's kind is decided; responses get their event id only if it is SSE.
+   * Made on first need: a lone response that ends the stream is answered without being held.
+   */
+  #held: [string | undefined, JsonRpcMessage][] | undefined;
 
   constructor(
     id: string,
@@ -1044,14 +1061,14 @@ class RequestStream extends OutStream {
     // Stateless counter ids are given as events go out, in their order: a JSON answer needs none.
     if (!this.session.stateful) return this.#decided ? super.idFor(message) : undefined;
     if (!this.#decided && isResponse(message as JsonRpcMessage)) return undefined;
-    if (this.#buffer.some(([id]) => id === undefined)) {
+    if (this.#held?.some(([id]) => id === undefined)) {
       return this.#storeHeld().then(() => super.idFor(message)!);
     }
     return super.idFor(message);
   }
 
   async #storeHeld(): Promise<void> {
-    for (const entry of this.#buffer) {
+    for (const entry of this.#held ?? []) {
       if (entry[0] === undefined) entry[0] = await this.session.env.store.append(this.id, entry[1]);
     }
   }
@@ -1060,8 +1077,11 @@ class RequestStream extends OutStream {
     const response = isResponse(message);
     if (response) this.#answered((message as JsonRpcResponse).id as RequestId);
     if (this.#decided) super.emit(eventId, message);
-    else {
-      this.#buffer.push([eventId, message]);
+    else if (response && this.#left === 0 && !this.#held && !this.batch) {
+      this.#answerJson(message); // a lone response, first and last: nothing to hold
+    } else {
+      this.#held ??= [];
+      this.#held.push([eventId, message]);
       if (!response) this.#flushAsSse();
     }
   }
@@ -1099,29 +1119,29 @@ class RequestStream extends OutStream {
 
   #flushAsSse(): void {
     this.#sse();
-    for (const [id, message] of this.#buffer.splice(0)) {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const [id, message] of held) {
       super.emit(id ?? (this.session.stateful ? undefined : this.session.counterId(this.id)), message);
     }
   }
 
-  #answerJson(): void {
+  /** The JSON answer: `single` (one request's response), or what is held (a batch's responses). */
+  #answerJson(single?: JsonRpcMessage): void {
     this.#decided = true;
-    const held = this.#buffer;
+    const held = this.#held;
+    this.#held = undefined;
+    const first = single ?? held?.[0]?.[1];
     // Every request was cancelled: there is nothing to answer with.
-    if (held.length === 0) this.#respond({ status: 202, headers: this.session.headers });
-    else if (this.batch)
-      this.#respond(
-        jsonReply(
-          held.map(([, message]) => message),
-          this.session.headers,
-        ),
-      );
-    else {
-      const single = held[0]![1] as { error?: { code: number } };
-      const status = single.error && this.session.env.errorStatus?.(single.error.code);
-      this.#respond(jsonReply(single, this.session.headers, status || 200));
+    if (first === undefined) this.#respond({ status: 202, headers: this.session.headers });
+    else if (this.batch) {
+      const responses = held!.map(([, message]) => message);
+      this.#respond(jsonReply(responses, this.session.headers));
+    } else {
+      const error = (first as { error?: { code: number } }).error;
+      const status = error && this.session.env.errorStatus?.(error.code);
+      this.#respond(jsonReply(first, this.session.headers, status || 200));
     }
-    held.length = 0;
   }
 }
 

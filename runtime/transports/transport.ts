@@ -5,6 +5,12 @@
 
 import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from "../jsonrpc/messages.js";
 
+/**
+ * A settled promise a transport returns from `start()` or `send()` when it is done at once: callers
+ * that see this very promise know there is nothing to wait for or catch (no reaction is made per message).
+ */
+export const DONE: Promise<void> = Promise.resolve();
+
 /** What came with a message: set by transports that know more than the bytes (HTTP auth, sessions). */
 export interface MessageExtra {
   /** Result of the transport's authentication hook, handed to handlers as `ctx.auth`. */
