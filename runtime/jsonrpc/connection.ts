@@ -283,13 +283,13 @@ export class Connection {
   }
 
   #serve(request: JsonRpcRequest, extra?: MessageExtra): Reply {
-    const entry = this.#incoming.begin(request.id);
-    if (!entry)
+    // The context is the request's entry in the table too: one object per request.
+    const entry = new IncomingContext(request, readProgressToken(request.params), extra);
+    if (!this.#incoming.begin(request.id, entry))
       return failure(request.id, { code: ErrorCode.InvalidRequest, message: "duplicate request id" });
-    const ctx = new IncomingContext(request, entry, readProgressToken(request.params), extra);
     let result: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
-      result = this.#options.onRequest(request, ctx);
+      result = this.#options.onRequest(request, entry);
     } catch (error) {
       return this.#settle(request, entry, this.#failed(request, entry, error));
     }
@@ -473,11 +473,11 @@ class OutgoingRequests {
 
 type Reply = JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined>;
 
-/** An incoming request in flight. Its AbortController is made only if a handler reads `signal`. */
+/** An incoming request in flight. */
 interface Inflight {
-  controller?: AbortController;
   /** Set once cancelled (by the peer or by close). */
-  reason?: string;
+  readonly reason: string | undefined;
+  cancel(reason: string): void;
 }
 
 /** Requests the peer sent whose handlers are still running; the table exists only while one is. */
@@ -489,13 +489,12 @@ class IncomingRequests {
     return this.#inflight?.size ?? 0;
   }
 
-  /** Undefined when the id is already in flight. */
-  begin(id: RequestId): Inflight | undefined {
+  /** False when the id is already in flight. */
+  begin(id: RequestId, entry: Inflight): boolean {
     this.#inflight ??= new SmallMap();
-    if (this.#inflight.has(id)) return undefined;
-    const entry: Inflight = {};
+    if (this.#inflight.has(id)) return false;
     this.#inflight.set(id, entry);
-    return entry;
+    return true;
   }
 
   end(id: RequestId, entry: Inflight): void {
@@ -505,37 +504,28 @@ class IncomingRequests {
   /** Aborts the handler of `id`; false when no such request is in flight. */
   cancel(id: RequestId, reason: string): boolean {
     const entry = this.#inflight?.get(id);
-    if (entry) abort(entry, reason);
+    entry?.cancel(reason);
     return entry !== undefined;
   }
 
   abortAll(reason: string): void {
-    if (this.#inflight?.size) for (const entry of this.#inflight.values()) abort(entry, reason);
+    if (this.#inflight?.size) for (const entry of this.#inflight.values()) entry.cancel(reason);
     this.#inflight = undefined;
   }
 }
 
-function abort(entry: Inflight, reason: string): void {
-  if (entry.reason !== undefined) return;
-  entry.reason = reason;
-  entry.controller?.abort(reason);
-}
-
-function signalOf(entry: Inflight): AbortSignal {
-  if (!entry.controller) {
-    entry.controller = new AbortController();
-    if (entry.reason !== undefined) entry.controller.abort(entry.reason);
-  }
-  return entry.controller.signal;
-}
-
-class IncomingContext implements IncomingRequestContext {
+/**
+ * What a handler learns of its request, and the request's entry in the in-flight table. Its
+ * AbortController is made only if a handler reads `signal`.
+ */
+class IncomingContext implements IncomingRequestContext, Inflight {
   readonly id: RequestId;
   readonly method: string;
+  #controller: AbortController | undefined;
+  #reason: string | undefined;
 
   constructor(
     request: JsonRpcRequest,
-    private readonly entry: Inflight,
     readonly progressToken: ProgressToken | undefined,
     readonly extra: MessageExtra | undefined,
   ) {
@@ -543,8 +533,22 @@ class IncomingContext implements IncomingRequestContext {
     this.method = request.method;
   }
 
+  get reason(): string | undefined {
+    return this.#reason;
+  }
+
   get signal(): AbortSignal {
-    return signalOf(this.entry);
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  cancel(reason: string): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
   }
 }
 
