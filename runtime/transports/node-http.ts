@@ -194,7 +194,11 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Arra
   });
 }
 
-/** Status and headers, then the whole body in one `end`, or each SSE event written as it comes. */
+/**
+ * Status and headers, then the whole body in one `end`, or each SSE event written as it comes. The
+ * headers of an SSE answer go out at once (a client waits for them), together with the events already
+ * written and, when the stream has ended meanwhile, its end: one write, not three.
+ */
 function writeReply(reply: Reply, res: ServerResponse): void {
   if (!reply.sse) {
     res.writeHead(reply.status, reply.headers);
@@ -203,13 +207,25 @@ function writeReply(reply: Reply, res: ServerResponse): void {
   }
   const writer = reply.sse;
   res.writeHead(reply.status, reply.headers);
-  res.flushHeaders();
   res.on("drain", () => writer.drained());
   res.on("close", () => writer.gone());
-  writer.attach({
-    write: (text) => res.write(text),
-    end: () => res.end(),
-  });
+  let sent = false; // whether a write or the end has carried the headers
+  res.cork();
+  try {
+    writer.attach({
+      write: (text) => {
+        sent = true;
+        return res.write(text);
+      },
+      end: () => {
+        sent = true;
+        res.end();
+      },
+    });
+    if (!sent) res.flushHeaders();
+  } finally {
+    res.uncork();
+  }
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal, maxBodyBytes: number | undefined): Request {

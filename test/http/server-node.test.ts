@@ -122,6 +122,34 @@ describe("serveHttp", () => {
     expect(messagesOf(read.events)).toMatchObject([{ method: "notifications/tools/list_changed" }]);
   });
 
+  it("an SSE answer's headers go out at once, before any event; a finished answer in one piece", async () => {
+    const { http } = await serve(); // no retryMs: nothing is written before the first event
+    const headers = await initialize(http.url);
+    // The standalone stream has nothing to send: its headers must still arrive.
+    const get = await fetch(http.url, {
+      headers: { ...headers, accept: "text/event-stream" },
+      signal: AbortSignal.timeout(2_000),
+    });
+    expect([get.status, get.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    await get.body?.cancel();
+    // A call answered at once: headers, the priming event, the response and the end, all readable.
+    const call = await raw(http.url, {
+      method: "POST",
+      headers,
+      body: [
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "x" } },
+        }),
+      ],
+    });
+    expect(call.status).toBe(200);
+    expect(call.body).toMatch(/^id: .*\ndata: \n\n/);
+    expect(call.body).toContain('"id":1,"result"');
+  });
+
   it("a client that goes away frees its stream: the session becomes idle and expires", async () => {
     let now = 0;
     const { http } = await serve({ now: () => now, sessionIdleTtlMs: 1000 });
