@@ -65,7 +65,7 @@ import { isStub } from "./server.js";
 import { standardHeaders, ToolHeaderParams } from "./transports/mcp-headers.js";
 import type { StatelessHttp } from "./transports/streamable-http-client.js";
 import type { Transport } from "./transports/transport.js";
-import { assertValid, checkPeerResult, invalid } from "./validate.js";
+import { assertValid, checkPeerResult, invalid, invalidNotification } from "./validate.js";
 
 export type { Subscription, SubscriptionEnd, SubscriptionFilter } from "./client-subscriptions.js";
 
@@ -696,12 +696,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     const own = sub?.handlers[entry.handler];
     const handler = this.#handlers[entry.handler];
     if (!own && !handler && n.method !== ACKNOWLEDGED) return;
-    const error = invalid(
-      entry.params,
-      n.params,
-      ErrorCode.InvalidParams,
-      `invalid ${n.method} notification`,
-    );
+    const error = invalidNotification(entry, n);
     if (error) {
       if (sub && n.method === ACKNOWLEDGED) sub.fail(error);
       this.#reportError(error);

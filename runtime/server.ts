@@ -53,7 +53,7 @@ import {
 import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./subscriptions.js";
 import { ToolHeaderParams } from "./transports/mcp-headers.js";
 import { DONE, type MessageExtra, type Transport } from "./transports/transport.js";
-import { assertValid, checkPeerResult, invalid } from "./validate.js";
+import { assertValid, checkPeerResult, invalid, invalidNotification } from "./validate.js";
 
 export { inputRequired } from "./mrtr.js";
 
@@ -908,12 +908,7 @@ export class ServerSession<
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;
-    const error = invalid(
-      entry.params,
-      n.params,
-      ErrorCode.InvalidParams,
-      `invalid ${n.method} notification`,
-    );
+    const error = invalidNotification(entry, n);
     if (error) {
       this.server.reportError(error);
       return;

@@ -1,5 +1,5 @@
 import type { Check, Fail } from "./check.js";
-import { McpError } from "./jsonrpc/messages.js";
+import { ErrorCode, type JsonRpcNotification, McpError } from "./jsonrpc/messages.js";
 
 export interface ValidationIssue {
   /** JSON pointer of the failing value, e.g. `/arguments/count`. */
@@ -40,6 +40,13 @@ export function checkPeerResult(
   result: unknown,
   peer: "client" | "server",
 ): unknown {
-  assertValid(check, result, -32602, `invalid ${method} result from the ${peer}`);
+  assertValid(check, result, ErrorCode.InvalidParams, `invalid ${method} result from the ${peer}`);
   return result;
+}
+
+/** A peer's notification checked against its generated params validator (-32602 naming the path). */
+export function invalidNotification(entry: { params: Check }, n: JsonRpcNotification): McpError | undefined {
+  const failure = entry.params(n.params);
+  if (failure === undefined) return undefined;
+  return validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure);
 }
