@@ -16,7 +16,7 @@ import {
   type RequestId,
 } from "../jsonrpc/messages.js";
 import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
-import type { ConnectOptions, Server } from "../server.js";
+import type { Server } from "../server.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
   accepts,
@@ -361,20 +361,9 @@ class StreamableHttp {
   #statelessPost(request: CoreRequest, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const protocolVersion = request.header(VERSION_HEADER) ?? this.#newest;
     const session = new HttpSession(STATELESS_ID, false, this.#env);
-    session.serverSession = this.server.open(session, this.#statelessOptions(protocolVersion));
+    session.serverSession = this.server.open(session, { stateless: { protocolVersion } });
     return session.post(body, extra);
   }
-
-  /** Connect options of a stateless session at `protocolVersion` (a supported one): one object each. */
-  #statelessOptions(protocolVersion: string): ConnectOptions {
-    let options = this.#statelessByVersion.get(protocolVersion);
-    if (!options) {
-      options = { stateless: { protocolVersion } };
-      this.#statelessByVersion.set(protocolVersion, options);
-    }
-    return options;
-  }
-  readonly #statelessByVersion = new Map<string, ConnectOptions>();
 
   async #get(request: CoreRequest): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
@@ -566,7 +555,7 @@ class HttpSession implements Transport, Expirable {
     this.#register(stream);
     if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
     // Set before delivery: a handler that answers at once ends the stream within it.
-    if (isInitialize(body)) stream.onended = () => void DONE.then(() => this.#dropIfUninitialized());
+    if (isInitialize(body)) stream.onended = () => queueMicrotask(() => this.#dropIfUninitialized());
     const captured = this.#deliver(body, extra);
     if (captured) {
       // The server refused the POST as a whole (a batch where batches are not allowed): no response follows.
@@ -718,9 +707,8 @@ class HttpSession implements Transport, Expirable {
 
   /** The connection answers refusals synchronously, so whatever no stream takes meanwhile is this POST's. */
   #deliver(body: unknown, extra: MessageExtra): JsonRpcMessage[] | undefined {
-    if (Array.isArray(body) || (isObject(body) && body.method === CANCELLED)) {
-      for (const id of cancelledIds(body)) this.#cancelled(id);
-    }
+    if (Array.isArray(body)) for (const m of body) this.#cancelled(cancelledId(m));
+    else this.#cancelled(cancelledId(body));
     this.#capturing = true;
     try {
       this.onmessage?.(body, extra);
@@ -733,7 +721,8 @@ class HttpSession implements Transport, Expirable {
   }
 
   /** A cancelled request gets no response: its stream stops waiting for one. */
-  #cancelled(id: RequestId): void {
+  #cancelled(id: RequestId | undefined): void {
+    if (id === undefined) return;
     const stream = this.#routes?.get(id);
     if (!stream) return;
     this.#routes?.delete(id);
@@ -840,11 +829,6 @@ class OutStream {
     await this.writer?.ready();
   }
 
-  /** Nothing queued: a step may run now rather than after the chain. */
-  protected get unqueued(): boolean {
-    return this.#queued === 0;
-  }
-
   /** After a send's messages are all emitted. */
   protected pushed(): void {}
 
@@ -926,13 +910,10 @@ class StandaloneStream extends OutStream {
   }
 
   protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
-    if (eventId === undefined) {
-      super.emit(eventId, message);
-      return;
-    }
     const connected = this.connected;
     super.emit(eventId, message);
-    if (connected) return;
+    // A standalone stream is stateful: its events always have ids, the next GET gets them.
+    if (connected || eventId === undefined) return;
     this.#undelivered.push([eventId, message]);
     if (this.#undelivered.length > MAX_UNDELIVERED) this.#undelivered.shift();
   }
@@ -973,9 +954,9 @@ class RequestStream extends OutStream {
 
   /** Whether `id` was still waiting for its response; it no longer is. */
   #answered(id: RequestId): boolean {
-    if (this.#awaiting ? !this.#awaiting.delete(id) : this.#left === 0 || id !== this.ids[0]) return false;
-    this.#left--;
-    return true;
+    const waiting = this.#awaiting ? this.#awaiting.delete(id) : this.#left === 1 && id === this.ids[0];
+    if (waiting) this.#left--;
+    return waiting;
   }
 
   /** The HTTP answer: at once when already decided (a handler that answered synchronously), else later. */
@@ -1007,16 +988,10 @@ class RequestStream extends OutStream {
     const send = (eventId: string | undefined) => {
       if (writer.event("", { id: eventId })) this.primed = true;
     };
-    if (this.unqueued) {
-      const eventId = this.idFor(PRIMING);
-      if (typeof eventId !== "object") send(eventId);
-      else this.queue(async () => send(await eventId)).catch(() => {});
-      return;
-    }
-    this.queue(async () => {
-      const eventId = this.idFor(PRIMING);
-      send(typeof eventId === "object" ? await eventId : eventId);
-    }).catch(() => {});
+    // A stream starts before anything is sent on it: nothing is queued ahead of its priming event.
+    const eventId = this.idFor(PRIMING);
+    if (typeof eventId !== "object") send(eventId);
+    else this.queue(async () => send(await eventId)).catch(() => {});
   }
 
   /**
@@ -1156,14 +1131,10 @@ function requestIds(messages: unknown[]): RequestId[] {
   return ids;
 }
 
-/** The requests a POST's `notifications/cancelled` name. */
-function cancelledIds(body: unknown): RequestId[] {
-  const ids: RequestId[] = [];
-  for (const m of Array.isArray(body) ? body : [body]) {
-    if (!isObject(m) || m.method !== CANCELLED || !isObject(m.params)) continue;
-    if (isRequestId(m.params.requestId)) ids.push(m.params.requestId);
-  }
-  return ids;
+/** The request a `notifications/cancelled` names, when `m` is one. */
+function cancelledId(m: unknown): RequestId | undefined {
+  if (!isObject(m) || m.method !== CANCELLED || !isObject(m.params)) return undefined;
+  return isRequestId(m.params.requestId) ? m.params.requestId : undefined;
 }
 
 const isInitialize = (body: unknown): boolean =>
