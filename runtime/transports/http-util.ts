@@ -571,9 +571,9 @@ export class SessionRegistry<S extends Expirable> {
     return [...this.#sessions.values()];
   }
 
-  /** Marks the session used now and most recent. */
-  touch(id: string, session: S): void {
-    if (this.#sessions.get(id) !== session) return;
+  /** Marks the session used now and most recent (a session no longer held is left alone). */
+  touch(session: S): void {
+    if (this.#sessions.get(session.id) !== session) return;
     session.lastActive = this.options.now();
     this.#recent.touch(session);
   }
@@ -586,18 +586,18 @@ export class SessionRegistry<S extends Expirable> {
     this.#drop(victim);
   }
 
-  add(id: string, session: S): void {
-    const old = this.#sessions.get(id);
+  add(session: S): void {
+    const old = this.#sessions.get(session.id);
     if (old && old !== session) this.#recent.delete(old);
-    this.#sessions.set(id, session);
+    this.#sessions.set(session.id, session);
     session.lastActive = this.options.now();
     this.#recent.add(session);
     this.#arm();
   }
 
-  delete(id: string, session: S): void {
-    if (this.#sessions.get(id) === session) {
-      this.#sessions.delete(id);
+  delete(session: S): void {
+    if (this.#sessions.get(session.id) === session) {
+      this.#sessions.delete(session.id);
       this.#recent.delete(session);
     }
     if (this.#sessions.size === 0) this.#disarm();
@@ -628,7 +628,7 @@ export class SessionRegistry<S extends Expirable> {
   }
 
   #drop(session: S): void {
-    this.delete(session.id, session);
+    this.delete(session);
     session.close().catch(this.onError);
   }
 

@@ -103,8 +103,8 @@ class LegacySse {
     this.sessions.reserve();
     const id = newSessionId();
     const writer = new SseWriter(this.options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS);
-    const session = new SseSession(id, writer, auth, () => this.sessions.delete(id, session));
-    this.sessions.add(id, session);
+    const session = new SseSession(id, writer, auth, () => this.sessions.delete(session));
+    this.sessions.add(session);
     // The client's going away (or any end of the stream) ends the session.
     writer.onclose = () => void session.close();
     session.serverSession = await this.server.connect(session, { sessionId: id });
@@ -119,7 +119,7 @@ class LegacySse {
     if (!id) throw new HttpError(400, "Bad Request: the sessionId query parameter is required");
     const session = this.sessions.get(id);
     if (!session) throw new HttpError(404, "Not Found: no such session");
-    this.sessions.touch(id, session);
+    this.sessions.touch(session);
     if (mediaType(request.header("content-type")) !== "application/json") {
       return errorReply(
         415,

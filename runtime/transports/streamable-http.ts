@@ -199,9 +199,9 @@ class StreamableHttp {
       report,
       touched: (session) => {
         // Stateless sessions are never registered: their ids need no lookup (nor hashing).
-        if (session.stateful) this.sessions.touch(session.id, session);
+        if (session.stateful) this.sessions.touch(session);
       },
-      closed: (session) => this.sessions.delete(session.id, session),
+      closed: (session) => this.sessions.delete(session),
     };
   }
 
@@ -353,7 +353,7 @@ class StreamableHttp {
   #initialize(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     this.sessions.reserve();
     const session = new HttpSession(newSessionId(), true, this.#env);
-    this.sessions.add(session.id, session);
+    this.sessions.add(session);
     session.serverSession = this.server.open(session, { sessionId: session.id });
     return session.post(body, { ...extra, sessionId: session.id });
   }
@@ -389,7 +389,7 @@ class StreamableHttp {
     if (!id) throw new HttpError(400, "Bad Request: Mcp-Session-Id header is required");
     const session = this.sessions.get(id);
     if (!session) throw new HttpError(404, "Not Found: no such session (it may have expired)");
-    this.sessions.touch(id, session);
+    this.sessions.touch(session);
     return session;
   }
 
