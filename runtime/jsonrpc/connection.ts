@@ -184,7 +184,7 @@ export class Connection {
     this.#finished = true;
     this.#closed = true;
     this.#incoming.abortAll("connection closed");
-    if (this.#outgoing.size > 0) for (const pending of this.#outgoing.drain()) pending.reject(closedError());
+    for (const pending of this.#outgoing.drain()) pending.reject(closedError());
     this.#guard(this.#options.onClose, this.#options);
     this.#guard(this.onclose, this);
   }
@@ -411,7 +411,7 @@ export class Connection {
   #guard(fn: (() => unknown) | undefined, self?: unknown): void {
     if (!fn) return;
     try {
-      const result = self === undefined ? fn() : fn.call(self);
+      const result = fn.call(self);
       if (result instanceof Promise) result.catch((error) => this.#report(error));
     } catch (error) {
       this.#report(error);
@@ -432,11 +432,11 @@ interface Pending extends Settle {
 }
 
 /**
- * Requests this side sent, by id. An entry leaves the table exactly once, however it settles. The table
- * exists only while something is pending: an idle session (thousands of them on an HTTP server) holds none.
+ * Requests this side sent, by id. An entry leaves the table exactly once, however it settles.
  */
 class OutgoingRequests {
-  #pending: Map<RequestId, Pending> | undefined;
+  /** Made on first use, then kept (empty while idle: a few fields), as the incoming table is. */
+  #pending: SmallMap<RequestId, Pending> | undefined;
   #next = 0;
 
   get size(): number {
@@ -448,7 +448,7 @@ class OutgoingRequests {
   }
 
   add(id: RequestId, pending: Pending): void {
-    this.#pending ??= new Map();
+    this.#pending ??= new SmallMap();
     this.#pending.set(id, pending);
   }
 
@@ -457,17 +457,20 @@ class OutgoingRequests {
   }
 
   take(id: RequestId): Pending | undefined {
-    const table = this.#pending;
-    const pending = table?.get(id);
-    if (!table || !pending) return undefined;
-    table.delete(id);
-    if (table.size === 0) this.#pending = undefined;
+    const pending = this.#pending?.get(id);
+    if (!pending) return undefined;
+    this.#pending!.delete(id);
     pending.dispose();
     return pending;
   }
 
+  /** Takes every pending request out at once. */
   drain(): Pending[] {
-    return [...(this.#pending?.keys() ?? [])].map((id) => this.take(id)!);
+    if (!this.#pending?.size) return [];
+    const all = this.#pending.values();
+    this.#pending = undefined;
+    for (const pending of all) pending.dispose();
+    return all;
   }
 }
 
@@ -480,7 +483,7 @@ interface Inflight {
   cancel(reason: string): void;
 }
 
-/** Requests the peer sent whose handlers are still running; the table exists only while one is. */
+/** Requests the peer sent whose handlers are still running. */
 class IncomingRequests {
   /** Made on first use, then kept (empty while idle: a few fields). */
   #inflight: SmallMap<RequestId, Inflight> | undefined;
