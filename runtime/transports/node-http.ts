@@ -8,6 +8,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Server } from "../server.js";
 import {
   type CoreHandler,
@@ -19,6 +20,7 @@ import {
   loopbackHosts,
   type Reply,
   TRANSPORT_ERROR,
+  toResponse,
 } from "./http-util.js";
 import { createLegacySseHandler } from "./legacy-sse.js";
 import {
@@ -80,21 +82,12 @@ async function serve(
   res.on("close", () => {
     if (!res.writableFinished) aborter.abort();
   });
-  let response: Response;
-  const declared = Number(req.headers["content-length"] ?? Number.NaN);
-  if (maxBodyBytes !== undefined && declared > maxBodyBytes) {
-    response = errorResponse(
-      413,
-      TRANSPORT_ERROR,
-      `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
-    );
-  } else {
-    try {
-      response = await handler(toRequest(req, aborter.signal, maxBodyBytes));
-    } catch {
-      response = errorResponse(500, -32603, "Internal error");
-    }
-  }
+  const response = await answerOf(
+    req,
+    maxBodyBytes,
+    () => handler(toRequest(req, aborter.signal, maxBodyBytes)),
+    toResponse,
+  );
   // A body not read to its end would otherwise keep the connection busy with bytes nobody wants.
   if (!req.complete) res.shouldKeepAlive = false;
   await writeResponse(response, res);
@@ -116,20 +109,33 @@ async function serveNative(
   res: ServerResponse,
   maxBodyBytes: number | undefined,
 ): Promise<void> {
-  let reply: Reply;
-  const declared = Number(req.headers["content-length"] ?? Number.NaN);
-  if (maxBodyBytes !== undefined && declared > maxBodyBytes) {
-    reply = errorReply(413, TRANSPORT_ERROR, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`);
-  } else {
-    try {
-      reply = await core(new NodeRequest(req, maxBodyBytes));
-    } catch {
-      reply = errorReply(500, -32603, "Internal error");
-    }
-  }
+  const reply = await answerOf(req, maxBodyBytes, () => core(new NodeRequest(req, maxBodyBytes)), asIs);
   // A body not read to its end would otherwise keep the connection busy with bytes nobody wants.
   if (!req.complete) res.shouldKeepAlive = false;
   writeReply(reply, res);
+}
+
+const asIs = (reply: Reply): Reply => reply;
+
+/**
+ * What `handle` answers, for either adapter: a 413 without calling it when the declared length is over
+ * the limit, a bare 500 when it throws. `as` turns those two replies into the adapter's answer type.
+ */
+async function answerOf<T>(
+  req: IncomingMessage,
+  maxBodyBytes: number | undefined,
+  handle: () => Promise<T>,
+  as: (reply: Reply) => T,
+): Promise<T> {
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  if (maxBodyBytes !== undefined && declared > maxBodyBytes) {
+    return as(errorReply(413, TRANSPORT_ERROR, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`));
+  }
+  try {
+    return await handle();
+  } catch {
+    return as(errorReply(500, ErrorCode.InternalError, "Internal error"));
+  }
 }
 
 /** An IncomingMessage as a CoreRequest: a class, not closures made per request. */
@@ -362,20 +368,23 @@ function route(
   legacy: McpHttpHandler | undefined,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
-    const { pathname } = new URL(request.url);
-    if (pathname === path) return handler(request);
-    if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy(request);
-    return errorResponse(404, TRANSPORT_ERROR, "Not Found");
+    const target = pick(path, new URL(request.url).pathname, handler, legacy);
+    return target ? target(request) : errorResponse(404, TRANSPORT_ERROR, "Not Found");
   };
 }
 
 function nativeRoute(path: string, core: CoreHandler, legacy: CoreHandler | undefined): CoreHandler {
   return (request) => {
-    const pathname = pathOf(request.url);
-    if (pathname === path) return core(request);
-    if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy(request);
-    return Promise.resolve(errorReply(404, TRANSPORT_ERROR, "Not Found"));
+    const target = pick(path, pathOf(request.url), core, legacy);
+    return target ? target(request) : Promise.resolve(errorReply(404, TRANSPORT_ERROR, "Not Found"));
   };
+}
+
+/** Which handler serves `pathname`: the Streamable HTTP one at `path`, the legacy one at /sse and /messages. */
+function pick<H>(path: string, pathname: string, main: H, legacy: H | undefined): H | undefined {
+  if (pathname === path) return main;
+  if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy;
+  return undefined;
 }
 
 /** The path of a request target, normalized as the URL parser would when it could differ. */
