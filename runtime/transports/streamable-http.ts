@@ -253,14 +253,14 @@ class StreamableHttp {
       return this.#statelessEraPost(request, parsedFirst.value, extra);
     }
     // An initialize request negotiates its version in its body; any other must name a supported one.
-    if (session || this.options.stateless) this.#checkVersion(request);
+    const version = session || this.options.stateless ? this.#checkVersion(request) : null;
     const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody));
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
     if (Array.isArray(body) && body.length === 0) {
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
     }
-    if (this.options.stateless) return this.#statelessPost(request, body, extra);
+    if (this.options.stateless) return this.#statelessPost(version ?? this.#newest, body, extra);
     if (session) return session.post(body, { ...extra, sessionId: session.id });
     if (!isInitialize(body)) {
       const message = containsInitialize(body)
@@ -358,8 +358,7 @@ class StreamableHttp {
     return session.post(body, { ...extra, sessionId: session.id });
   }
 
-  #statelessPost(request: CoreRequest, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
-    const protocolVersion = request.header(VERSION_HEADER) ?? this.#newest;
+  #statelessPost(protocolVersion: string, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const session = new HttpSession(STATELESS_ID, false, this.#env);
     session.serverSession = this.server.open(session, { stateless: { protocolVersion } });
     return session.post(body, extra);
@@ -393,8 +392,11 @@ class StreamableHttp {
     return session;
   }
 
-  /** A version header must name a supported version; without one the session's own version applies. */
-  #checkVersion(request: CoreRequest): void {
+  /**
+   * A version header must name a supported version; without one the session's own version applies.
+   * The header's value, or null.
+   */
+  #checkVersion(request: CoreRequest): string | null {
     const version = request.header(VERSION_HEADER);
     if (version !== null && !this.#versions.has(version)) {
       const supported = [...this.#versions].join(", ");
@@ -403,6 +405,7 @@ class StreamableHttp {
         `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${supported})`,
       );
     }
+    return version;
   }
 
   #notAllowed(): Reply {
