@@ -65,6 +65,15 @@ export function toResponse(reply: Reply): Response {
   return new Response(reply.body ?? null, { status: reply.status, headers: reply.headers });
 }
 
+/** Headers of a reply that adds none of its own; shared, so frozen. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
+
+export function jsonReply(body: unknown, headers: Record<string, string> = NO_HEADERS, status = 200): Reply {
+  const all = headers === NO_HEADERS ? JSON_ONLY : { ...headers, "content-type": "application/json" };
+  return { status, headers: all, body: JSON.stringify(body) };
+}
+
 /** A JSON-RPC error object with id null: what the spec allows as the body of an HTTP error. */
 export function errorReply(
   status: number,
@@ -72,8 +81,7 @@ export function errorReply(
   message: string,
   headers?: Record<string, string>,
 ): Reply {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
-  return { status, headers: { ...headers, "content-type": "application/json" }, body };
+  return jsonReply({ jsonrpc: "2.0", id: null, error: { code, message } }, headers, status);
 }
 
 export function errorResponse(
@@ -97,15 +105,6 @@ export function replyForError(error: unknown, report: (error: unknown) => void):
 
 export function responseForError(error: unknown, report: (error: unknown) => void): Response {
   return toResponse(replyForError(error, report));
-}
-
-/** Headers of a reply that adds none of its own; shared, so frozen. */
-export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
-
-export function jsonReply(body: unknown, headers: Record<string, string> = NO_HEADERS, status = 200): Reply {
-  const all = headers === NO_HEADERS ? JSON_ONLY : { ...headers, "content-type": "application/json" };
-  return { status, headers: all, body: JSON.stringify(body) };
 }
 
 export function jsonResponse(body: unknown, headers: Record<string, string> = {}, status = 200): Response {
