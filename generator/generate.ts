@@ -39,6 +39,8 @@ export interface Generated {
   files: Record<string, string>;
   /** Table entries consulted, `<TABLE>:<key>`. */
   usedTableEntries: Set<string>;
+  /** The embedded handshake-era version whose files are under legacy/, if any. */
+  legacy?: Generated;
 }
 
 /** What the registry knows about `version`: its claims and the older released versions it can talk to. */
@@ -139,5 +141,25 @@ export async function generate(input: SchemaInput): Promise<Generated> {
     files[name] = withHeader(raw[name]!, model);
   }
   if (legacy) for (const name of LEGACY_FILES) files[`legacy/${name}`] = legacy.files[name]!;
-  return { version: input.version, model, files, usedTableEntries: used };
+  return { version: input.version, model, files, usedTableEntries: used, ...(legacy ? { legacy } : {}) };
+}
+
+/**
+ * For versions generated side by side (`generated/<version>/`): a legacy/ file whose version is also in
+ * `results` becomes a re-export of that version's folder instead of a second copy. A project that holds
+ * one version keeps its legacy/ files whole.
+ */
+export function shareLegacy(results: readonly Generated[]): Generated[] {
+  const present = new Set(results.map((r) => r.version));
+  return results.map((r) => {
+    if (!r.legacy || !present.has(r.legacy.version)) return r;
+    const files = { ...r.files };
+    for (const name of LEGACY_FILES) {
+      const target = `../../${r.legacy.version}/${name.replace(/\.ts$/, ".js")}`;
+      // types.ts holds only types; the others hold values too.
+      const body = name === "types.ts" ? `export type * from "${target}";\n` : `export * from "${target}";\n`;
+      files[`legacy/${name}`] = withHeader(body, r.legacy.model);
+    }
+    return { ...r, files };
+  });
 }

@@ -2,7 +2,6 @@
 
 export * from "./client.js";
 export * from "./protocol.js";
-export * from "./schemas.js";
 export * from "./server.js";
 export type * from "./types.js";
 export * from "./validators.js";

@@ -5,8 +5,8 @@ import {
   type ClientOptions,
   type ClientRequestOptions,
   Client as ClientRuntime,
-} from "mcp-codegen/runtime/client";
-import type { HandlerContext } from "mcp-codegen/runtime/server";
+  type HandlerContext,
+} from "@mcp-codegen/runtime/codegen";
 import { type ClientNotifications, type ClientRequests, protocol } from "./protocol.js";
 import type * as T from "./types.js";
 

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
-import { type Generated, generate, inputFor } from "../generate.js";
+import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import {
   CONFIG_FILE,
   configText,
@@ -106,13 +106,14 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
     }
   }
   const out = resolve(opts.out ?? "generated");
+  const outputs = shareLegacy(results);
   if (opts.check)
     return reportDrift(
-      results.map((r) => [join(out, r.version), r.files]),
+      outputs.map((r) => [join(out, r.version), r.files]),
       report,
     );
   let written = 0;
-  for (const r of results) written += (await writeOutput(join(out, r.version), r.files)).length;
+  for (const r of outputs) written += (await writeOutput(join(out, r.version), r.files)).length;
   report.info(
     `${written} file(s) written, ${results.length} version(s) in ${Math.round(performance.now() - started)} ms`,
   );

@@ -50,7 +50,7 @@ interface Module {
   hoisted: string[];
   /** Hoisted name → the pointer it was made for: a second pointer with the same name is a bug. */
   names: Map<string, string>;
-  /** What the module imports from mcp-codegen/runtime/check. */
+  /** What the module imports from @mcp-codegen/runtime/codegen. */
   helpers: Set<string>;
   /** Nodes that have an exported function of their own (a message's params), by pointer. */
   functions: Map<string, string>;

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { applySchemaDefaults, handlers } from "../../examples/everything-client/handlers.js";
-import { ElicitResultSchema } from "../../generated/2025-11-25/index.js";
+import { ElicitResultSchema } from "../../generated/2025-11-25/schemas.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const TSX = `${REPO}node_modules/.bin/tsx`;

@@ -5,10 +5,12 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type * as z from "zod";
 import * as V2024 from "../../generated/2024-11-05/index.js";
+import type * as S2024 from "../../generated/2024-11-05/schemas.js";
 import * as V202503 from "../../generated/2025-03-26/index.js";
 import * as V202506 from "../../generated/2025-06-18/index.js";
 import * as V202511 from "../../generated/2025-11-25/index.js";
 import * as V2026 from "../../generated/2026-07-28/index.js";
+import * as S2026 from "../../generated/2026-07-28/schemas.js";
 import * as VDraft from "../../generated/draft/index.js";
 
 describe("2024-11-05", () => {
@@ -22,7 +24,7 @@ describe("2024-11-05", () => {
     expectTypeOf<
       V2024.ServerNotifications["notifications/progress"]["params"]["progressToken"]
     >().toEqualTypeOf<string | number>();
-    expectTypeOf<z.infer<typeof V2024.LoggingLevelSchema>>().toEqualTypeOf<V2024.LoggingLevel>();
+    expectTypeOf<z.infer<typeof S2024.LoggingLevelSchema>>().toEqualTypeOf<V2024.LoggingLevel>();
     expect(V2024.PROTOCOL_VERSION).toBe("2024-11-05");
     expect(V2024.clientRequests["tools/call"].params({ name: "echo" })).toBeUndefined();
     expect(V2024.clientRequests["tools/call"].params({})).toEqual({ path: ["name"], message: "Required" });
@@ -101,7 +103,7 @@ describe("2026-07-28 and draft", () => {
     expect(V2026.LIFECYCLE).toBe("discover");
     expect(VDraft.PROTOCOL_VERSION).toBe("DRAFT-2026-v1");
     expect("initialize" in V2026.clientRequests).toBe(false);
-    expect(V2026.JSONValueSchema.safeParse({ a: [1, "x", { b: true }] }).success).toBe(true);
-    expect(V2026.JSONValueSchema.safeParse({ a: [1.5] }).success).toBe(false);
+    expect(S2026.JSONValueSchema.safeParse({ a: [1, "x", { b: true }] }).success).toBe(true);
+    expect(S2026.JSONValueSchema.safeParse({ a: [1.5] }).success).toBe(false);
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * The one module generated code imports (besides `./zod` for the optional zod schemas): the plain-check
+ * helpers, the method-table types, and the server and client the generated factories wrap. Its names are
+ * kept stable across runtime versions so committed generated code keeps compiling.
+ */
+
+export {
+  anyOf,
+  at,
+  type Check,
+  codePoints,
+  type Fail,
+  type Format,
+  fail,
+  formats,
+  inJson,
+  isObject,
+  jsonEqual,
+  oneOf,
+} from "./check.js";
+export {
+  Client,
+  type ClientNotificationContext,
+  type ClientOptions,
+  type ClientRequestOptions,
+} from "./client.js";
+export { McpError } from "./jsonrpc/messages.js";
+export type { CallMeta } from "./lifecycle/modern.js";
+export { inputRequired } from "./mrtr.js";
+export type { ProtocolTables } from "./protocol.js";
+export {
+  type HandlerContext,
+  type InputOptions,
+  type NotificationContext,
+  notImplemented,
+  Server,
+  type ServerOptions,
+} from "./server.js";

@@ -1,0 +1,14 @@
+/**
+ * Web-standard HTTP serving (`Request` → `Response`): Streamable HTTP and the legacy HTTP+SSE endpoints,
+ * for Node (through `./node`), Bun, Deno and Workers.
+ */
+
+export { type EventStore, InMemoryEventStore, type PrimingEvent } from "../transports/event-store.js";
+export { createLegacySseHandler, type LegacySseOptions } from "../transports/legacy-sse.js";
+export {
+  closeSseStream,
+  createStreamableHttpHandler,
+  HttpError,
+  type McpHttpHandler,
+  type StreamableHttpOptions,
+} from "../transports/streamable-http.js";

@@ -1,0 +1,31 @@
+/**
+ * @mcp-codegen/runtime: the JSON-RPC layer every MCP peer stands on, for any runtime (no `node:` import
+ * here or below). Servers, clients and transports have their own entries: `./server`, `./client`,
+ * `./http`, `./http-client`, `./node`.
+ */
+
+export {
+  Connection,
+  type ConnectionOptions,
+  type IncomingRequestContext,
+  type Progress,
+  type ProgressToken,
+  REQUEST_CANCELLED,
+  type RequestOptions,
+} from "./jsonrpc/connection.js";
+export {
+  ErrorCode,
+  type JsonRpcErrorObject,
+  type JsonRpcFailure,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcSuccess,
+  McpError,
+  type RequestId,
+} from "./jsonrpc/messages.js";
+export { LOG_LEVELS, type LogLevel } from "./logging.js";
+export { pages, paginate } from "./pagination.js";
+export { createMemoryTransportPair } from "./transports/memory.js";
+export type { MessageExtra, SendOptions, Transport } from "./transports/transport.js";
