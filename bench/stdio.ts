@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as SdkStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createClient } from "../generated/2025-11-25/index.js";
-import { StdioClientTransport } from "../runtime/transports/stdio.js";
+import { StdioClientTransport } from "../runtime/node/stdio.js";
 import {
   bundled,
   coldStart,

@@ -17,17 +17,17 @@ export {
   isObject,
   jsonEqual,
   oneOf,
-} from "./check.js";
+} from "./check/check.js";
 export {
   Client,
   type ClientNotificationContext,
   type ClientOptions,
   type ClientRequestOptions,
-} from "./client.js";
+} from "./client/client.js";
 export { McpError } from "./jsonrpc/messages.js";
-export type { CallMeta } from "./lifecycle/modern.js";
-export { inputRequired } from "./mrtr.js";
-export type { ProtocolTables } from "./protocol.js";
+export { inputRequired } from "./mcp/input-rounds.js";
+export type { CallMeta } from "./mcp/request-meta.js";
+export type { ProtocolTables } from "./mcp/tables.js";
 export {
   type HandlerContext,
   type InputOptions,
@@ -35,4 +35,4 @@ export {
   notImplemented,
   Server,
   type ServerOptions,
-} from "./server.js";
+} from "./server/server.js";

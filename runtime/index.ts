@@ -13,6 +13,7 @@ export {
   REQUEST_CANCELLED,
   type RequestOptions,
 } from "./jsonrpc/connection.js";
+export { createMemoryTransportPair } from "./jsonrpc/memory.js";
 export {
   ErrorCode,
   type JsonRpcErrorObject,
@@ -25,7 +26,6 @@ export {
   McpError,
   type RequestId,
 } from "./jsonrpc/messages.js";
-export { LOG_LEVELS, type LogLevel } from "./logging.js";
-export { pages, paginate } from "./pagination.js";
-export { createMemoryTransportPair } from "./transports/memory.js";
-export type { MessageExtra, SendOptions, Transport } from "./transports/transport.js";
+export type { MessageExtra, SendOptions, Transport } from "./jsonrpc/transport.js";
+export { LOG_LEVELS, type LogLevel } from "./mcp/logging.js";
+export { pages, paginate } from "./mcp/pagination.js";

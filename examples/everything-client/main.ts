@@ -1,6 +1,6 @@
 /**
  * The everything-client: the MCP conformance suite's client contract, built on the generated 2025-11-25
- * client, and on the generated 2026-07-28 one (modern.ts) when the suite runs at 2026-07-28 or the scenario
+ * client, and on the generated 2026-07-28 one (stateless.ts) when the suite runs at 2026-07-28 or the scenario
  * exists only there. `conformance client --command "<this>" --scenario <name>` runs
  *
  *   <command> <server url>
@@ -13,10 +13,10 @@
  *     tsx --conditions=mcp-codegen-source examples/everything-server/main.ts --stdio
  */
 import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
-import { StdioClientTransport } from "../../runtime/transports/stdio.js";
-import type { Transport } from "../../runtime/transports/transport.js";
+import type { Transport } from "../../runtime/jsonrpc/transport.js";
+import { StdioClientTransport } from "../../runtime/node/stdio.js";
 import { argumentsFor, callTool, handlers, listTools, log } from "./handlers.js";
-import { createModernClient, MODERN_SCENARIOS } from "./modern.js";
+import { createStatelessClient, STATELESS_SCENARIOS } from "./stateless.js";
 
 /** Below the suite's 30 s per-scenario limit, so a stuck run ends here with a message rather than a kill. */
 const DEADLINE_MS = Number(process.env.EVERYTHING_CLIENT_TIMEOUT_MS ?? 25_000);
@@ -49,49 +49,47 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 
 /** The 2026-07-28 client takes any HTTP server (connectHttp); the 2025 one Streamable HTTP, as the suite's. */
-async function transportFor(target: string[], modern: boolean): Promise<Transport> {
+async function transportFor(target: string[], stateless: boolean): Promise<Transport> {
   const [first, ...rest] = target;
   if (!first) throw new UsageError("a server URL or a server command is required");
   if (/^https?:\/\//i.test(first)) {
     if (rest.length > 0) throw new UsageError(`unexpected arguments after the URL: ${rest.join(" ")}`);
     // Loaded only for URLs, so stdio works without the HTTP client.
-    if (modern) return (await import("../../runtime/transports/connect-http.js")).connectHttp(first);
-    const { StreamableHttpClientTransport } = await import(
-      "../../runtime/transports/streamable-http-client.js"
-    );
+    if (stateless) return (await import("@mcp-codegen/runtime/http-client")).connectHttp(first);
+    const { StreamableHttpClientTransport } = await import("../../runtime/http-client/streamable-http.js");
     return new StreamableHttpClientTransport(first);
   }
   return new StdioClientTransport({ command: first, args: rest, stderr: "inherit" });
 }
 
-const MODERN_VERSION = "2026-07-28";
+const STATELESS_VERSION = "2026-07-28";
 
 async function main(): Promise<number> {
   const scenarioName = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";
   const wanted = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
-  const modern =
-    wanted === MODERN_VERSION ||
+  const stateless =
+    wanted === STATELESS_VERSION ||
     (wanted === undefined &&
       !Object.hasOwn(SCENARIOS, scenarioName) &&
-      Object.hasOwn(MODERN_SCENARIOS, scenarioName));
-  const table: Record<string, (client: never) => Promise<void>> = modern ? MODERN_SCENARIOS : SCENARIOS;
+      Object.hasOwn(STATELESS_SCENARIOS, scenarioName));
+  const table: Record<string, (client: never) => Promise<void>> = stateless ? STATELESS_SCENARIOS : SCENARIOS;
   const scenario = Object.hasOwn(table, scenarioName) ? table[scenarioName] : undefined;
   if (!scenario) {
     throw new UsageError(
-      `unknown scenario "${scenarioName}" (MCP_CONFORMANCE_SCENARIO) at protocol ${modern ? MODERN_VERSION : (wanted ?? "2025-11-25")}; this client runs: ${Object.keys(table).join(", ")}`,
+      `unknown scenario "${scenarioName}" (MCP_CONFORMANCE_SCENARIO) at protocol ${stateless ? STATELESS_VERSION : (wanted ?? "2025-11-25")}; this client runs: ${Object.keys(table).join(", ")}`,
     );
   }
   log(`scenario ${scenarioName}${wanted ? ` (suite protocol ${wanted})` : ""}`);
 
-  const client = modern
-    ? createModernClient(DEADLINE_MS)
+  const client = stateless
+    ? createStatelessClient(DEADLINE_MS)
     : createClient({
         info: { name: "mcp-codegen-everything-client", version: "1.0.0" },
         handlers,
         requestTimeoutMs: DEADLINE_MS,
         onError: (error) => log(`error: ${error instanceof Error ? error.message : String(error)}`),
       });
-  const transport = await transportFor(process.argv.slice(2), modern);
+  const transport = await transportFor(process.argv.slice(2), stateless);
   const server = await client.connect(transport);
   log(
     `connected to ${server.serverInfo.name || "(unnamed server)"} ${server.serverInfo.version}, protocol ${server.protocolVersion}`,

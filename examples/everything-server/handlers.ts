@@ -14,8 +14,8 @@ import {
 // Results are built in the shape both eras accept (the runtime adds resultType and caching hints for
 // stateless clients), so the handshake era's types describe them.
 import type * as T from "../../generated/2026-07-28/legacy/types.js";
-import { paginate } from "../../runtime/pagination.js";
-import { closeSseStream } from "../../runtime/transports/streamable-http.js";
+import { closeSseStream } from "../../runtime/http/streamable-http.js";
+import { paginate } from "../../runtime/mcp/pagination.js";
 
 export const info = { name: "mcp-codegen-everything-server", version: "1.0.0" };
 export const instructions =

@@ -12,7 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { createServer } from "../../generated/2026-07-28/index.js";
-import { StdioServerTransport } from "../../runtime/transports/stdio.js";
+import { StdioServerTransport } from "../../runtime/node/stdio.js";
 import { changes, handlers, info, instructions } from "./handlers.js";
 
 const USAGE =
@@ -80,7 +80,7 @@ const port = integer("port", args.port, 65535);
 const retryMs = integer("retry-ms", args["retry-ms"], 3_600_000);
 
 // Loaded only here, so --stdio starts no HTTP server code.
-const { serveHttp } = await import("../../runtime/transports/node-http.js").catch((error: unknown) => {
+const { serveHttp } = await import("../../runtime/node/http.js").catch((error: unknown) => {
   process.stderr.write(`cannot load the HTTP transport (runtime/transports/node-http): ${String(error)}\n`);
   process.exit(1);
 });

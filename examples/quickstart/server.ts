@@ -4,8 +4,8 @@
  * Try it: npx @modelcontextprotocol/inspector npx tsx --conditions=mcp-codegen-source examples/quickstart/server.ts
  */
 import { createServer, errors, type ServerHandlers } from "../../generated/2025-11-25/index.js";
-import { paginate } from "../../runtime/pagination.js";
-import { StdioServerTransport } from "../../runtime/transports/stdio.js";
+import { paginate } from "../../runtime/mcp/pagination.js";
+import { StdioServerTransport } from "../../runtime/node/stdio.js";
 
 const notes = new Map<string, string>([["welcome", "Hello from mcp-codegen."]]);
 

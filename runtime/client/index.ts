@@ -10,4 +10,4 @@ export {
   type Subscription,
   type SubscriptionEnd,
   type SubscriptionFilter,
-} from "../client.js";
+} from "./client.js";

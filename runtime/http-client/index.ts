@@ -1,7 +1,7 @@
 /** HTTP client transports on `fetch`: Streamable HTTP, legacy HTTP+SSE, and the spec's fallback between them. */
 
-export { connectHttp, HttpClientTransport, type HttpTransportKind } from "../transports/connect-http.js";
-export { SseClientTransport, type SseClientTransportOptions } from "../transports/sse-client.js";
+export { connectHttp, HttpClientTransport, type HttpTransportKind } from "./connect.js";
+export { SseClientTransport, type SseClientTransportOptions } from "./legacy-sse.js";
 export {
   type HeadersOption,
   HttpStatusError,
@@ -9,4 +9,4 @@ export {
   SessionExpiredError,
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
-} from "../transports/streamable-http-client.js";
+} from "./streamable-http.js";

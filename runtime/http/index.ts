@@ -3,12 +3,12 @@
  * for Node (through `./node`), Bun, Deno and Workers.
  */
 
-export { type EventStore, InMemoryEventStore, type PrimingEvent } from "../transports/event-store.js";
-export { createLegacySseHandler, type LegacySseOptions } from "../transports/legacy-sse.js";
+export { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
+export { createLegacySseHandler, type LegacySseOptions } from "./legacy-sse.js";
 export {
   closeSseStream,
   createStreamableHttpHandler,
   HttpError,
   type McpHttpHandler,
   type StreamableHttpOptions,
-} from "../transports/streamable-http.js";
+} from "./streamable-http.js";

@@ -4,8 +4,7 @@
  * Method tables, validation and lifecycle live above it; framing lives below it.
  */
 
-import { SmallMap } from "../collections.js";
-import { DONE, type MessageExtra, type SendOptions, type Transport } from "../transports/transport.js";
+import { SmallMap } from "../util/collections.js";
 import {
   classify,
   ErrorCode,
@@ -19,6 +18,7 @@ import {
   McpError,
   type RequestId,
 } from "./messages.js";
+import { DONE, type MessageExtra, type SendOptions, type Transport } from "./transport.js";
 
 /** Local code for a request the caller abandoned through its AbortSignal (never sent on the wire). */
 export const REQUEST_CANCELLED = -32800;

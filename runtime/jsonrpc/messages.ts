@@ -122,3 +122,18 @@ export function classify(value: unknown): Classified {
   }
   return { kind: "invalid", id, reason: "neither a request, a notification nor a response" };
 }
+
+/** Ids of the requests among `messages` (responses and notifications have none). */
+export function requestIds(messages: readonly unknown[]): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const m of messages) {
+    if (isObject(m) && typeof m.method === "string" && isRequestId(m.id)) ids.push(m.id);
+  }
+  return ids;
+}
+
+/** The request a `notifications/cancelled` names, when `m` is one. */
+export function cancelledId(m: unknown): RequestId | undefined {
+  if (!isObject(m) || m.method !== "notifications/cancelled" || !isObject(m.params)) return undefined;
+  return isRequestId(m.params.requestId) ? m.params.requestId : undefined;
+}

@@ -5,10 +5,10 @@ export {
   type ServeHttpOptions,
   serveHttp,
   toNodeListener,
-} from "../transports/node-http.js";
+} from "./http.js";
 export {
   StdioClientTransport,
   type StdioClientTransportOptions,
   StdioServerTransport,
   type StdioServerTransportOptions,
-} from "../transports/stdio.js";
+} from "./stdio.js";

@@ -1,6 +1,6 @@
 /** MCP servers on any transport: the runtime behind every generated `createServer`. */
 
-export { type InputRequest, type InputRequiredResult, inputRequired } from "../mrtr.js";
+export { type InputRequest, type InputRequiredResult, inputRequired } from "../mcp/input-rounds.js";
 export {
   type ConnectOptions,
   type Era,
@@ -14,4 +14,4 @@ export {
   type ServerOptions,
   ServerSession,
   type SessionInfo,
-} from "../server.js";
+} from "./server.js";

@@ -17,7 +17,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v0618 from "../../generated/2025-06-18/protocol.js";
 import * as v1125 from "../../generated/2025-11-25/protocol.js";
-import type { Check, Fail } from "../../runtime/check.js";
+import type { Check, Fail } from "../../runtime/check/check.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/;

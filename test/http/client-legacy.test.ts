@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as V from "../../generated/2025-11-25/index.js";
-import { connectHttp } from "../../runtime/transports/connect-http.js";
-import { SseClientTransport } from "../../runtime/transports/sse-client.js";
+import { connectHttp } from "../../runtime/http-client/connect.js";
+import { SseClientTransport } from "../../runtime/http-client/legacy-sse.js";
 import {
   type PeerServer,
   startLegacyServer,

@@ -4,11 +4,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import * as V from "../../generated/2025-11-25/index.js";
-import { McpError } from "../../runtime/jsonrpc/messages.js";
 import {
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
-} from "../../runtime/transports/streamable-http-client.js";
+} from "../../runtime/http-client/streamable-http.js";
+import { McpError } from "../../runtime/jsonrpc/messages.js";
 import {
   type ResumeServer,
   type ResumeServerOptions,

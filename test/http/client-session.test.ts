@@ -9,7 +9,7 @@ import {
   HttpStatusError,
   SessionExpiredError,
   StreamableHttpClientTransport,
-} from "../../runtime/transports/streamable-http-client.js";
+} from "../../runtime/http-client/streamable-http.js";
 import { type PeerServer, startStreamableServer } from "../fixtures/http-client/sdk-servers.js";
 
 let peer: PeerServer;

@@ -6,10 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as V from "../../generated/2025-11-25/index.js";
-import {
-  HttpStatusError,
-  StreamableHttpClientTransport,
-} from "../../runtime/transports/streamable-http-client.js";
+import { HttpStatusError, StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { type PeerServer, startStreamableServer } from "../fixtures/http-client/sdk-servers.js";
 
 const text = (r: V.CallToolResult) =>

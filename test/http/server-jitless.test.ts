@@ -5,8 +5,8 @@
 import "../fixtures/http/jitless.js";
 import { afterAll, expect, it } from "vitest";
 import * as z from "zod";
-import { serveHttp } from "../../runtime/transports/node-http.js";
-import { createStreamableHttpHandler } from "../../runtime/transports/streamable-http.js";
+import { createStreamableHttpHandler } from "../../runtime/http/streamable-http.js";
+import { serveHttp } from "../../runtime/node/http.js";
 import { featureServer } from "../fixtures/http/feature-server.js";
 import { initializeBody, POST_HEADERS, runSdkClient } from "../fixtures/http/helpers.js";
 

@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { createServer } from "../../generated/2025-11-25/index.js";
-import { InMemoryEventStore } from "../../runtime/transports/event-store.js";
-import { acceptsJsonAndSse } from "../../runtime/transports/http-util.js";
+import { InMemoryEventStore } from "../../runtime/http/event-store.js";
+import { acceptsJsonAndSse } from "../../runtime/http/http-util.js";
 import {
   createStreamableHttpHandler,
   HttpError,
   type McpHttpHandler,
   type StreamableHttpOptions,
-} from "../../runtime/transports/streamable-http.js";
+} from "../../runtime/http/streamable-http.js";
 import { featureServer } from "../fixtures/http/feature-server.js";
 import { initializeBody, messagesOf, POST_HEADERS, readSse } from "../fixtures/http/helpers.js";
 

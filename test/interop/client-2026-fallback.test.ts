@@ -9,9 +9,9 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { connectHttp, type HttpClientTransport } from "../../runtime/transports/connect-http.js";
-import { StdioClientTransport } from "../../runtime/transports/stdio.js";
-import { StreamableHttpClientTransport } from "../../runtime/transports/streamable-http-client.js";
+import { connectHttp, type HttpClientTransport } from "../../runtime/http-client/connect.js";
+import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
+import { StdioClientTransport } from "../../runtime/node/stdio.js";
 import {
   type PeerServer,
   startLegacyServer,

@@ -9,12 +9,9 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
+import { HttpStatusError, StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import { ErrorCode, McpError } from "../../runtime/jsonrpc/messages.js";
-import {
-  HttpStatusError,
-  StreamableHttpClientTransport,
-} from "../../runtime/transports/streamable-http-client.js";
 
 const V = "2026-07-28";
 

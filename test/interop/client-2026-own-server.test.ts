@@ -10,10 +10,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
+import { connectHttp } from "../../runtime/http-client/connect.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
-import { connectHttp } from "../../runtime/transports/connect-http.js";
-import { StdioClientTransport } from "../../runtime/transports/stdio.js";
-import type { Transport } from "../../runtime/transports/transport.js";
+import type { Transport } from "../../runtime/jsonrpc/transport.js";
+import { StdioClientTransport } from "../../runtime/node/stdio.js";
 import { Inbox, TSX } from "../runtime/helpers.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/everything-server/main.ts", import.meta.url));

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as V from "../../generated/2025-11-25/index.js";
-import { StdioClientTransport } from "../../runtime/transports/stdio.js";
+import { StdioClientTransport } from "../../runtime/node/stdio.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");

@@ -6,11 +6,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { protocol } from "../../generated/2026-07-28/protocol.js";
-import { Client, type ClientOptions } from "../../runtime/client.js";
+import { Client, type ClientOptions } from "../../runtime/client/client.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
+import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
 import { McpError } from "../../runtime/jsonrpc/messages.js";
-import { createMemoryTransportPair } from "../../runtime/transports/memory.js";
-import type { Transport } from "../../runtime/transports/transport.js";
+import type { Transport } from "../../runtime/jsonrpc/transport.js";
 import { Inbox } from "./helpers.js";
 
 const V26 = "2026-07-28";
@@ -290,7 +290,7 @@ describe("connect: the server/discover probe", () => {
     expect(seen.items[1].params.requestId).toBe(seen.items[0].id);
   });
 
-  it("does not fall back on a recognised modern error (-32020): the server is modern", async () => {
+  it("does not fall back on a recognised stateless-era error (-32020): the server is of the stateless era", async () => {
     const { client, requests, clientEnd } = await setup(
       standard((r) =>
         r.method === "server/discover" ? { error: { code: -32020, message: "Header mismatch" } } : undefined,
@@ -314,12 +314,12 @@ describe("connect: the server/discover probe", () => {
   });
 
   it("without legacy tables, a legacy server is a clear error", async () => {
-    const { legacy: _, ...modernOnly } = protocol;
+    const { legacy: _, ...statelessOnly } = protocol;
     const [clientEnd, serverEnd] = createMemoryTransportPair();
     serverEnd.onmessage = (m: Wire) =>
       void serverEnd.send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "nope" } });
     await serverEnd.start();
-    const client = new Client(modernOnly, { info: CLIENT_INFO });
+    const client = new Client(statelessOnly, { info: CLIENT_INFO });
     opened.push(client);
     await expect(client.connect(clientEnd)).rejects.toThrow(/no older version to fall back to/);
   });

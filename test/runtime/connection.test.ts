@@ -5,7 +5,7 @@ import {
   REQUEST_CANCELLED,
 } from "../../runtime/jsonrpc/connection.js";
 import { ErrorCode, type JsonRpcRequest, McpError } from "../../runtime/jsonrpc/messages.js";
-import type { Transport } from "../../runtime/transports/transport.js";
+import type { Transport } from "../../runtime/jsonrpc/transport.js";
 import { connectedPair, deferred, Inbox, notification, responseTo, withRawPeer } from "./helpers.js";
 
 const req = (id: unknown, method: string, params?: Record<string, unknown>) =>

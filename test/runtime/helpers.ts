@@ -3,8 +3,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Connection, type ConnectionOptions } from "../../runtime/jsonrpc/connection.js";
-import { createMemoryTransportPair } from "../../runtime/transports/memory.js";
-import type { Transport } from "../../runtime/transports/transport.js";
+import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
+import type { Transport } from "../../runtime/jsonrpc/transport.js";
 
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 export const TSX = path("../../node_modules/.bin/tsx");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
 import type { JsonRpcMessage } from "../../runtime/jsonrpc/messages.js";
-import { createMemoryTransportPair } from "../../runtime/transports/memory.js";
 import { Inbox } from "./helpers.js";
 
 const note = (n: number): JsonRpcMessage => ({

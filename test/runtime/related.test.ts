@@ -5,7 +5,7 @@
 import { expect, it } from "vitest";
 import * as V from "../../generated/2025-11-25/index.js";
 import type { JsonRpcMessage } from "../../runtime/jsonrpc/messages.js";
-import type { SendOptions, Transport } from "../../runtime/transports/transport.js";
+import type { SendOptions, Transport } from "../../runtime/jsonrpc/transport.js";
 
 class RecordingTransport implements Transport {
   sent: { message: JsonRpcMessage | JsonRpcMessage[]; options: SendOptions | undefined }[] = [];

@@ -3,7 +3,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { JsonRpcErrorObject, JsonRpcMessage } from "../../runtime/jsonrpc/messages.js";
-import { StdioServerTransport, type StdioServerTransportOptions } from "../../runtime/transports/stdio.js";
+import { StdioServerTransport, type StdioServerTransportOptions } from "../../runtime/node/stdio.js";
 import { deferred, Inbox } from "./helpers.js";
 
 async function open(options: StdioServerTransportOptions = {}) {

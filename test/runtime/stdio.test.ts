@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Connection, REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import { ErrorCode, McpError } from "../../runtime/jsonrpc/messages.js";
-import { StdioClientTransport, type StdioClientTransportOptions } from "../../runtime/transports/stdio.js";
+import { StdioClientTransport, type StdioClientTransportOptions } from "../../runtime/node/stdio.js";
 import { deferred, fixtureCommand, Inbox, STUBBORN_FIXTURE, splitLines } from "./helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];

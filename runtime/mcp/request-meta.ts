@@ -17,7 +17,7 @@ export const META = {
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
-export const ModernErrorCode = {
+export const StatelessErrorCode = {
   /** An HTTP header disagrees with the body, or a required header is missing (HTTP 400). */
   HeaderMismatch: -32020,
   /** The request needs a client capability the request's `_meta` does not declare (HTTP 400). */
@@ -37,20 +37,20 @@ export function metaVersion(params: unknown): string | undefined {
 
 export const unsupportedVersion = (requested: string, supported: readonly string[]): McpError =>
   new McpError(
-    ModernErrorCode.UnsupportedProtocolVersion,
+    StatelessErrorCode.UnsupportedProtocolVersion,
     `Unsupported protocol version: ${requested} (supported: ${supported.join(", ")})`,
     { supported: [...supported], requested },
   );
 
 export const missingCapability = (required: Capabilities, what: string): McpError =>
   new McpError(
-    ModernErrorCode.MissingRequiredClientCapability,
+    StatelessErrorCode.MissingRequiredClientCapability,
     `This request needs the client capability ${what}, which the request's _meta does not declare`,
     { requiredCapabilities: required },
   );
 
 export const headerMismatch = (reason: string): McpError =>
-  new McpError(ModernErrorCode.HeaderMismatch, `Header mismatch: ${reason}`);
+  new McpError(StatelessErrorCode.HeaderMismatch, `Header mismatch: ${reason}`);
 
 /**
  * What a caller may add to a stateless request's params: its own `_meta` (a progress token, a log level),
@@ -98,7 +98,7 @@ export function readRequestMeta(params: unknown): RequestMeta {
 }
 
 /** Whether a request's params carry any per-request protocol field (what marks a stateless-era request). */
-export function hasModernMeta(params: unknown): boolean {
+export function hasRequestMeta(params: unknown): boolean {
   if (!isObject(params) || !isObject(params._meta)) return false;
   return Object.keys(params._meta).some((k) => k.startsWith("io.modelcontextprotocol/"));
 }

@@ -4,8 +4,8 @@
  * writing and a session registry with idle expiry.
  */
 
-import { type Linked, LinkedSet } from "../collections.js";
 import { ErrorCode } from "../jsonrpc/messages.js";
+import { type Linked, LinkedSet } from "../util/collections.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_KEEPALIVE_MS = 15_000;

@@ -6,7 +6,7 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { JsonRpcErrorObject, JsonRpcMessage } from "../jsonrpc/messages.js";
-import type { Transport } from "./transport.js";
+import type { Transport } from "../jsonrpc/transport.js";
 
 export interface StdioServerTransportOptions {
   stdin?: NodeJS.ReadableStream;

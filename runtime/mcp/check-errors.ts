@@ -1,5 +1,5 @@
-import type { Check, Fail } from "./check.js";
-import { ErrorCode, type JsonRpcNotification, McpError } from "./jsonrpc/messages.js";
+import type { Check, Fail } from "../check/check.js";
+import { ErrorCode, type JsonRpcNotification, McpError } from "../jsonrpc/messages.js";
 
 export interface ValidationIssue {
   /** JSON pointer of the failing value, e.g. `/arguments/count`. */

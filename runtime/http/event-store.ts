@@ -4,8 +4,8 @@
  * transport; a store makes them name their stream.
  */
 
-import { type Linked, LinkedSet } from "../collections.js";
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import { type Linked, LinkedSet } from "../util/collections.js";
 
 /** The empty object a stream's priming event carries: it holds a place in the stream and is never replayed. */
 export type PrimingEvent = Record<string, never>;

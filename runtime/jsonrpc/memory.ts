@@ -3,7 +3,7 @@
  * asynchronous and in order, and every message is deep-copied so the peers never share objects.
  */
 
-import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { JsonRpcMessage } from "./messages.js";
 import type { Transport } from "./transport.js";
 
 export function createMemoryTransportPair(): [Transport, Transport] {

@@ -5,7 +5,6 @@
  * belongs to: a POST's own response stream, else the session's standalone GET stream.
  */
 
-import { SmallMap } from "../collections.js";
 import {
   ErrorCode,
   isObject,
@@ -15,8 +14,11 @@ import {
   type McpError,
   type RequestId,
 } from "../jsonrpc/messages.js";
-import { hasModernMeta, headerMismatch, ModernErrorCode, readRequestMeta } from "../lifecycle/modern.js";
-import type { Server } from "../server.js";
+import { DONE, type MessageExtra, type SendOptions, type Transport } from "../jsonrpc/transport.js";
+import { checkParamHeaders, checkStandardHeaders } from "../mcp/param-headers.js";
+import { hasRequestMeta, headerMismatch, readRequestMeta, StatelessErrorCode } from "../mcp/request-meta.js";
+import type { Server } from "../server/server.js";
+import { SmallMap } from "../util/collections.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
   accepts,
@@ -43,8 +45,6 @@ import {
   sseReply,
   TRANSPORT_ERROR,
 } from "./http-util.js";
-import { checkParamHeaders, checkStandardHeaders } from "./mcp-headers.js";
-import { DONE, type MessageExtra, type SendOptions, type Transport } from "./transport.js";
 
 export { HttpError } from "./http-util.js";
 
@@ -185,7 +185,7 @@ class StreamableHttp {
     this.#handshakeVersions = new Set(handshake.map((v) => v.version));
     this.#versions = new Set([
       ...this.#handshakeVersions,
-      ...(server.modern?.supportedVersions ?? []).map((v) => v.version),
+      ...(server.statelessTables?.supportedVersions ?? []).map((v) => v.version),
     ]);
     this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -276,11 +276,11 @@ class StreamableHttp {
    * carries per-request `_meta` or the version header names no handshake-era version.
    */
   #isStatelessEra(request: CoreRequest, body: unknown): boolean {
-    if (!this.server.modern) return false;
+    if (!this.server.statelessTables) return false;
     if (!this.server.handshake) return true;
     const version = request.header(VERSION_HEADER);
     if (version !== null && !this.#handshakeVersions.has(version)) return true;
-    return isObject(body) && hasModernMeta(body.params);
+    return isObject(body) && hasRequestMeta(body.params);
   }
 
   /**
@@ -340,15 +340,15 @@ class StreamableHttp {
    * and give a protocol error its HTTP status.
    */
   get #statelessEnv(): SessionEnv {
-    this.#modernEnv ??= {
+    this.#statelessEnvMemo ??= {
       ...this.#env,
       jsonResponse: true,
       primes: () => false,
       errorStatus: (code) => STATELESS_ERROR_STATUS.get(code),
     };
-    return this.#modernEnv;
+    return this.#statelessEnvMemo;
   }
-  #modernEnv: SessionEnv | undefined;
+  #statelessEnvMemo: SessionEnv | undefined;
 
   #initialize(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     this.sessions.reserve();
@@ -424,9 +424,9 @@ class StreamableHttp {
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */
 const STATELESS_ERROR_STATUS: ReadonlyMap<number, number> = new Map([
   [ErrorCode.MethodNotFound, 404],
-  [ModernErrorCode.HeaderMismatch, 400],
-  [ModernErrorCode.MissingRequiredClientCapability, 400],
-  [ModernErrorCode.UnsupportedProtocolVersion, 400],
+  [StatelessErrorCode.HeaderMismatch, 400],
+  [StatelessErrorCode.MissingRequiredClientCapability, 400],
+  [StatelessErrorCode.UnsupportedProtocolVersion, 400],
 ]);
 
 /** The server session an HttpSession serves, as far as the transport needs it. */

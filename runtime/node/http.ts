@@ -8,8 +8,6 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ErrorCode } from "../jsonrpc/messages.js";
-import type { Server } from "../server.js";
 import {
   type CoreHandler,
   type CoreRequest,
@@ -21,13 +19,15 @@ import {
   type Reply,
   TRANSPORT_ERROR,
   toResponse,
-} from "./http-util.js";
-import { createLegacySseHandler } from "./legacy-sse.js";
+} from "../http/http-util.js";
+import { createLegacySseHandler } from "../http/legacy-sse.js";
 import {
   createStreamableHttpHandler,
   type McpHttpHandler,
   type StreamableHttpOptions,
-} from "./streamable-http.js";
+} from "../http/streamable-http.js";
+import { ErrorCode } from "../jsonrpc/messages.js";
+import type { Server } from "../server/server.js";
 
 export interface ServeHttpOptions extends StreamableHttpOptions {
   /** Default 0: any free port. */

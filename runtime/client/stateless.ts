@@ -5,13 +5,13 @@
  * `resultType` and an InputRequiredResult.
  */
 
-import { REQUEST_CANCELLED } from "./jsonrpc/connection.js";
-import { ErrorCode, isObject, McpError } from "./jsonrpc/messages.js";
-import type { Capabilities } from "./lifecycle/capabilities.js";
-import { META, ModernErrorCode, RESULT_TYPE } from "./lifecycle/modern.js";
-import type { InputRequest } from "./mrtr.js";
-import type { ProtocolTables } from "./protocol.js";
-import type { ImplementationInfo } from "./server.js";
+import { REQUEST_CANCELLED } from "../jsonrpc/connection.js";
+import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
+import type { Capabilities } from "../mcp/capabilities.js";
+import type { InputRequest } from "../mcp/input-rounds.js";
+import { META, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
+import type { ProtocolTables } from "../mcp/tables.js";
+import type { ImplementationInfo } from "../server/server.js";
 
 export interface MetaFields {
   version: string;
@@ -45,15 +45,15 @@ export type VersionChoice =
  */
 export function chooseVersion(tables: ProtocolTables, theirs: readonly unknown[]): VersionChoice {
   const offered = new Set(theirs.filter((v): v is string => typeof v === "string"));
-  const modern = tables.supportedVersions.find((s) => offered.has(s.version));
-  if (modern) return { lifecycle: "discover", version: modern.version };
+  const stateless = tables.supportedVersions.find((s) => offered.has(s.version));
+  if (stateless) return { lifecycle: "discover", version: stateless.version };
   const legacy = tables.legacy?.supportedVersions.find((s) => offered.has(s.version));
   return legacy ? { lifecycle: "initialize", version: legacy.version } : undefined;
 }
 
 /** The versions an UnsupportedProtocolVersion error lists, when `error` is one and well formed. */
 export function supportedVersionsIn(error: unknown): string[] | undefined {
-  if (!(error instanceof McpError) || error.code !== ModernErrorCode.UnsupportedProtocolVersion)
+  if (!(error instanceof McpError) || error.code !== StatelessErrorCode.UnsupportedProtocolVersion)
     return undefined;
   const supported = isObject(error.data) ? error.data.supported : undefined;
   if (!Array.isArray(supported) || !supported.every((v) => typeof v === "string")) return undefined;
@@ -62,15 +62,15 @@ export function supportedVersionsIn(error: unknown): string[] | undefined {
 
 /** What a failed `server/discover` probe means. */
 export type ProbeVerdict =
-  /** A modern server that wants another version of ours: ask again with it. */
+  /** A stateless-era server that wants another version of ours: ask again with it. */
   | { kind: "retry"; version: string }
-  /** A legacy server (or a modern one whose versions we share only in the legacy era): initialize. */
+  /** A legacy server (or a stateless-era one whose versions we share only in the legacy era): initialize. */
   | { kind: "legacy"; why: string }
   /** Nothing to fall back to: the error stands. */
   | { kind: "fail"; error: unknown };
 
 /**
- * The spec's rule for a dual-era client: a recognised modern error means a modern server (retry with a
+ * The spec's rule for a dual-era client: a recognised stateless-era error means a stateless-era server (retry with a
  * version it lists, never initialize); any other error, or silence until the timeout, means a legacy
  * server, whichever code it used. Errors that are not the server's answer (our own abort, a closed
  * connection, a network failure) decide nothing and stand.
@@ -92,7 +92,7 @@ export function judgeProbeError(
       error: noCommonVersion(
         tables,
         supported,
-        ModernErrorCode.UnsupportedProtocolVersion,
+        StatelessErrorCode.UnsupportedProtocolVersion,
         (error as McpError).data,
       ),
     };
@@ -100,8 +100,8 @@ export function judgeProbeError(
   if (error instanceof McpError) {
     if (error.code === REQUEST_CANCELLED) return { kind: "fail", error };
     if (
-      error.code === ModernErrorCode.HeaderMismatch ||
-      error.code === ModernErrorCode.MissingRequiredClientCapability
+      error.code === StatelessErrorCode.HeaderMismatch ||
+      error.code === StatelessErrorCode.MissingRequiredClientCapability
     )
       return { kind: "fail", error };
     return { kind: "legacy", why: `server/discover failed: ${error.message} (${error.code})` };
@@ -109,7 +109,7 @@ export function judgeProbeError(
   if (isHttpStatusError(error)) {
     // Refused credentials are no sign of the era: initialize would be refused the same way.
     if (error.status === 401 || error.status === 403) return { kind: "fail", error };
-    // An HTTP answer without a JSON-RPC error in it (404 text, 405): not a modern server.
+    // An HTTP answer without a JSON-RPC error in it (404 text, 405): not a stateless-era server.
     return { kind: "legacy", why: error.message };
   }
   return { kind: "fail", error };

@@ -4,6 +4,49 @@
  * result validation, and dispatch of what the server sends to handlers by the generated tables.
  */
 
+import type { StatelessHttp } from "../http-client/streamable-http.js";
+import {
+  Connection,
+  type IncomingRequestContext,
+  REQUEST_CANCELLED,
+  type RequestOptions,
+} from "../jsonrpc/connection.js";
+import {
+  ErrorCode,
+  isObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  McpError,
+  type RequestId,
+} from "../jsonrpc/messages.js";
+import type { Transport } from "../jsonrpc/transport.js";
+import {
+  type Capabilities,
+  capabilityName,
+  deriveCapabilities,
+  hasCapability,
+  mergeCapabilities,
+} from "../mcp/capabilities.js";
+import { assertValid, checkPeerResult, invalid, invalidNotification } from "../mcp/check-errors.js";
+import type { InputRequest } from "../mcp/input-rounds.js";
+import type { LogLevel } from "../mcp/logging.js";
+import { standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
+import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
+import {
+  type ProtocolTables,
+  type RequestEntry,
+  RUNTIME_METHODS,
+  type SupportedVersion,
+} from "../mcp/tables.js";
+import type {
+  HandlerContext,
+  ImplementationInfo,
+  MethodTypes,
+  NotificationContext,
+  SessionInfo,
+} from "../server/server.js";
+import { isStub } from "../server/server.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -15,59 +58,16 @@ import {
   speaks,
   supportedVersionsIn,
   type VersionChoice,
-} from "./client-modern.js";
+} from "./stateless.js";
 import {
   type LiveSubscription,
   type Subscription,
   type SubscriptionFilter,
   Subscriptions,
   subscriptionIdOf,
-} from "./client-subscriptions.js";
-import {
-  Connection,
-  type IncomingRequestContext,
-  REQUEST_CANCELLED,
-  type RequestOptions,
-} from "./jsonrpc/connection.js";
-import {
-  ErrorCode,
-  isObject,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  McpError,
-  type RequestId,
-} from "./jsonrpc/messages.js";
-import {
-  type Capabilities,
-  capabilityName,
-  deriveCapabilities,
-  hasCapability,
-  mergeCapabilities,
-} from "./lifecycle/capabilities.js";
-import { META, ModernErrorCode, metaVersion, RESULT_TYPE } from "./lifecycle/modern.js";
-import type { LogLevel } from "./logging.js";
-import type { InputRequest } from "./mrtr.js";
-import {
-  type ProtocolTables,
-  type RequestEntry,
-  RUNTIME_METHODS,
-  type SupportedVersion,
-} from "./protocol.js";
-import type {
-  HandlerContext,
-  ImplementationInfo,
-  MethodTypes,
-  NotificationContext,
-  SessionInfo,
-} from "./server.js";
-import { isStub } from "./server.js";
-import { standardHeaders, ToolHeaderParams } from "./transports/mcp-headers.js";
-import type { StatelessHttp } from "./transports/streamable-http-client.js";
-import type { Transport } from "./transports/transport.js";
-import { assertValid, checkPeerResult, invalid, invalidNotification } from "./validate.js";
+} from "./subscriptions.js";
 
-export type { Subscription, SubscriptionEnd, SubscriptionFilter } from "./client-subscriptions.js";
+export type { Subscription, SubscriptionEnd, SubscriptionFilter } from "./subscriptions.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
@@ -190,7 +190,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   /**
    * Connects. With initialize-lifecycle tables: the handshake. With discover-lifecycle tables: probes
-   * `server/discover`; a server that does not answer it as a modern server would (any other error, or
+   * `server/discover`; a server that does not answer it as a stateless-era server would (any other error, or
    * silence until `discoverTimeoutMs`) is an older one, and the handshake of `protocol.legacy` follows.
    */
   async connect(transport: Transport, options: RequestOptions = {}): Promise<ServerDescription> {
@@ -277,7 +277,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   // The stateless era
 
-  /** The probe: DiscoverResult → modern; a version error → once more with a version it lists; else legacy. */
+  /** The probe: DiscoverResult → stateless era; a version error → once more with a version it lists; else legacy. */
   async #discover(options: RequestOptions): Promise<ServerDescription> {
     const timeoutMs = options.timeoutMs ?? this.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS;
     let version = this.protocol.version;
@@ -410,7 +410,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
           this.#useVersion(choice.version);
           continue;
         }
-        const mismatch = error instanceof McpError && error.code === ModernErrorCode.HeaderMismatch;
+        const mismatch = error instanceof McpError && error.code === StatelessErrorCode.HeaderMismatch;
         if (!mismatch || toolsRefetched || method !== "tools/call" || !this.#takesHeaders()) throw error;
         toolsRefetched = true;
         await this.#refetchTools(rest.signal).catch(() => {

@@ -1,6 +1,6 @@
 /** Opaque cursors for list results, and a client-side loop over pages. */
 
-import { ErrorCode, McpError } from "./jsonrpc/messages.js";
+import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 
 const PREFIX = "mcpc1.";
 

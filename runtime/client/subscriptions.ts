@@ -5,9 +5,9 @@
  * The client ends it by cancelling the request: stdio sends notifications/cancelled, HTTP aborts the POST.
  */
 
-import { isPeerCancelled, REQUEST_CANCELLED } from "./jsonrpc/connection.js";
-import { ErrorCode, isObject, isRequestId, McpError, type RequestId } from "./jsonrpc/messages.js";
-import { META } from "./lifecycle/modern.js";
+import { isPeerCancelled, REQUEST_CANCELLED } from "../jsonrpc/connection.js";
+import { ErrorCode, isObject, isRequestId, McpError, type RequestId } from "../jsonrpc/messages.js";
+import { META } from "../mcp/request-meta.js";
 
 export interface SubscriptionFilter {
   toolsListChanged?: boolean;

@@ -5,6 +5,7 @@
  */
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { Transport } from "../jsonrpc/transport.js";
 import { readEventStream, type SseEvent } from "./sse-parse.js";
 import {
   closedError,
@@ -17,8 +18,7 @@ import {
   rpcErrorIn,
   statusText,
   toError,
-} from "./streamable-http-client.js";
-import type { Transport } from "./transport.js";
+} from "./streamable-http.js";
 
 export interface SseClientTransportOptions {
   /** Sent on the GET and every POST (e.g. Authorization); a function is called before each request. */

@@ -1,4 +1,4 @@
-import type { SupportedVersion } from "../protocol.js";
+import type { SupportedVersion } from "./tables.js";
 
 /**
  * The version a server answers to an initialize request: the client's when supported, else the newest

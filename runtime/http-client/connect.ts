@@ -14,7 +14,8 @@
  */
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
-import { SseClientTransport } from "./sse-client.js";
+import type { Transport } from "../jsonrpc/transport.js";
+import { SseClientTransport } from "./legacy-sse.js";
 import {
   closedError,
   HttpStatusError,
@@ -22,8 +23,7 @@ import {
   type StatelessHttp,
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
-} from "./streamable-http-client.js";
-import type { Transport } from "./transport.js";
+} from "./streamable-http.js";
 
 export type HttpTransportKind = "streamable-http" | "sse";
 

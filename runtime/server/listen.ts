@@ -5,9 +5,9 @@
  * it (HTTP: closes the stream) or the server shuts down (a final result).
  */
 
-import type { RequestId } from "./jsonrpc/messages.js";
-import type { Capabilities } from "./lifecycle/capabilities.js";
-import { META } from "./lifecycle/modern.js";
+import type { RequestId } from "../jsonrpc/messages.js";
+import type { Capabilities } from "../mcp/capabilities.js";
+import { META } from "../mcp/request-meta.js";
 
 export interface SubscriptionFilter {
   toolsListChanged?: boolean;

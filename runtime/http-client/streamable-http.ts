@@ -18,8 +18,8 @@ import {
   type JsonRpcMessage,
   type RequestId,
 } from "../jsonrpc/messages.js";
+import type { Transport } from "../jsonrpc/transport.js";
 import { readEventStream, type SseEvent, SseLimitError } from "./sse-parse.js";
-import type { Transport } from "./transport.js";
 
 export type HeadersOption =
   | Record<string, string>

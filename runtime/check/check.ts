@@ -24,7 +24,7 @@ export function at(failure: Fail, ...prefix: (string | number)[]): Fail {
   return failure;
 }
 
-export { isObject } from "./jsonrpc/messages.js";
+export { isObject } from "../jsonrpc/messages.js";
 
 /** The failure that got furthest into the value: the most useful one to report for a union. */
 const deepest = (a: Fail | undefined, b: Fail): Fail =>

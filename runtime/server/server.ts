@@ -3,59 +3,53 @@
  * handlers by the generated method tables. The generated `server.ts` of each version adds only types.
  */
 
-import { LinkedSet } from "./collections.js";
 import {
   Connection,
   type ConnectionOptions,
   type IncomingRequestContext,
   type RequestOptions,
-} from "./jsonrpc/connection.js";
+} from "../jsonrpc/connection.js";
 import {
   ErrorCode,
   type JsonRpcNotification,
   type JsonRpcRequest,
   McpError,
   type RequestId,
-} from "./jsonrpc/messages.js";
+} from "../jsonrpc/messages.js";
+import { DONE, type MessageExtra, type Transport } from "../jsonrpc/transport.js";
 import {
   type Capabilities,
   capabilityName,
   deriveCapabilities,
   hasCapability,
   mergeCapabilities,
-} from "./lifecycle/capabilities.js";
+} from "../mcp/capabilities.js";
+import { assertValid, checkPeerResult, invalid, invalidNotification } from "../mcp/check-errors.js";
+import { INPUT_PENDING, type InputRequest, isInputRequired, Round } from "../mcp/input-rounds.js";
+import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
+import { negotiateVersion } from "../mcp/negotiate.js";
+import { ToolHeaderParams } from "../mcp/param-headers.js";
 import {
-  hasModernMeta,
+  hasRequestMeta,
   META,
   missingCapability,
   RESULT_TYPE,
   type RequestMeta,
   readRequestMeta,
   unsupportedVersion,
-} from "./lifecycle/modern.js";
-import { negotiateVersion } from "./lifecycle/negotiate.js";
-import { isLogLevel, type LogLevel, passes } from "./logging.js";
-import {
-  INPUT_PENDING,
-  type InputRequest,
-  isInputRequired,
-  Round,
-  type RoundState,
-  StateSealer,
-} from "./mrtr.js";
+} from "../mcp/request-meta.js";
+import { type RoundState, StateSealer } from "../mcp/state-sealer.js";
 import {
   type MethodEntry,
   type ProtocolTables,
   type RequestEntry,
   RUNTIME_METHODS,
   type SupportedVersion,
-} from "./protocol.js";
-import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./subscriptions.js";
-import { ToolHeaderParams } from "./transports/mcp-headers.js";
-import { DONE, type MessageExtra, type Transport } from "./transports/transport.js";
-import { assertValid, checkPeerResult, invalid, invalidNotification } from "./validate.js";
+} from "../mcp/tables.js";
+import { LinkedSet } from "../util/collections.js";
+import { agreedFilter, type SubscriptionFilter, Subscriptions } from "./listen.js";
 
-export { inputRequired } from "./mrtr.js";
+export { inputRequired } from "../mcp/input-rounds.js";
 
 /**
  * Pause between a request's last progress notification and its response (see finish()). 5 ms lost the race
@@ -179,7 +173,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly capabilities: Capabilities;
   readonly protocol: ProtocolTables;
   /** Tables of the stateless era (`server/discover`, per-request `_meta`), when the code has one. */
-  readonly modern: ProtocolTables | undefined;
+  readonly statelessTables: ProtocolTables | undefined;
   /** Tables of the initialize-handshake era, when the code has one. */
   readonly handshake: ProtocolTables | undefined;
   /** Capabilities advertised to handshake-era clients (they differ: logging/setLevel, subscribe). */
@@ -202,7 +196,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   constructor(readonly options: RuntimeServerOptions) {
     this.protocol = options.protocol;
-    this.modern = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
+    this.statelessTables = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
     this.handlers = options.handlers as Record<string, AnyHandler | undefined>;
     const capsOf = (tables: ProtocolTables) => {
@@ -220,7 +214,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.handshakeCapabilities = this.handshake ? capsOf(this.handshake) : this.capabilities;
     this.validateResults = options.validateResults ?? process.env.NODE_ENV !== "production";
     this.sealer = new StateSealer(options.stateSecret, options.stateTtlMs ?? 10 * 60_000);
-    this.statelessVersions = this.modern?.supportedVersions.map((v) => v.version) ?? [];
+    this.statelessVersions = this.statelessTables?.supportedVersions.map((v) => v.version) ?? [];
     this.resultMeta = { [META.serverInfo]: options.info };
     this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
     addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
@@ -529,10 +523,10 @@ export class ServerSession<
 
   /** Whether `request` follows the stateless era: by the session's pin, its handshake, or the request's `_meta`. */
   private isStateless(request: JsonRpcRequest): boolean {
-    if (!this.server.modern) return false;
+    if (!this.server.statelessTables) return false;
     if (!this.server.handshake || this.era === "stateless") return true;
     if (this.era === "handshake" || this.info) return false;
-    return request.method !== "initialize" && hasModernMeta(request.params);
+    return request.method !== "initialize" && hasRequestMeta(request.params);
   }
 
   /**
@@ -544,7 +538,7 @@ export class ServerSession<
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
-    if (this.isStateless(request)) return this.onStatelessRequest(request, rc, this.server.modern!);
+    if (this.isStateless(request)) return this.onStatelessRequest(request, rc, this.server.statelessTables!);
     const { method } = request;
     const tables = this.server.handshake!;
     if (method === "ping") return {};
@@ -615,7 +609,7 @@ export class ServerSession<
     value: unknown,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
     if (!isInputRequired(value)) return this.finish(entry, value, ctx);
-    if (!this.server.modern?.clientRequests[entry.method]?.inputRequired)
+    if (!this.server.statelessTables?.clientRequests[entry.method]?.inputRequired)
       throw this.server.fault(
         `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
       );
@@ -680,7 +674,36 @@ export class ServerSession<
       clientInfo: meta.clientInfo ?? { name: "unknown", version: "0" },
       clientCapabilities: meta.clientCapabilities,
     };
-    const round = entry.inputRequired ? this.openRound(entry, params) : undefined;
+    if (!entry.inputRequired)
+      return this.runStateless(entry, params, handler, rc, info, meta, tables, undefined);
+    if (params.requestState === undefined)
+      return this.runStateless(entry, params, handler, rc, info, meta, tables, this.openRound(entry, params));
+    return this.server.sealer
+      .open(params.requestState, entry.method, targetOf(params))
+      .then((state) =>
+        this.runStateless(
+          entry,
+          params,
+          handler,
+          rc,
+          info,
+          meta,
+          tables,
+          this.openRound(entry, params, state),
+        ),
+      );
+  }
+
+  private runStateless(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    handler: AnyHandler,
+    rc: IncomingRequestContext,
+    info: SessionInfo,
+    meta: RequestMeta,
+    tables: ProtocolTables,
+    round: Round | undefined,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
     const ctx = new RequestContext<Out, OutNotes>(this, rc, info, { meta, tables, round });
     let result: unknown;
     try {
@@ -698,20 +721,17 @@ export class ServerSession<
   }
 
   /** The input state of a retried request: sealed earlier answers plus this retry's inputResponses. */
-  private openRound(entry: RequestEntry, params: Record<string, unknown>): Round {
-    const target = targetOf(params);
-    let state: RoundState | undefined;
-    if (params.requestState !== undefined) {
-      state = this.server.sealer.open(params.requestState, entry.method, target);
+  private openRound(entry: RequestEntry, params: Record<string, unknown>, state?: RoundState): Round {
+    if (state) {
       // The handler sees only its own state (or none), never the runtime's envelope.
       if (state.user === undefined) delete params.requestState;
       else params.requestState = state.user;
     }
     const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
-    const modern = this.server.modern!;
+    const stateless = this.server.statelessTables!;
     // Answers to what the last round asked are checked now; others when a handler reads them.
     for (const [key, method] of Object.entries(state?.asked ?? {})) {
-      if (key in responses) checkInputResponse(modern, method, key, responses[key]);
+      if (key in responses) checkInputResponse(stateless, method, key, responses[key]);
     }
     return new Round({ ...state?.answers, ...responses });
   }
@@ -748,15 +768,15 @@ export class ServerSession<
     params: Record<string, unknown>,
     round: Round,
     returned: { inputRequests?: Record<string, InputRequest>; requestState?: string } | undefined,
-  ): Record<string, unknown> {
+  ): Promise<Record<string, unknown>> {
     const requests: Record<string, InputRequest> = {
       ...returned?.inputRequests,
       ...Object.fromEntries(round.pending),
     };
-    const modern = this.server.modern!;
+    const stateless = this.server.statelessTables!;
     const caps = (params._meta as Record<string, unknown>)[META.clientCapabilities] as Capabilities;
     for (const request of Object.values(requests)) {
-      const input = modern.serverRequests[request.method];
+      const input = stateless.serverRequests[request.method];
       if (input?.delivery !== "input") {
         throw new McpError(
           ErrorCode.InternalError,
@@ -776,12 +796,12 @@ export class ServerSession<
       ...(returned?.requestState === undefined ? {} : { user: returned.requestState }),
       expires: Date.now() + this.server.sealer.ttlMs,
     };
-    return {
+    return this.server.sealer.seal(state).then((requestState) => ({
       resultType: RESULT_TYPE.inputRequired,
       ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),
-      requestState: this.server.sealer.seal(state),
+      requestState,
       _meta: this.server.resultMeta,
-    };
+    }));
   }
 
   /** `resultType`, caching hints where the method's result carries them, and the server's identity. */

@@ -18,9 +18,9 @@ function contextToolCalls(): Array<{ name: string; arguments: Record<string, unk
   return context.toolCalls as Array<{ name: string; arguments: Record<string, unknown> }>;
 }
 
-export type ModernScenario = (client: McpClient) => Promise<void>;
+export type StatelessScenario = (client: McpClient) => Promise<void>;
 
-export const MODERN_SCENARIOS: Record<string, ModernScenario> = {
+export const STATELESS_SCENARIOS: Record<string, StatelessScenario> = {
   tools_call: async (client) => {
     const [tool] = await listTools(client);
     if (!tool) throw new Error("the server lists no tool to call");
@@ -67,7 +67,7 @@ export const MODERN_SCENARIOS: Record<string, ModernScenario> = {
   },
 };
 
-export function createModernClient(timeoutMs: number): McpClient {
+export function createStatelessClient(timeoutMs: number): McpClient {
   return createClient({
     info: { name: "mcp-codegen-everything-client", version: "1.0.0" },
     handlers: {

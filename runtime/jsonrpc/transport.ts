@@ -3,7 +3,7 @@
  * protocol logic never does.
  */
 
-import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from "../jsonrpc/messages.js";
+import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from "./messages.js";
 
 /**
  * A settled promise a transport returns from `start()` or `send()` when it is done at once: callers

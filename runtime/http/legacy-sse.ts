@@ -5,7 +5,8 @@
  */
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
-import type { Server } from "../server.js";
+import type { MessageExtra, Transport } from "../jsonrpc/transport.js";
+import type { Server } from "../server/server.js";
 import {
   accepts,
   type CoreRequest,
@@ -29,7 +30,6 @@ import {
   TRANSPORT_ERROR,
 } from "./http-util.js";
 import type { McpHttpHandler } from "./streamable-http.js";
-import type { MessageExtra, Transport } from "./transport.js";
 
 export interface LegacySseOptions {
   /** Where clients POST, as announced in the `endpoint` event (default "/messages"). */

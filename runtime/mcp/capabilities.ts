@@ -1,7 +1,7 @@
 /** Capabilities follow from the handlers a peer has; gating checks the other side's declaration. */
 
 import { isObject } from "../jsonrpc/messages.js";
-import type { CapabilityRef, MethodEntry } from "../protocol.js";
+import type { CapabilityRef, MethodEntry } from "./tables.js";
 
 export type Capabilities = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * tables and the version string it is handed; it names no protocol version itself.
  */
 
-import type { Check } from "./check.js";
+import type { Check } from "../check/check.js";
 
 export type Direction = "client-to-server" | "server-to-client";
 
