@@ -25,14 +25,9 @@ export {
   type ClientRequestOptions,
 } from "./client/client.js";
 export { McpError } from "./jsonrpc/messages.js";
+export type { HandlerContext, InputOptions, NotificationContext } from "./mcp/handler-context.js";
 export { inputRequired } from "./mcp/input-rounds.js";
+export { notImplemented } from "./mcp/not-implemented.js";
 export type { CallMeta } from "./mcp/request-meta.js";
 export type { ProtocolTables } from "./mcp/tables.js";
-export {
-  type HandlerContext,
-  type InputOptions,
-  type NotificationContext,
-  notImplemented,
-  Server,
-  type ServerOptions,
-} from "./server/server.js";
+export { Server, type ServerOptions } from "./server/server.js";

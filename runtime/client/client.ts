@@ -29,24 +29,25 @@ import {
   mergeCapabilities,
 } from "../mcp/capabilities.js";
 import { assertValid, checkPeerResult, invalid, invalidNotification } from "../mcp/check-errors.js";
-import type { InputRequest } from "../mcp/input-rounds.js";
-import type { LogLevel } from "../mcp/logging.js";
-import { standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
-import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
-import {
-  type ProtocolTables,
-  type RequestEntry,
-  RUNTIME_METHODS,
-  type SupportedVersion,
-} from "../mcp/tables.js";
 import type {
   HandlerContext,
   ImplementationInfo,
   MethodTypes,
   NotificationContext,
   SessionInfo,
-} from "../server/server.js";
-import { isStub } from "../server/server.js";
+} from "../mcp/handler-context.js";
+import type { InputRequest } from "../mcp/input-rounds.js";
+import type { LogLevel } from "../mcp/logging.js";
+import { isStub } from "../mcp/not-implemented.js";
+import { standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
+import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
+import { type SubscriptionFilter, subscriptionIdOf } from "../mcp/subscriptions.js";
+import {
+  type ProtocolTables,
+  type RequestEntry,
+  RUNTIME_METHODS,
+  type SupportedVersion,
+} from "../mcp/tables.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -59,15 +60,7 @@ import {
   supportedVersionsIn,
   type VersionChoice,
 } from "./stateless.js";
-import {
-  type LiveSubscription,
-  type Subscription,
-  type SubscriptionFilter,
-  Subscriptions,
-  subscriptionIdOf,
-} from "./subscriptions.js";
-
-export type { Subscription, SubscriptionEnd, SubscriptionFilter } from "./subscriptions.js";
+import { type LiveSubscription, type Subscription, Subscriptions } from "./subscriptions.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;

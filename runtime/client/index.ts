@@ -1,5 +1,6 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
+export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export {
   Client,
   type ClientNotificationContext,
@@ -7,7 +8,5 @@ export {
   type ClientRequestOptions,
   type ListenOptions,
   type ServerDescription,
-  type Subscription,
-  type SubscriptionEnd,
-  type SubscriptionFilter,
 } from "./client.js";
+export type { Subscription, SubscriptionEnd } from "./subscriptions.js";

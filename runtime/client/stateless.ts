@@ -8,10 +8,10 @@
 import { REQUEST_CANCELLED } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
+import type { ImplementationInfo } from "../mcp/handler-context.js";
 import type { InputRequest } from "../mcp/input-rounds.js";
 import { META, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
 import type { ProtocolTables } from "../mcp/tables.js";
-import type { ImplementationInfo } from "../server/server.js";
 
 export interface MetaFields {
   version: string;

@@ -7,16 +7,7 @@
 
 import { isPeerCancelled, REQUEST_CANCELLED } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, isRequestId, McpError, type RequestId } from "../jsonrpc/messages.js";
-import { META } from "../mcp/request-meta.js";
-
-export interface SubscriptionFilter {
-  toolsListChanged?: boolean;
-  promptsListChanged?: boolean;
-  resourcesListChanged?: boolean;
-  /** URIs whose `notifications/resources/updated` are wanted. */
-  resourceSubscriptions?: string[];
-  [key: string]: unknown;
-}
+import type { SubscriptionFilter } from "../mcp/subscriptions.js";
 
 export type SubscriptionEnd = { by: "client" } | { by: "server" } | { by: "error"; error: Error };
 
@@ -32,13 +23,6 @@ export interface Subscription {
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
-
-/** The subscription a notification belongs to, from its `_meta`. */
-export function subscriptionIdOf(params: unknown): RequestId | undefined {
-  const meta = isObject(params) ? params._meta : undefined;
-  const id = isObject(meta) ? meta[META.subscriptionId] : undefined;
-  return isRequestId(id) ? id : undefined;
-}
 
 /** One subscription from the listen call until it ends. */
 export class LiveSubscription implements Subscription {

@@ -1,3 +1,5 @@
+/** Failed checks as JSON-RPC errors: -32602 (or the code given) naming the failing path. */
+
 import type { Check, Fail } from "../check/check.js";
 import { ErrorCode, type JsonRpcNotification, McpError } from "../jsonrpc/messages.js";
 
@@ -49,4 +51,10 @@ export function invalidNotification(entry: { params: Check }, n: JsonRpcNotifica
   const failure = entry.params(n.params);
   if (failure === undefined) return undefined;
   return validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure);
+}
+
+/** A request's params, checked against its method's generated validator (-32602 naming the path). */
+export function checkedParams(entry: { method: string; params: Check }, params: unknown): unknown {
+  assertValid(entry.params, params, ErrorCode.InvalidParams, `Invalid params for ${entry.method}`);
+  return params;
 }

@@ -62,3 +62,9 @@ export class Round {
     return `${handler}-${n}`;
   }
 }
+
+/** The tool or prompt name, or resource uri, a request is about (what a sealed state is bound to). */
+export function targetOf(params: Record<string, unknown>): string | undefined {
+  const target = params.name ?? params.uri;
+  return typeof target === "string" ? target : undefined;
+}

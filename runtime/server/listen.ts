@@ -5,16 +5,13 @@
  * it (HTTP: closes the stream) or the server shuts down (a final result).
  */
 
+import type { IncomingRequestContext } from "../jsonrpc/connection.js";
 import type { RequestId } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
-import { META } from "../mcp/request-meta.js";
-
-export interface SubscriptionFilter {
-  toolsListChanged?: boolean;
-  promptsListChanged?: boolean;
-  resourcesListChanged?: boolean;
-  resourceSubscriptions?: string[];
-}
+import type { MethodTypes } from "../mcp/handler-context.js";
+import { META, RESULT_TYPE } from "../mcp/request-meta.js";
+import type { SubscriptionFilter } from "../mcp/subscriptions.js";
+import type { ServerSession } from "./session.js";
 
 /** Filter flag → the notification it opts into, and the server capability that offers it. */
 const FLAGS = [
@@ -44,7 +41,8 @@ export interface Listener {
   end(): void;
 }
 
-export class Subscriptions {
+/** The open `subscriptions/listen` requests of a server. */
+export class Listeners {
   private readonly listeners = new Set<Listener>();
 
   add(listener: Listener): () => void {
@@ -83,4 +81,35 @@ function wants(
     return typeof uri === "string" && (filter.resourceSubscriptions?.includes(uri) ?? false);
   }
   return FLAGS.some(([flag, notification]) => notification === method && filter[flag] === true);
+}
+
+/**
+ * `subscriptions/listen`: acknowledge the agreed filter first, then deliver matching notifications on
+ * this request's stream until the client cancels it or the server closes (which answers it).
+ */
+export async function serveListen(
+  session: ServerSession<MethodTypes, MethodTypes>,
+  params: Record<string, unknown>,
+  rc: IncomingRequestContext,
+): Promise<Record<string, unknown>> {
+  const requested = (params.notifications ?? {}) as SubscriptionFilter;
+  const filter = agreedFilter(requested, session.server.capabilities);
+  const tag = { [META.subscriptionId]: rc.id };
+  await session.connection.notify(
+    "notifications/subscriptions/acknowledged",
+    { _meta: tag, notifications: filter },
+    rc.id,
+  );
+  return new Promise((resolve) => {
+    const remove = session.server.listeners.add({
+      id: rc.id,
+      filter,
+      send: (method, p) => session.connection.notify(method, p, rc.id),
+      end: () => {
+        remove();
+        resolve({ resultType: RESULT_TYPE.complete, _meta: { ...session.server.resultMeta, ...tag } });
+      },
+    });
+    rc.signal.addEventListener("abort", () => remove(), { once: true });
+  });
 }

@@ -1,0 +1,65 @@
+/** What a handler is given, on either side: the session it serves and the context of one message. */
+
+import type { RequestOptions } from "../jsonrpc/connection.js";
+import type { RequestId } from "../jsonrpc/messages.js";
+import type { Capabilities } from "./capabilities.js";
+import type { LogLevel } from "./logging.js";
+
+export interface ImplementationInfo {
+  name: string;
+  version: string;
+  [key: string]: unknown;
+}
+
+/** A map of method → { params, result } as the generated protocol.ts declares them. */
+export type MethodTypes = Record<string, { params: unknown; result?: unknown }>;
+
+export interface SessionInfo {
+  /** The negotiated protocol version (stateless era: the one this request named). */
+  protocolVersion: string;
+  /**
+   * `stateless` for a request carrying its own `_meta` (from protocol 2026-07-28: no session, client
+   * info and capabilities per request); absent in a session opened with the initialize handshake.
+   */
+  era?: "stateless";
+  clientInfo: ImplementationInfo;
+  clientCapabilities: Capabilities;
+  sessionId?: string;
+}
+
+export interface HandlerContext<Out extends MethodTypes, OutNotes extends MethodTypes> {
+  /** Aborted when the client cancels the request or the connection closes. */
+  signal: AbortSignal;
+  requestId: RequestId;
+  session: SessionInfo;
+  /** What the transport's authentication hook returned, if any. */
+  auth?: unknown;
+  /** Present only when the request carried `_meta.progressToken`. */
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+  /** Sends `notifications/message` when the session's log level lets `level` through. */
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /** A request to the peer, for the methods its capabilities allow. */
+  request<M extends keyof Out & string>(
+    method: M,
+    params: Out[M]["params"],
+    options?: RequestOptions,
+  ): Promise<NonNullable<Out[M]["result"]>>;
+  notify<M extends keyof OutNotes & string>(method: M, params: OutNotes[M]["params"]): Promise<void>;
+}
+
+export interface InputOptions {
+  /**
+   * The input request's key in a stateless-era InputRequiredResult (default: the helper's name and a
+   * count, `elicit-1`). Keys must be stable across rounds: the retry's answers are found by them.
+   */
+  key?: string;
+}
+
+export interface NotificationContext {
+  session: SessionInfo;
+  auth?: unknown;
+}
+
+// Handlers are looked up by name from the tables; their precise types live in the generated interfaces.
+// biome-ignore lint/suspicious/noExplicitAny: the generated interface types every handler.
+export type AnyHandler = (params: any, ctx: any) => unknown;

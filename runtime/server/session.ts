@@ -1,0 +1,439 @@
+/**
+ * One client's session: the connection to it, the initialize handshake, and dispatch of its requests and
+ * notifications to the server's handlers (stateless-era requests go to stateless.ts).
+ */
+
+import {
+  Connection,
+  type ConnectionOptions,
+  type IncomingRequestContext,
+  type RequestOptions,
+} from "../jsonrpc/connection.js";
+import {
+  ErrorCode,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  McpError,
+  type RequestId,
+} from "../jsonrpc/messages.js";
+import type { MessageExtra, Transport } from "../jsonrpc/transport.js";
+import { type Capabilities, capabilityName, hasCapability } from "../mcp/capabilities.js";
+import { checkedParams, checkPeerResult, invalid, invalidNotification } from "../mcp/check-errors.js";
+import type {
+  AnyHandler,
+  ImplementationInfo,
+  MethodTypes,
+  NotificationContext,
+  SessionInfo,
+} from "../mcp/handler-context.js";
+import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
+import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
+import { negotiateVersion } from "../mcp/negotiate.js";
+import { hasRequestMeta } from "../mcp/request-meta.js";
+import { type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
+import { RequestContext } from "./request-context.js";
+import type { Server } from "./server.js";
+import { serveStateless } from "./stateless.js";
+
+/**
+ * Pause between a request's last progress notification and its response (see finish()). 5 ms lost the race
+ * on a loaded 2-core CI machine (typescript-sdk#2580); only requests that reported progress pay it.
+ */
+const PROGRESS_SETTLE_MS = 25;
+/** Rounds of input a handler may ask of a handshake-era client in one request (see runHandshake). */
+const MAX_INPUT_ROUNDS = 16;
+
+export interface ConnectOptions {
+  sessionId?: string;
+  stateless?: { protocolVersion: string };
+  era?: Era;
+}
+
+/** Which lifecycle a session or request follows. */
+export type Era = "handshake" | "stateless";
+
+/**
+ * What a session's Connection calls back, as methods on a prototype rather than closures made per
+ * session: an HTTP server may hold thousands of idle sessions.
+ */
+class SessionCallbacks implements ConnectionOptions {
+  readonly defaultTimeoutMs: number | undefined;
+
+  constructor(
+    private readonly session: ServerSession<MethodTypes, MethodTypes>,
+    readonly transport: Transport,
+  ) {
+    this.defaultTimeoutMs = session.server.options.requestTimeoutMs || undefined;
+  }
+
+  onRequest(
+    request: JsonRpcRequest,
+    ctx: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return this.session.serve(request, ctx);
+  }
+
+  onNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+    return this.session.receive(n, extra);
+  }
+
+  acceptBatches(): boolean {
+    return this.session.batches;
+  }
+
+  onHandlerError(error: unknown): void {
+    this.session.server.reportError(error);
+  }
+
+  onClose(): void {
+    this.session.ended();
+  }
+}
+
+export class ServerSession<
+  Out extends MethodTypes = MethodTypes,
+  OutNotes extends MethodTypes = MethodTypes,
+> {
+  readonly connection: Connection;
+  /** @internal The server's list of live sessions runs through these. */
+  linkPrev?: ServerSession<Out, OutNotes>;
+  /** @internal */
+  linkNext?: ServerSession<Out, OutNotes>;
+  private info: SessionInfo | undefined;
+  private version: SupportedVersion | undefined;
+  private logLevel: LogLevel = "debug";
+  onclose?: () => void;
+
+  constructor(
+    /** @internal */
+    readonly server: Server<Out, OutNotes>,
+    transport: Transport,
+    readonly sessionId?: string,
+    private readonly stateless?: { protocolVersion: string },
+    private readonly era?: Era,
+  ) {
+    if (stateless && server.handshake) {
+      this.version = negotiateVersion(stateless.protocolVersion, server.handshake.supportedVersions);
+      this.info = server.statelessInfo(this.version.version);
+    }
+    this.connection = new Connection(new SessionCallbacks(this, transport));
+  }
+
+  #ended = false;
+  #closed: Promise<void> | undefined;
+  #settleClosed: (() => void) | undefined;
+
+  /**
+   * Settles when the session's connection has closed (stdin EOF, DELETE, close()). Made when first asked
+   * for: most sessions of an HTTP server are never awaited.
+   */
+  get closed(): Promise<void> {
+    this.#closed ??= this.#ended
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          this.#settleClosed = resolve;
+        });
+    return this.#closed;
+  }
+
+  /** @internal The connection closed: the server forgets the session, then whoever waits hears of it. */
+  ended(): void {
+    this.#ended = true;
+    this.server.forget(this);
+    try {
+      this.onclose?.();
+    } finally {
+      this.#settleClosed?.();
+    }
+  }
+
+  start(): Promise<void> {
+    return this.connection.start();
+  }
+
+  /** @internal Whether the negotiated version allows JSON-RPC batches. */
+  get batches(): boolean {
+    return this.version?.batches ?? false;
+  }
+
+  /** Whether the initialize handshake happened (handshake era). */
+  get initialized(): boolean {
+    return this.info !== undefined;
+  }
+
+  /** The negotiated version, client info and capabilities (after initialize). */
+  get session(): SessionInfo | undefined {
+    return this.info;
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+
+  /** A server→client request, refused locally when the client did not declare the capability it needs. */
+  async request<M extends keyof Out & string>(
+    method: M,
+    params: Out[M]["params"],
+    options?: RequestOptions,
+  ): Promise<NonNullable<Out[M]["result"]>> {
+    const entry = this.server.handshake?.serverRequests[method];
+    if (!this.initialized || entry?.delivery !== "message") {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `${method} is not a request a server sends to this client (stateless-era clients are asked through input requests)`,
+      );
+    }
+    if (entry.capability && !hasCapability(this.info?.clientCapabilities, entry.capability)) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the client did not declare the ${capabilityName(entry.capability)} capability that ${method} needs`,
+      );
+    }
+    const result = await this.connection.request(
+      method,
+      params as Record<string, unknown> | undefined,
+      options,
+    );
+    return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
+  }
+
+  /** A server→client notification; refused when it needs a capability this server did not declare. */
+  async notify<M extends keyof OutNotes & string>(
+    method: M,
+    params: OutNotes[M]["params"],
+    relatedRequestId?: RequestId,
+  ): Promise<void> {
+    const entry = (this.server.handshake ?? this.server.protocol).serverNotifications[method];
+    if (entry?.capability && !hasCapability(this.server.handshakeCapabilities, entry.capability)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${method} needs the ${capabilityName(entry.capability)} server capability, which this server does not declare`,
+      );
+    }
+    await this.connection.notify(method, params as Record<string, unknown> | undefined, relatedRequestId);
+  }
+
+  /** `notifications/message` at `level`, when `minimum` (the session's or the request's) lets it through. */
+  async log(
+    level: LogLevel,
+    data: unknown,
+    logger?: string,
+    relatedRequestId?: RequestId,
+    minimum: LogLevel | undefined = this.initialized ? this.logLevel : undefined,
+  ): Promise<void> {
+    if (!this.server.capabilities.logging || minimum === undefined || !passes(level, minimum)) return;
+    await this.connection.notify(
+      "notifications/message",
+      { level, data, ...(logger ? { logger } : {}) },
+      relatedRequestId,
+    );
+  }
+
+  /** Whether `request` follows the stateless era: by the session's pin, its handshake, or the request's `_meta`. */
+  private isStateless(request: JsonRpcRequest): boolean {
+    if (!this.server.statelessTables) return false;
+    if (!this.server.handshake || this.era === "stateless") return true;
+    if (this.era === "handshake" || this.info) return false;
+    return request.method !== "initialize" && hasRequestMeta(request.params);
+  }
+
+  /**
+   * @internal The Connection's request callback (through SessionCallbacks). Synchronous where the
+   * handler is: a handler that returns a plain value is answered without a promise in between (the
+   * connection accepts both), which matters at tens of thousands of calls/s.
+   */
+  serve(
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (this.isStateless(request)) return serveStateless(this, request, rc, this.server.statelessTables!);
+    const { method } = request;
+    const tables = this.server.handshake!;
+    if (method === "ping") return {};
+    if (method === "initialize") return this.initialize(request);
+    if (!this.info) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${method} received before initialize: initialize the session first`,
+      );
+    }
+    const entry = tables.clientRequests[method];
+    if (!entry || RUNTIME_METHODS.has(method))
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (entry.capability && !hasCapability(this.server.handshakeCapabilities, entry.capability)) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} (this server does not offer ${capabilityName(entry.capability)})`,
+      );
+    }
+    const params = checkedParams(entry, request.params);
+    const handler = this.server.handler(entry);
+    if (method === "logging/setLevel") {
+      const level = (params as { level?: unknown } | undefined)?.level;
+      if (isLogLevel(level)) this.logLevel = level;
+      if (!handler) return {};
+    } else if (!handler) {
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+    return this.runHandshake(entry, params as Record<string, unknown>, handler!, rc, 0);
+  }
+
+  /**
+   * Runs a handshake-era handler. Synchronous where the handler is. A handler written for the stateless
+   * era may return an InputRequiredResult: the server then asks the client itself (requests on this
+   * session) and runs the handler again with the answers and its requestState, as a stateless client's
+   * retry would; the state never leaves the server.
+   */
+  private runHandshake(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    handler: AnyHandler,
+    rc: IncomingRequestContext,
+    round: number,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const ctx = new RequestContext<Out, OutNotes>(this, rc, this.info!, undefined);
+    let result: unknown;
+    try {
+      result = handler(params, ctx);
+    } catch (error) {
+      return this.handlerError(entry, error);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => this.handshakeSettled(entry, params, handler, rc, round, ctx, value),
+        (error) => this.handlerError(entry, error),
+      );
+    }
+    return this.handshakeSettled(entry, params, handler, rc, round, ctx, result);
+  }
+
+  private handshakeSettled(
+    entry: RequestEntry,
+    params: Record<string, unknown>,
+    handler: AnyHandler,
+    rc: IncomingRequestContext,
+    round: number,
+    ctx: RequestContext<Out, OutNotes>,
+    value: unknown,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (!isInputRequired(value)) return this.finish(entry, value, ctx);
+    if (!this.server.statelessTables?.clientRequests[entry.method]?.inputRequired)
+      throw this.server.fault(
+        `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
+      );
+    if (round >= MAX_INPUT_ROUNDS)
+      throw this.server.fault(
+        `the ${entry.method} handler asked for input more than ${MAX_INPUT_ROUNDS} times`,
+      );
+    return this.askHere(value, rc).then((inputResponses) => {
+      const retry: Record<string, unknown> = { ...params, inputResponses };
+      if (value.requestState === undefined) delete retry.requestState;
+      else retry.requestState = value.requestState;
+      return this.runHandshake(entry, retry, handler, rc, round + 1);
+    });
+  }
+
+  /** The client's answers to a handler's input requests, asked as requests on this session. */
+  private async askHere(
+    returned: { inputRequests?: Record<string, InputRequest> },
+    rc: IncomingRequestContext,
+  ): Promise<Record<string, unknown>> {
+    const answers: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(returned.inputRequests ?? {})) {
+      answers[key] = await this.requestInput(request.method, request.params, rc.id);
+    }
+    return answers;
+  }
+
+  /** @internal */
+  finish(
+    entry: RequestEntry,
+    result: unknown,
+    ctx: RequestContext<Out, OutNotes>,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    // Clients built on the official SDK run notification handlers a microtask after reading them but
+    // settle responses at once, so progress read in the same chunk as the response is dropped. A short
+    // pause after the last progress (longer than a peer's wake-up) keeps them in separate reads; only
+    // requests that reported progress, long-running by nature, pay it.
+    if (ctx.progressSent) {
+      return new Promise((resolve) => setTimeout(resolve, PROGRESS_SETTLE_MS)).then(() =>
+        this.checkResult(entry, result),
+      );
+    }
+    return this.checkResult(entry, result);
+  }
+
+  /** @internal */
+  handlerError(entry: RequestEntry, error: unknown): Record<string, unknown> {
+    if (!entry.errorAsResult || error instanceof McpError) throw error;
+    // Tool execution errors go back inside the result so the model can see and correct them.
+    this.server.reportError(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: "text", text: message }], isError: true };
+  }
+
+  private initialize(request: JsonRpcRequest): Record<string, unknown> {
+    // A stateless session was never handshaken, so a client's initialize is answered, not refused.
+    if (this.info && !this.stateless)
+      throw new McpError(ErrorCode.InvalidRequest, "the session is already initialized");
+    const tables = this.server.handshake!;
+    const entry = tables.clientRequests.initialize!;
+    const params = checkedParams(entry, request.params) as {
+      protocolVersion: string;
+      capabilities: Capabilities;
+      clientInfo: ImplementationInfo;
+    };
+    this.version = negotiateVersion(params.protocolVersion, tables.supportedVersions);
+    this.info = {
+      protocolVersion: this.version.version,
+      clientInfo: params.clientInfo,
+      clientCapabilities: params.capabilities,
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+    };
+    const { instructions } = this.server.options;
+    return {
+      protocolVersion: this.version.version,
+      capabilities: this.server.handshakeCapabilities,
+      serverInfo: this.server.options.info,
+      ...(instructions ? { instructions } : {}),
+    };
+  }
+
+  private checkResult(entry: RequestEntry, result: unknown): Record<string, unknown> {
+    if (this.server.validateResults) {
+      const message = `the ${entry.method} handler returned an invalid result`;
+      const error = invalid(entry.result, result, ErrorCode.InternalError, message);
+      if (error) {
+        this.server.reportError(error);
+        throw error;
+      }
+    }
+    return result as Record<string, unknown>;
+  }
+
+  /** @internal The Connection's notification callback (through SessionCallbacks). */
+  async receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+    const tables = this.server.handshake ?? this.server.protocol;
+    const entry = tables.clientNotifications[n.method];
+    if (!entry || !this.info) return;
+    const handler = this.server.handler(entry);
+    if (!handler) return;
+    const error = invalidNotification(entry, n);
+    if (error) {
+      this.server.reportError(error);
+      return;
+    }
+    const ctx: NotificationContext = {
+      session: this.info,
+      ...(extra?.auth === undefined ? {} : { auth: extra.auth }),
+    };
+    await handler(n.params, ctx);
+  }
+
+  /** Sends an input request (server→client request) for a handshake-era handler. */
+  requestInput(method: string, params: unknown, relatedRequestId: RequestId): Promise<unknown> {
+    return this.request(method as keyof Out & string, params as Out[keyof Out & string]["params"], {
+      relatedRequestId,
+    });
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * Serving a stateless-era request (protocol 2026-07-28 on): no session, the client's version, identity and
+ * capabilities in each request's `_meta`, and input asked for by answering InputRequiredResult (multi
+ * round-trip requests, with the earlier rounds' answers sealed into `requestState`).
+ */
+
+import type { IncomingRequestContext } from "../jsonrpc/connection.js";
+import { ErrorCode, type JsonRpcRequest, McpError } from "../jsonrpc/messages.js";
+import { type Capabilities, capabilityName, hasCapability } from "../mcp/capabilities.js";
+import { checkedParams } from "../mcp/check-errors.js";
+import type { AnyHandler, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
+import { INPUT_PENDING, type InputRequest, isInputRequired, Round, targetOf } from "../mcp/input-rounds.js";
+import { isLogLevel } from "../mcp/logging.js";
+import {
+  META,
+  missingCapability,
+  RESULT_TYPE,
+  type RequestMeta,
+  readRequestMeta,
+  unsupportedVersion,
+} from "../mcp/request-meta.js";
+import type { RoundState } from "../mcp/state-sealer.js";
+import { type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
+import { serveListen } from "./listen.js";
+import { checkInputResponse, RequestContext } from "./request-context.js";
+import type { ServerSession } from "./session.js";
+
+type AnySession = ServerSession<MethodTypes, MethodTypes>;
+
+/**
+ * A stateless-era request: method first (removed and unknown methods are -32601 whatever their
+ * params), then the per-request `_meta` (-32602), the version (-32022), capability gating, params, and
+ * the handler; results gain `resultType`, caching hints and the server's identity.
+ */
+export function serveStateless(
+  session: AnySession,
+  request: JsonRpcRequest,
+  rc: IncomingRequestContext,
+  tables: ProtocolTables,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const { method } = request;
+  const entry = tables.clientRequests[method];
+  if (!entry) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  const meta = readRequestMeta(request.params);
+  const supported = session.server.statelessVersions;
+  if (!supported.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, supported);
+  if (meta.logLevel !== undefined && !isLogLevel(meta.logLevel))
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown log level "${meta.logLevel}"`);
+  if (entry.capability && !hasCapability(session.server.capabilities, entry.capability)) {
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} (this server does not offer ${capabilityName(entry.capability)})`,
+    );
+  }
+  const params = checkedParams(entry, request.params) as Record<string, unknown>;
+  if (method === "server/discover") return discover(session, tables);
+  if (method === "subscriptions/listen") return serveListen(session, params, rc);
+  const handler = session.server.handler(entry);
+  if (!handler || RUNTIME_METHODS.has(method))
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+
+  const info: SessionInfo = {
+    protocolVersion: meta.protocolVersion,
+    era: "stateless",
+    clientInfo: meta.clientInfo ?? { name: "unknown", version: "0" },
+    clientCapabilities: meta.clientCapabilities,
+  };
+  if (!entry.inputRequired)
+    return runStateless(session, entry, params, handler, rc, info, meta, tables, undefined);
+  if (params.requestState === undefined)
+    return runStateless(
+      session,
+      entry,
+      params,
+      handler,
+      rc,
+      info,
+      meta,
+      tables,
+      openRound(session, entry, params),
+    );
+  return session.server.sealer
+    .open(params.requestState, entry.method, targetOf(params))
+    .then((state) =>
+      runStateless(
+        session,
+        entry,
+        params,
+        handler,
+        rc,
+        info,
+        meta,
+        tables,
+        openRound(session, entry, params, state),
+      ),
+    );
+}
+
+function runStateless(
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  handler: AnyHandler,
+  rc: IncomingRequestContext,
+  info: SessionInfo,
+  meta: RequestMeta,
+  tables: ProtocolTables,
+  round: Round | undefined,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const ctx = new RequestContext<MethodTypes, MethodTypes>(session, rc, info, { meta, tables, round });
+  let result: unknown;
+  try {
+    result = handler(params, ctx);
+  } catch (error) {
+    return statelessSettled(session, entry, params, ctx, { error });
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value) => statelessSettled(session, entry, params, ctx, { value }),
+      (error) => statelessSettled(session, entry, params, ctx, { error }),
+    );
+  }
+  return statelessSettled(session, entry, params, ctx, { value: result });
+}
+
+/** The input state of a retried request: sealed earlier answers plus this retry's inputResponses. */
+function openRound(
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  state?: RoundState,
+): Round {
+  if (state) {
+    // The handler sees only its own state (or none), never the runtime's envelope.
+    if (state.user === undefined) delete params.requestState;
+    else params.requestState = state.user;
+  }
+  const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+  const stateless = session.server.statelessTables!;
+  // Answers to what the last round asked are checked now; others when a handler reads them.
+  for (const [key, method] of Object.entries(state?.asked ?? {})) {
+    if (key in responses) checkInputResponse(stateless, method, key, responses[key]);
+  }
+  return new Round({ ...state?.answers, ...responses });
+}
+
+function statelessSettled(
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  ctx: RequestContext<MethodTypes, MethodTypes>,
+  outcome: { value: unknown } | { error: unknown },
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const round = ctx.round;
+  // A handler awaiting input it lacks ends in INPUT_PENDING (or in whatever it made of it): the
+  // questions it asked are the answer, whatever it returned.
+  if (round && round.pending.size > 0) return askForInput(session, entry, params, round, undefined);
+  if ("error" in outcome) {
+    if (outcome.error === INPUT_PENDING)
+      throw session.server.fault(`${entry.method}: input requested outside a request that may ask for it`);
+    return session.finish(entry, decorate(session, entry, session.handlerError(entry, outcome.error)), ctx);
+  }
+  const { value } = outcome;
+  if (isInputRequired(value)) {
+    if (!round)
+      throw session.server.fault(
+        `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
+      );
+    return askForInput(session, entry, params, round, value);
+  }
+  return session.finish(entry, decorate(session, entry, value as Record<string, unknown>), ctx);
+}
+
+/** An InputRequiredResult from the handler's questions (and its own result, if it returned one). */
+function askForInput(
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  round: Round,
+  returned: { inputRequests?: Record<string, InputRequest>; requestState?: string } | undefined,
+): Promise<Record<string, unknown>> {
+  const requests: Record<string, InputRequest> = {
+    ...returned?.inputRequests,
+    ...Object.fromEntries(round.pending),
+  };
+  const stateless = session.server.statelessTables!;
+  const caps = (params._meta as Record<string, unknown>)[META.clientCapabilities] as Capabilities;
+  for (const request of Object.values(requests)) {
+    const input = stateless.serverRequests[request.method];
+    if (input?.delivery !== "input") {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `${request.method} is not an input request a server may send`,
+      );
+    }
+    if (input.capability && !hasCapability(caps, input.capability)) {
+      throw missingCapability({ [input.capability.path[0]!]: {} }, capabilityName(input.capability));
+    }
+  }
+  const asked = Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, r.method]));
+  const state: RoundState = {
+    method: entry.method,
+    target: targetOf(params),
+    answers: round.consumed,
+    asked,
+    ...(returned?.requestState === undefined ? {} : { user: returned.requestState }),
+    expires: Date.now() + session.server.sealer.ttlMs,
+  };
+  return session.server.sealer.seal(state).then((requestState) => ({
+    resultType: RESULT_TYPE.inputRequired,
+    ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),
+    requestState,
+    _meta: session.server.resultMeta,
+  }));
+}
+
+/** `resultType`, caching hints where the method's result carries them, and the server's identity. */
+function decorate(
+  session: AnySession,
+  entry: RequestEntry,
+  result: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...result };
+  out.resultType ??= RESULT_TYPE.complete;
+  if (entry.cacheable) {
+    const cache = session.server.cacheHints;
+    out.ttlMs ??= cache.ttlMs;
+    out.cacheScope ??= cache.cacheScope;
+  }
+  out._meta = { ...session.server.resultMeta, ...(result._meta as Record<string, unknown> | undefined) };
+  if (entry.method === "tools/list" && Array.isArray(out.tools)) session.server.toolHeaders.admit(out.tools);
+  return out;
+}
+
+function discover(session: AnySession, tables: ProtocolTables): Record<string, unknown> {
+  const { instructions } = session.server.options;
+  return decorate(session, tables.clientRequests["server/discover"]!, {
+    supportedVersions: session.server.statelessVersions,
+    capabilities: session.server.capabilities,
+    ...(instructions ? { instructions } : {}),
+  });
+}
