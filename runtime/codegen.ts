@@ -4,20 +4,8 @@
  * kept stable across runtime versions so committed generated code keeps compiling.
  */
 
-export {
-  anyOf,
-  at,
-  type Check,
-  codePoints,
-  type Fail,
-  type Format,
-  fail,
-  formats,
-  inJson,
-  isObject,
-  jsonEqual,
-  oneOf,
-} from "./check/check.js";
+export { anyOf, at, type Check, type Fail, fail, inJson, isObject, oneOf } from "./check/check.js";
+export { codePoints, type Format, formats, jsonEqual } from "./check/formats.js";
 export {
   Client,
   type ClientNotificationContext,

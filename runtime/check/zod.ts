@@ -5,7 +5,7 @@
  */
 
 import * as z from "zod";
-import { codePoints, type Format, formats, jsonEqual } from "./check.js";
+import { codePoints, type Format, formats, jsonEqual } from "./formats.js";
 
 /** JSON Schema `integer`: any integral number. zod's `int()` also caps at 2^53, which JSON Schema does not. */
 export const integer = (): z.ZodNumber => z.number().check(z.refine(Number.isInteger, "Expected an integer"));

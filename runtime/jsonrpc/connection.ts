@@ -5,6 +5,7 @@
  */
 
 import { SmallMap } from "../util/collections.js";
+import { messageOf, toError } from "../util/errors.js";
 import {
   classify,
   ErrorCode,
@@ -324,7 +325,7 @@ export class Connection {
     return failure(request.id, {
       code: ErrorCode.InternalError,
       message: "Internal error",
-      data: { message: errorMessage(error) },
+      data: { message: messageOf(error) },
     });
   }
 
@@ -601,19 +602,6 @@ const cancelReason = (reason: unknown): string =>
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message;
   return typeof reason === "string" ? reason : "aborted";
-}
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(errorMessage(error));
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    return "unprintable error";
-  }
 }
 
 function describe(value: unknown): string {

@@ -5,6 +5,7 @@
  * header against the body. Shared by the client (which writes them) and the server (which checks them).
  */
 
+import { BASE64 } from "../check/formats.js";
 import { isObject } from "../jsonrpc/messages.js";
 
 export const METHOD_HEADER = "mcp-method";
@@ -20,7 +21,6 @@ export const NAME_PARAM: Readonly<Record<string, "name" | "uri">> = {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** What HTTP carries unchanged: visible ASCII and spaces (a received value may also hold tabs). */
 const VISIBLE = /^[\x20-\x7e]*$/;
