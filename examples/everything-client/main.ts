@@ -12,9 +12,10 @@
  *   MCP_CONFORMANCE_SCENARIO=tools_call tsx --conditions=mcp-codegen-source examples/everything-client/main.ts \
  *     tsx --conditions=mcp-codegen-source examples/everything-server/main.ts --stdio
  */
+
+import type { Transport } from "@mcp-codegen/runtime";
+import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
-import type { Transport } from "../../runtime/jsonrpc/transport.js";
-import { StdioClientTransport } from "../../runtime/node/stdio.js";
 import { argumentsFor, callTool, handlers, listTools, log } from "./handlers.js";
 import { createStatelessClient, STATELESS_SCENARIOS } from "./stateless.js";
 
@@ -56,7 +57,7 @@ async function transportFor(target: string[], stateless: boolean): Promise<Trans
     if (rest.length > 0) throw new UsageError(`unexpected arguments after the URL: ${rest.join(" ")}`);
     // Loaded only for URLs, so stdio works without the HTTP client.
     if (stateless) return (await import("@mcp-codegen/runtime/http-client")).connectHttp(first);
-    const { StreamableHttpClientTransport } = await import("../../runtime/http-client/streamable-http.js");
+    const { StreamableHttpClientTransport } = await import("@mcp-codegen/runtime/http-client");
     return new StreamableHttpClientTransport(first);
   }
   return new StdioClientTransport({ command: first, args: rest, stderr: "inherit" });

@@ -5,6 +5,9 @@
  * 2025-11-25) and stateless clients (2026-07-28). Tool, resource and prompt names, arguments and texts
  * are the ones the scenarios' requirements name; examples/README.md maps scenario → handler.
  */
+
+import { paginate } from "@mcp-codegen/runtime";
+import { closeSseStream } from "@mcp-codegen/runtime/http";
 import {
   errors,
   inputRequired,
@@ -14,8 +17,6 @@ import {
 // Results are built in the shape both eras accept (the runtime adds resultType and caching hints for
 // stateless clients), so the handshake era's types describe them.
 import type * as T from "../../generated/2026-07-28/legacy/types.js";
-import { closeSseStream } from "../../runtime/http/streamable-http.js";
-import { paginate } from "../../runtime/mcp/pagination.js";
 
 export const info = { name: "mcp-codegen-everything-server", version: "1.0.0" };
 export const instructions =

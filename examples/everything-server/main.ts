@@ -11,8 +11,8 @@
  * Then: npx conformance server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
  */
 import { parseArgs } from "node:util";
+import { StdioServerTransport, serveHttp } from "@mcp-codegen/runtime/node";
 import { createServer } from "../../generated/2026-07-28/index.js";
-import { StdioServerTransport } from "../../runtime/node/stdio.js";
 import { changes, handlers, info, instructions } from "./handlers.js";
 
 const USAGE =
@@ -79,11 +79,6 @@ function integer(name: string, value: string, max: number): number {
 const port = integer("port", args.port, 65535);
 const retryMs = integer("retry-ms", args["retry-ms"], 3_600_000);
 
-// Loaded only here, so --stdio starts no HTTP server code.
-const { serveHttp } = await import("../../runtime/node/http.js").catch((error: unknown) => {
-  process.stderr.write(`cannot load the HTTP transport (runtime/transports/node-http): ${String(error)}\n`);
-  process.exit(1);
-});
 const http = await serveHttp(server, {
   port,
   host: args.host,

@@ -3,9 +3,10 @@
  * Run: npm start   (or: npx tsx --conditions=mcp-codegen-source examples/quickstart/server.ts)
  * Try it: npx @modelcontextprotocol/inspector npx tsx --conditions=mcp-codegen-source examples/quickstart/server.ts
  */
+
+import { paginate } from "@mcp-codegen/runtime";
+import { StdioServerTransport } from "@mcp-codegen/runtime/node";
 import { createServer, errors, type ServerHandlers } from "../../generated/2025-11-25/index.js";
-import { paginate } from "../../runtime/mcp/pagination.js";
-import { StdioServerTransport } from "../../runtime/node/stdio.js";
 
 const notes = new Map<string, string>([["welcome", "Hello from mcp-codegen."]]);
 

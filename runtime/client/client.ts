@@ -134,7 +134,7 @@ const MAX_TOOL_PAGES = 100;
 const DISCOVER = "server/discover";
 const LISTEN = "subscriptions/listen";
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
-const UNKNOWN_PEER: ImplementationInfo = { name: "", version: "" };
+const UNKNOWN_PEER: ImplementationInfo = Object.freeze({ name: "", version: "" });
 
 export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends MethodTypes = MethodTypes> {
   #connection: Connection | undefined;

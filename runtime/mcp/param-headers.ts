@@ -96,8 +96,14 @@ export function toolHeaderParams(inputSchema: unknown): ToolHeaders {
 }
 
 /** Keywords whose value maps names to schemas, and keywords whose value is data rather than schemas. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
-const DATA = new Set(["const", "enum", "default", "examples"]);
+const SCHEMA_MAPS: ReadonlySet<string> = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+]);
+const DATA: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"]);
 
 /** An `x-mcp-header` on a schema not reached from the root through `properties` alone. */
 function strayDeclaration(

@@ -3,9 +3,9 @@
  * transport with that request's id, which HTTP transports use to pick the response stream.
  */
 import { expect, it } from "vitest";
-import * as V from "../../generated/2025-11-25/index.js";
-import type { JsonRpcMessage } from "../../runtime/jsonrpc/messages.js";
-import type { SendOptions, Transport } from "../../runtime/jsonrpc/transport.js";
+import * as V from "../../../generated/2025-11-25/index.js";
+import type { JsonRpcMessage } from "../../../runtime/jsonrpc/messages.js";
+import type { SendOptions, Transport } from "../../../runtime/jsonrpc/transport.js";
 
 class RecordingTransport implements Transport {
   sent: { message: JsonRpcMessage | JsonRpcMessage[]; options: SendOptions | undefined }[] = [];

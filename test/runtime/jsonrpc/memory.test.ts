@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
-import type { JsonRpcMessage } from "../../runtime/jsonrpc/messages.js";
-import { Inbox } from "./helpers.js";
+import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
+import type { JsonRpcMessage } from "../../../runtime/jsonrpc/messages.js";
+import { Inbox } from "../helpers.js";
 
 const note = (n: number): JsonRpcMessage => ({
   jsonrpc: "2.0",

@@ -3,10 +3,10 @@ import {
   Connection,
   type IncomingRequestContext,
   REQUEST_CANCELLED,
-} from "../../runtime/jsonrpc/connection.js";
-import { ErrorCode, type JsonRpcRequest, McpError } from "../../runtime/jsonrpc/messages.js";
-import type { Transport } from "../../runtime/jsonrpc/transport.js";
-import { connectedPair, deferred, Inbox, notification, responseTo, withRawPeer } from "./helpers.js";
+} from "../../../runtime/jsonrpc/connection.js";
+import { ErrorCode, type JsonRpcRequest, McpError } from "../../../runtime/jsonrpc/messages.js";
+import type { Transport } from "../../../runtime/jsonrpc/transport.js";
+import { connectedPair, deferred, Inbox, notification, responseTo, withRawPeer } from "../helpers.js";
 
 const req = (id: unknown, method: string, params?: Record<string, unknown>) =>
   params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };

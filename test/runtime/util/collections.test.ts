@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Linked, LinkedSet, SmallMap } from "../../runtime/util/collections.js";
+import { type Linked, LinkedSet, SmallMap } from "../../../runtime/util/collections.js";
 
 describe("SmallMap", () => {
   it("holds one entry in fields and more in a Map, as a Map would", () => {

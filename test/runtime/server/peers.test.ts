@@ -3,10 +3,10 @@
  * lifecycle, dispatch, validation, gating, errors, progress, logging, cancellation, server→client requests.
  */
 import { describe, expect, it } from "vitest";
-import * as V2024 from "../../generated/2024-11-05/index.js";
-import * as V2025 from "../../generated/2025-11-25/index.js";
-import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
-import { McpError } from "../../runtime/jsonrpc/messages.js";
+import * as V2024 from "../../../generated/2024-11-05/index.js";
+import * as V2025 from "../../../generated/2025-11-25/index.js";
+import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
+import { McpError } from "../../../runtime/jsonrpc/messages.js";
 
 const info = { name: "test", version: "1.0.0" };
 

@@ -5,13 +5,13 @@
  * retries, tools/list filtering, subscriptions/listen and progress.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { protocol } from "../../generated/2026-07-28/protocol.js";
-import { Client, type ClientOptions } from "../../runtime/client/client.js";
-import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
-import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
-import { McpError } from "../../runtime/jsonrpc/messages.js";
-import type { Transport } from "../../runtime/jsonrpc/transport.js";
-import { Inbox } from "./helpers.js";
+import { protocol } from "../../../generated/2026-07-28/protocol.js";
+import { Client, type ClientOptions } from "../../../runtime/client/client.js";
+import { REQUEST_CANCELLED } from "../../../runtime/jsonrpc/connection.js";
+import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
+import { McpError } from "../../../runtime/jsonrpc/messages.js";
+import type { Transport } from "../../../runtime/jsonrpc/transport.js";
+import { Inbox } from "../helpers.js";
 
 const V26 = "2026-07-28";
 const V25 = "2025-11-25";
