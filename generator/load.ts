@@ -4,9 +4,11 @@
  * silently ignoring a keyword would make the zod validators looser than the schema.
  */
 
+import type { Dialect } from "../schema/registry.js";
 import { applySchemaFixes } from "./tables.js";
 
-export type Dialect = "draft-07" | "2020-12";
+export type { Dialect };
+
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

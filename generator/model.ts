@@ -5,31 +5,18 @@
  * unsaid comes from tables.ts.
  */
 
+import type { CapabilityRef, Direction, SupportedVersion } from "@mcp-codegen/runtime";
 import type { Dialect, ParsedSchema, SchemaNode } from "./load.js";
 import { camelCase, handlerName } from "./naming.js";
 import { CAPABILITY_OF, ERROR_AS_RESULT, ERROR_CODE_OF, RESULT_OF } from "./tables.js";
 
-export type Direction = "client-to-server" | "server-to-client";
-export type Side = "client" | "server";
+export type { CapabilityRef, Direction, SupportedVersion };
+export type Side = CapabilityRef["side"];
 
 /** A type position: a definition, or a property path inside one (for inline schemas). */
 export interface TypeRef {
   definition: string;
   path: string[];
-}
-
-export interface CapabilityRef {
-  /** Whose capabilities object declares it: the receiver of a request, the sender of a notification. */
-  side: Side;
-  path: string[];
-  /** What the last path element holds when declared: `true` (a flag like `listChanged`) or an object. */
-  leaf: "flag" | "object";
-}
-
-/** A protocol version the generated code can negotiate, with what the wire allows in it. */
-export interface SupportedVersion {
-  version: string;
-  batches: boolean;
 }
 
 export interface MethodModel {

@@ -6,12 +6,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { IndentationText, Node, Project, QuoteKind, SyntaxKind } from "ts-morph";
-import { CliError } from "./cli/errors.js";
 import { interfaceMethods } from "./emit/peers.js";
 import type { ProtocolModel } from "./model.js";
 import { renderTemplate } from "./templates.js";
 
 export const CONFIG_FILE = "mcp-codegen.json";
+
+/** A project file the user can fix (config, handlers file): printed as one message, exit 2. */
+export class ProjectError extends Error {
+  override name = "ProjectError";
+}
 
 export interface ProjectConfig {
   kind: "server" | "client";
@@ -25,19 +29,19 @@ export async function readConfig(dir: string): Promise<ProjectConfig | undefined
   const path = join(dir, CONFIG_FILE);
   const text = await readFile(path, "utf8").catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return undefined;
-    throw new CliError(`${path}: cannot read (${e.code ?? e.message})`);
+    throw new ProjectError(`${path}: cannot read (${e.code ?? e.message})`);
   });
   if (text === undefined) return undefined;
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new CliError(`${path}: not valid JSON (${(e as Error).message})`);
+    throw new ProjectError(`${path}: not valid JSON (${(e as Error).message})`);
   }
   const c = raw as Partial<ProjectConfig>;
-  const bad = (field: string, want: string) => new CliError(`${path}: "${field}" must be ${want}`);
+  const bad = (field: string, want: string) => new ProjectError(`${path}: "${field}" must be ${want}`);
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    throw new CliError(`${path}: must be a JSON object`);
+    throw new ProjectError(`${path}: must be a JSON object`);
   if (c.kind !== "server" && c.kind !== "client") throw bad("kind", '"server" or "client"');
   if (typeof c.protocol !== "string") throw bad("protocol", "a protocol version string");
   if (typeof c.output !== "string" || c.output === "") throw bad("output", "a folder name");
@@ -129,7 +133,7 @@ export function updateHandlers(
     const d = syntax[0]!;
     const { line, character } = sf.compilerNode.getLineAndCharacterOfPosition(d.start ?? 0);
     const message = typeof d.messageText === "string" ? d.messageText : d.messageText.messageText;
-    throw new CliError(`${file}:${line + 1}:${character + 1}: does not parse: ${message}`);
+    throw new ProjectError(`${file}:${line + 1}:${character + 1}: does not parse: ${message}`);
   }
   const decl = sf.getVariableDeclaration("handlers");
   let init = decl?.getInitializer();
@@ -140,7 +144,7 @@ export function updateHandlers(
     init = init.getExpression();
   }
   if (!init || !Node.isObjectLiteralExpression(init)) {
-    throw new CliError(
+    throw new ProjectError(
       `${file}: cannot find \`export const handlers = { ... }\` (an object literal) to update`,
     );
   }

@@ -29,3 +29,13 @@ export {
 export type { MessageExtra, SendOptions, Transport } from "./jsonrpc/transport.js";
 export { LOG_LEVELS, type LogLevel } from "./mcp/logging.js";
 export { pages, paginate } from "./mcp/pagination.js";
+export {
+  type CapabilityRef,
+  type Direction,
+  type MethodEntry,
+  type NotificationEntry,
+  type ProtocolTables,
+  type RequestEntry,
+  RUNTIME_METHODS,
+  type SupportedVersion,
+} from "./mcp/tables.js";

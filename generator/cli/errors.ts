@@ -1,6 +1,7 @@
 import { SchemaSourceError } from "../../schema/loader.js";
 import { SchemaLoadError } from "../load.js";
 import { ModelError } from "../model.js";
+import { ProjectError } from "../project.js";
 
 /** Exit codes of every command: 0 ok, 1 failure (drift, a check that found something), 2 usage or bad input. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -22,6 +23,7 @@ export function isInputError(e: unknown): e is Error {
     e instanceof CliError ||
     e instanceof SchemaLoadError ||
     e instanceof SchemaSourceError ||
-    e instanceof ModelError
+    e instanceof ModelError ||
+    e instanceof ProjectError
   );
 }

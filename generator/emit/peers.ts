@@ -4,7 +4,7 @@
  * progress) get no handler.
  */
 
-import { RUNTIME_METHODS } from "../../runtime/mcp/tables.js";
+import { RUNTIME_METHODS } from "@mcp-codegen/runtime";
 import type { MethodModel, ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
 
