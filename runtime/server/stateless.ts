@@ -15,14 +15,13 @@ import {
   META,
   missingCapability,
   RESULT_TYPE,
-  type RequestMeta,
   readRequestMeta,
   unsupportedVersion,
 } from "../mcp/request-meta.js";
 import type { RoundState } from "../mcp/state-sealer.js";
 import { type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
 import { serveListen } from "./listen.js";
-import { checkInputResponse, RequestContext } from "./request-context.js";
+import { checkInputResponse, RequestContext, type StatelessRequest } from "./request-context.js";
 import type { ServerSession } from "./session.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
@@ -65,35 +64,13 @@ export function serveStateless(
     clientInfo: meta.clientInfo ?? { name: "unknown", version: "0" },
     clientCapabilities: meta.clientCapabilities,
   };
-  if (!entry.inputRequired)
-    return runStateless(session, entry, params, handler, rc, info, meta, tables, undefined);
-  if (params.requestState === undefined)
-    return runStateless(
-      session,
-      entry,
-      params,
-      handler,
-      rc,
-      info,
-      meta,
-      tables,
-      openRound(session, entry, params),
-    );
+  const run = (round: Round | undefined) =>
+    runStateless(session, entry, params, handler, rc, info, { meta, tables, round });
+  if (!entry.inputRequired) return run(undefined);
+  if (params.requestState === undefined) return run(openRound(session, params));
   return session.server.sealer
     .open(params.requestState, entry.method, targetOf(params))
-    .then((state) =>
-      runStateless(
-        session,
-        entry,
-        params,
-        handler,
-        rc,
-        info,
-        meta,
-        tables,
-        openRound(session, entry, params, state),
-      ),
-    );
+    .then((state) => run(openRound(session, params, state)));
 }
 
 function runStateless(
@@ -103,11 +80,9 @@ function runStateless(
   handler: AnyHandler,
   rc: IncomingRequestContext,
   info: SessionInfo,
-  meta: RequestMeta,
-  tables: ProtocolTables,
-  round: Round | undefined,
+  stateless: StatelessRequest,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const ctx = new RequestContext<MethodTypes, MethodTypes>(session, rc, info, { meta, tables, round });
+  const ctx = new RequestContext<MethodTypes, MethodTypes>(session, rc, info, stateless);
   let result: unknown;
   try {
     result = handler(params, ctx);
@@ -124,12 +99,7 @@ function runStateless(
 }
 
 /** The input state of a retried request: sealed earlier answers plus this retry's inputResponses. */
-function openRound(
-  session: AnySession,
-  entry: RequestEntry,
-  params: Record<string, unknown>,
-  state?: RoundState,
-): Round {
+function openRound(session: AnySession, params: Record<string, unknown>, state?: RoundState): Round {
   if (state) {
     // The handler sees only its own state (or none), never the runtime's envelope.
     if (state.user === undefined) delete params.requestState;
