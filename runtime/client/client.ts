@@ -4,7 +4,6 @@
  * result validation, and dispatch of what the server sends to handlers by the generated tables.
  */
 
-import type { StatelessHttp } from "../http-client/streamable-http.js";
 import {
   Connection,
   type IncomingRequestContext,
@@ -41,6 +40,7 @@ import type { LogLevel } from "../mcp/logging.js";
 import { isStub } from "../mcp/not-implemented.js";
 import { standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
 import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
+import type { StatelessHttp } from "../mcp/stateless-http.js";
 import { type SubscriptionFilter, subscriptionIdOf } from "../mcp/subscriptions.js";
 import {
   type ProtocolTables,

@@ -15,20 +15,16 @@
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import type { Transport } from "../jsonrpc/transport.js";
+import type { StatelessHttp } from "../mcp/stateless-http.js";
+import { transportClosed } from "../util/errors.js";
+import { HttpStatusError, messageWithCause } from "./fetch-results.js";
 import { SseClientTransport } from "./legacy-sse.js";
-import {
-  closedError,
-  HttpStatusError,
-  messageOf,
-  type StatelessHttp,
-  type StreamableHttpClientOptions,
-  StreamableHttpClientTransport,
-} from "./streamable-http.js";
+import { type StreamableHttpClientOptions, StreamableHttpClientTransport } from "./streamable-http.js";
 
 export type HttpTransportKind = "streamable-http" | "sse";
 
 /** The statuses the spec names: a server that does not take a POST of initialize at this URL. */
-const FALLBACK_STATUSES = new Set([400, 404, 405]);
+const FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
 
 type Inner = StreamableHttpClientTransport | SseClientTransport;
 
@@ -99,7 +95,7 @@ export class HttpClientTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.#state !== "open") throw closedError();
+    if (this.#state !== "open") throw transportClosed();
     if (this.#inner) return this.#inner.send(message);
     if (this.#stateless && !this.#deciding) {
       const streamable = new StreamableHttpClientTransport(this.#url, this.#options);
@@ -156,7 +152,7 @@ export class HttpClientTransport implements Transport {
       if (!(error instanceof HttpStatusError) || !FALLBACK_STATUSES.has(error.status)) throw error;
       refused = error;
     }
-    if (this.#state !== "open") throw closedError();
+    if (this.#state !== "open") throw transportClosed();
 
     const legacy = new SseClientTransport(this.#url, {
       ...(this.#options.headers ? { headers: this.#options.headers } : {}),
@@ -168,13 +164,13 @@ export class HttpClientTransport implements Transport {
     } catch (error) {
       await this.#discard(legacy);
       throw new Error(
-        `${this.#url} refused a Streamable HTTP POST (${refused.status}) and is no legacy HTTP+SSE server either: ${messageOf(error)}`,
+        `${this.#url} refused a Streamable HTTP POST (${refused.status}) and is no legacy HTTP+SSE server either: ${messageWithCause(error)}`,
         { cause: error },
       );
     }
     if (this.#state !== "open") {
       await this.#discard(legacy);
-      throw closedError();
+      throw transportClosed();
     }
     this.#inner = legacy;
     this.#kind = "sse";

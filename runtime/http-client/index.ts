@@ -1,12 +1,8 @@
 /** HTTP client transports on `fetch`: Streamable HTTP, legacy HTTP+SSE, and the spec's fallback between them. */
 
 export { connectHttp, HttpClientTransport, type HttpTransportKind } from "./connect.js";
+export type { FetchOptions, HeadersOption } from "./fetch-options.js";
+export { HttpStatusError, SessionExpiredError } from "./fetch-results.js";
 export { SseClientTransport, type SseClientTransportOptions } from "./legacy-sse.js";
-export {
-  type HeadersOption,
-  HttpStatusError,
-  type ReconnectOptions,
-  SessionExpiredError,
-  type StreamableHttpClientOptions,
-  StreamableHttpClientTransport,
-} from "./streamable-http.js";
+export type { ReconnectOptions } from "./sse-streams.js";
+export { type StreamableHttpClientOptions, StreamableHttpClientTransport } from "./streamable-http.js";

@@ -6,24 +6,14 @@
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import type { Transport } from "../jsonrpc/transport.js";
-import { readEventStream, type SseEvent } from "./sse-parse.js";
-import {
-  closedError,
-  discard,
-  type HeadersOption,
-  HttpStatusError,
-  mediaType,
-  messageOf,
-  resolveHeaders,
-  rpcErrorIn,
-  statusText,
-  toError,
-} from "./streamable-http.js";
+import { toError, transportClosed } from "../util/errors.js";
+import { mediaType } from "../util/media-type.js";
+import { runHandler } from "./callbacks.js";
+import { type FetchOptions, fetchOf, type HeadersOption, resolveHeaders } from "./fetch-options.js";
+import { discard, fetchFailed, messageWithCause, statusError } from "./fetch-results.js";
+import { EVENT_STREAM, eventMessage, readEventStream, type SseEvent } from "./sse-parse.js";
 
-export interface SseClientTransportOptions {
-  /** Sent on the GET and every POST (e.g. Authorization); a function is called before each request. */
-  headers?: HeadersOption;
-  fetch?: typeof fetch;
+export interface SseClientTransportOptions extends FetchOptions {
   /** How long start() waits for the `endpoint` event after the stream opened (10000). */
   endpointTimeoutMs?: number;
 }
@@ -47,7 +37,7 @@ export class SseClientTransport implements Transport {
 
   constructor(url: string | URL, options: SseClientTransportOptions = {}) {
     this.#url = new URL(url);
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#fetch = fetchOf(options);
     this.#headers = options.headers;
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
   }
@@ -81,9 +71,9 @@ export class SseClientTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.#state !== "open" || !this.#endpoint) throw closedError();
+    if (this.#state !== "open" || !this.#endpoint) throw transportClosed();
     const body = JSON.stringify(message);
-    const headers = new Headers(await resolveHeaders(this.#headers));
+    const headers = await resolveHeaders(this.#headers);
     headers.set("content-type", "application/json");
     let response: Response;
     try {
@@ -94,21 +84,12 @@ export class SseClientTransport implements Transport {
         signal: this.#abort.signal,
       });
     } catch (error) {
-      if (this.#state !== "open") throw closedError();
-      const failure = new Error(`POST ${this.#endpoint} failed: ${messageOf(error)}`, { cause: error });
+      if (this.#state !== "open") throw transportClosed();
+      const failure = fetchFailed(`POST ${this.#endpoint}`, error);
       this.onerror?.(failure);
       throw failure;
     }
-    if (!response.ok) {
-      const text = await response.text().catch(() => "");
-      const rpc = rpcErrorIn(text);
-      const detail = rpc ? `: ${rpc.message} (${rpc.code})` : text ? `: ${text.slice(0, 200)}` : "";
-      throw new HttpStatusError(
-        response.status,
-        `POST ${this.#endpoint} answered ${statusText(response)}${detail}`,
-        rpc,
-      );
-    }
+    if (!response.ok) throw await statusError(response, `POST ${this.#endpoint}`);
     await discard(response);
   }
 
@@ -117,27 +98,19 @@ export class SseClientTransport implements Transport {
   }
 
   async #open(): Promise<ReadableStream<Uint8Array>> {
-    const headers = new Headers(await resolveHeaders(this.#headers));
-    headers.set("accept", "text/event-stream");
+    const headers = await resolveHeaders(this.#headers);
+    headers.set("accept", EVENT_STREAM);
     let response: Response;
     try {
       response = await this.#fetch(this.#url, { method: "GET", headers, signal: this.#abort.signal });
     } catch (error) {
-      throw new Error(`GET ${this.#url} failed: ${messageOf(error)}`, { cause: error });
+      throw fetchFailed(`GET ${this.#url}`, error);
     }
-    if (!response.ok) {
-      const text = await response.text().catch(() => "");
-      throw new HttpStatusError(
-        response.status,
-        `GET ${this.#url} answered ${statusText(response)}`,
-        rpcErrorIn(text),
-      );
-    }
-    if (mediaType(response) !== "text/event-stream" || !response.body) {
+    if (!response.ok) throw await statusError(response, `GET ${this.#url}`);
+    const type = mediaType(response.headers.get("content-type"));
+    if (type !== EVENT_STREAM || !response.body) {
       await discard(response);
-      throw new Error(
-        `GET ${this.#url} answered with content type "${mediaType(response)}", not an SSE stream`,
-      );
+      throw new Error(`GET ${this.#url} answered with content type "${type}", not an SSE stream`);
     }
     return response.body;
   }
@@ -155,7 +128,7 @@ export class SseClientTransport implements Transport {
     }
     if (this.#state === "closed") return;
     const reason = failure
-      ? `the SSE stream broke: ${messageOf(failure)}`
+      ? `the SSE stream broke: ${messageWithCause(failure)}`
       : "the server ended the SSE stream";
     if (this.#state === "starting") {
       this.#ready?.reject(new Error(`${this.#url}: ${reason} before naming its endpoint`));
@@ -170,20 +143,8 @@ export class SseClientTransport implements Transport {
       this.#onEndpoint(event.data);
       return;
     }
-    if (event.event !== undefined && event.event !== "message") return;
-    if (event.data === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(event.data);
-    } catch (error) {
-      this.onerror?.(new Error(`unreadable SSE message from ${this.#url}: ${messageOf(error)}`));
-      return;
-    }
-    try {
-      this.onmessage?.(value);
-    } catch (error) {
-      this.onerror?.(toError(error));
-    }
+    const value = eventMessage(event, this.#url, (error) => this.onerror?.(error));
+    if (value !== undefined) runHandler(this, () => this.onmessage?.(value));
   }
 
   /** The first endpoint event wins; it must stay on the stream's origin, where our headers were meant to go. */
@@ -212,14 +173,10 @@ export class SseClientTransport implements Transport {
     if (this.#state === "closed") return;
     const wasOpen = this.#state === "open";
     this.#state = "closed";
-    this.#abort.abort(closedError());
-    this.#ready?.reject(closedError());
+    this.#abort.abort(transportClosed());
+    this.#ready?.reject(transportClosed());
     if (!wasOpen) return;
-    try {
-      this.onclose?.();
-    } catch (error) {
-      this.onerror?.(toError(error));
-    }
+    runHandler(this, () => this.onclose?.());
   }
 }
 

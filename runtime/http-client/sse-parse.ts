@@ -1,11 +1,16 @@
 /**
  * Reads a `text/event-stream` body into events, for both HTTP client transports. The parsing itself is
- * eventsource-parser's; this adds the streaming UTF-8 decoding and a bound on one event's size.
+ * eventsource-parser's; this adds the streaming UTF-8 decoding, a bound on one event's size and the
+ * reading of the JSON-RPC message an event carries.
  */
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { messageOf } from "../util/errors.js";
 
 export type SseEvent = EventSourceMessage;
+
+/** The media type of an SSE body. */
+export const EVENT_STREAM = "text/event-stream";
 
 export interface SseHandlers {
   onEvent(event: SseEvent): void;
@@ -71,5 +76,20 @@ export async function readEventStream(
   } finally {
     signal?.removeEventListener("abort", cancel);
     reader.releaseLock();
+  }
+}
+
+/**
+ * The JSON value a `message` event carries; undefined for other event types and for events without data
+ * (priming events, keep-alives). Data that is not JSON is reported as coming from `source` and skipped.
+ */
+export function eventMessage(event: SseEvent, source: URL, report: (error: Error) => void): unknown {
+  if (event.event !== undefined && event.event !== "message") return undefined;
+  if (event.data === "") return undefined;
+  try {
+    return JSON.parse(event.data);
+  } catch (error) {
+    report(new Error(`unreadable SSE message from ${source}: ${messageOf(error)}`));
+    return undefined;
   }
 }

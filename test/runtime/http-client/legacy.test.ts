@@ -3,14 +3,13 @@
  * spec's backwards-compatibility procedure: Streamable HTTP first, the legacy transport on 400/404/405.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as V from "../../generated/2025-11-25/index.js";
-import { connectHttp } from "../../runtime/http-client/connect.js";
-import { SseClientTransport } from "../../runtime/http-client/legacy-sse.js";
+import * as V from "../../../generated/2025-11-25/index.js";
+import { connectHttp, SseClientTransport } from "../../../runtime/http-client/index.js";
 import {
   type PeerServer,
   startLegacyServer,
   startStreamableServer,
-} from "../fixtures/http-client/sdk-servers.js";
+} from "../../fixtures/http-client/sdk-servers.js";
 
 const text = (r: V.CallToolResult) => (r.content[0] as V.TextContent).text;
 

@@ -5,9 +5,9 @@
  * (JSON answers, no session, no GET, no DELETE).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as V from "../../generated/2025-11-25/index.js";
-import { HttpStatusError, StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
-import { type PeerServer, startStreamableServer } from "../fixtures/http-client/sdk-servers.js";
+import * as V from "../../../generated/2025-11-25/index.js";
+import { HttpStatusError, StreamableHttpClientTransport } from "../../../runtime/http-client/index.js";
+import { type PeerServer, startStreamableServer } from "../../fixtures/http-client/sdk-servers.js";
 
 const text = (r: V.CallToolResult) =>
   r.content

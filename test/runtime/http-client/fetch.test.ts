@@ -3,8 +3,7 @@
  * gives on demand (a JSON batch, a wrong content type, a broken network, an endpoint on another origin).
  */
 import { describe, expect, it } from "vitest";
-import { SseClientTransport } from "../../runtime/http-client/legacy-sse.js";
-import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
+import { SseClientTransport, StreamableHttpClientTransport } from "../../../runtime/http-client/index.js";
 
 const URL_ = "http://127.0.0.1:1/mcp";
 

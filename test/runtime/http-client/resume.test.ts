@@ -3,17 +3,17 @@
  * server of our own (test/fixtures/http-client/resume-server.ts) that closes streams early on purpose.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import * as V from "../../generated/2025-11-25/index.js";
+import * as V from "../../../generated/2025-11-25/index.js";
 import {
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
-} from "../../runtime/http-client/streamable-http.js";
-import { McpError } from "../../runtime/jsonrpc/messages.js";
+} from "../../../runtime/http-client/index.js";
+import { McpError } from "../../../runtime/jsonrpc/messages.js";
 import {
   type ResumeServer,
   type ResumeServerOptions,
   startResumeServer,
-} from "../fixtures/http-client/resume-server.js";
+} from "../../fixtures/http-client/resume-server.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

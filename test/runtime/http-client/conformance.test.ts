@@ -4,7 +4,7 @@
  * that a closed response stream is resumed with GET + Last-Event-ID no sooner than the server's `retry:`.
  */
 import { describe, expect, it } from "vitest";
-import { type Check, conformanceClient, REPO } from "../support/conformance-client.js";
+import { type Check, conformanceClient, REPO } from "../../support/conformance-client.js";
 
 const CLIENT = `${REPO}node_modules/.bin/tsx --conditions=mcp-codegen-source ${REPO}test/fixtures/http-client/conformance-client.ts`;
 const scenario = async (name: string): Promise<Check[]> => (await conformanceClient(CLIENT, name)).checks;

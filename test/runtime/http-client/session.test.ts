@@ -4,13 +4,13 @@
  * error saying so; a new initialize on the same transport then starts a new session.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as V from "../../generated/2025-11-25/index.js";
+import * as V from "../../../generated/2025-11-25/index.js";
 import {
   HttpStatusError,
   SessionExpiredError,
   StreamableHttpClientTransport,
-} from "../../runtime/http-client/streamable-http.js";
-import { type PeerServer, startStreamableServer } from "../fixtures/http-client/sdk-servers.js";
+} from "../../../runtime/http-client/index.js";
+import { type PeerServer, startStreamableServer } from "../../fixtures/http-client/sdk-servers.js";
 
 let peer: PeerServer;
 beforeAll(async () => {

@@ -1,0 +1,22 @@
+/** What every HTTP client transport takes to make its requests: the headers sent with each, and the fetch. */
+
+export type HeadersOption =
+  | Record<string, string>
+  | (() => Record<string, string> | Promise<Record<string, string>>);
+
+export interface FetchOptions {
+  /** Sent on every request (e.g. Authorization); a function is called before each request. */
+  headers?: HeadersOption;
+  /** Makes the requests; the global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+/** The given fetch, or the global one looked up at each call (tests and polyfills may replace it later). */
+export const fetchOf = (options: FetchOptions): typeof fetch =>
+  options.fetch ?? ((input, init) => fetch(input, init));
+
+/** The headers of one request, starting from the option's current value; the caller adds its own. */
+export async function resolveHeaders(option: HeadersOption | undefined): Promise<Headers> {
+  if (option === undefined) return new Headers();
+  return new Headers(typeof option === "function" ? await option() : option);
+}
