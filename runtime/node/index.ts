@@ -6,9 +6,5 @@ export {
   serveHttp,
   toNodeListener,
 } from "./http.js";
-export {
-  StdioClientTransport,
-  type StdioClientTransportOptions,
-  StdioServerTransport,
-  type StdioServerTransportOptions,
-} from "./stdio.js";
+export { StdioClientTransport, type StdioClientTransportOptions } from "./stdio-client.js";
+export { StdioServerTransport, type StdioServerTransportOptions } from "./stdio-server.js";

@@ -1,7 +1,7 @@
 /** The fixture server spawned by hand and fed raw bytes: framing and lifecycle as a peer sees them. */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnRawServer } from "./helpers.js";
+import { spawnRawServer } from "../helpers.js";
 
 type Server = Awaited<ReturnType<typeof spawnRawServer>>;
 const servers: Server[] = [];

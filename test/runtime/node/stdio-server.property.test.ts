@@ -6,7 +6,7 @@
 
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnRawServer } from "./helpers.js";
+import { spawnRawServer } from "../helpers.js";
 
 type Server = Awaited<ReturnType<typeof spawnRawServer>>;
 

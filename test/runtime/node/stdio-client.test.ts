@@ -1,10 +1,13 @@
 /** Connection + StdioClientTransport driving the fixture server in a real child process. */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { Connection, REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
-import { ErrorCode, McpError } from "../../runtime/jsonrpc/messages.js";
-import { StdioClientTransport, type StdioClientTransportOptions } from "../../runtime/node/stdio.js";
-import { deferred, fixtureCommand, Inbox, STUBBORN_FIXTURE, splitLines } from "./helpers.js";
+import { Connection, REQUEST_CANCELLED } from "../../../runtime/jsonrpc/connection.js";
+import { ErrorCode, McpError } from "../../../runtime/jsonrpc/messages.js";
+import {
+  StdioClientTransport,
+  type StdioClientTransportOptions,
+} from "../../../runtime/node/stdio-client.js";
+import { deferred, fixtureCommand, Inbox, STUBBORN_FIXTURE, splitLines } from "../helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

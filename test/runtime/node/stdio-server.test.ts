@@ -2,9 +2,12 @@
 
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { JsonRpcErrorObject, JsonRpcMessage } from "../../runtime/jsonrpc/messages.js";
-import { StdioServerTransport, type StdioServerTransportOptions } from "../../runtime/node/stdio.js";
-import { deferred, Inbox } from "./helpers.js";
+import type { JsonRpcErrorObject, JsonRpcMessage } from "../../../runtime/jsonrpc/messages.js";
+import {
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from "../../../runtime/node/stdio-server.js";
+import { deferred, Inbox } from "../helpers.js";
 
 async function open(options: StdioServerTransportOptions = {}) {
   const stdin = new PassThrough();

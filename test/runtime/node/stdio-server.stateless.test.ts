@@ -6,9 +6,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { Inbox, splitLines, TSX } from "./helpers.js";
+import { Inbox, splitLines, TSX } from "../helpers.js";
 
-const MAIN = fileURLToPath(new URL("../../examples/everything-server/main.ts", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../../examples/everything-server/main.ts", import.meta.url));
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },

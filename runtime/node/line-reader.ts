@@ -1,0 +1,104 @@
+/** Reading newline-delimited JSON: bytes in, one parsed value (or one framing error) per line out. */
+
+import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
+import { messageOf } from "../util/errors.js";
+
+/** Where a LineReader puts what it read. */
+export interface LineSink {
+  value(value: unknown): void;
+  error(error: JsonRpcErrorObject): void;
+}
+
+const NEWLINE = 0x0a;
+/** A line that JSON would read as nothing: only white space (tested without copying the line). */
+const BLANK = /^\s*$/;
+
+/**
+ * Splits bytes into lines and parses each as JSON. Splitting happens on the newline byte, which never
+ * occurs inside a UTF-8 sequence. A line inside one chunk is decoded in one go; a line spread over
+ * chunks goes through the streaming decoder, which carries characters split between them.
+ */
+export class LineReader {
+  readonly #decoder = new TextDecoder();
+  readonly #maxBytes: number;
+  readonly #sink: LineSink;
+  /** The decoded start of a line spread over chunks, and its length in bytes. */
+  #parts: string[] = [];
+  #bytes = 0;
+  /** Set once the current line passed the limit: its bytes are dropped until the newline. */
+  #discarding = false;
+
+  /** `maxBytes`: the longest accepted line, newline excluded; longer lines are skipped and reported. */
+  constructor(maxBytes: number, sink: LineSink) {
+    this.#maxBytes = maxBytes;
+    this.#sink = sink;
+  }
+
+  push(chunk: Uint8Array | string): void {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    let start = 0;
+    while (start < bytes.length) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      if (newline === -1) {
+        this.#append(bytes.subarray(start));
+        return;
+      }
+      if (this.#bytes === 0 && !this.#discarding) this.#whole(bytes, start, newline);
+      else this.#finish(bytes.subarray(start, newline));
+      start = newline + 1;
+    }
+  }
+
+  #whole(bytes: Buffer, start: number, end: number): void {
+    if (end - start > this.#maxBytes) this.#oversize();
+    else this.#parse(bytes.toString("utf8", start, end));
+  }
+
+  #append(bytes: Uint8Array): void {
+    if (this.#discarding || bytes.length === 0) return;
+    this.#bytes += bytes.length;
+    if (this.#bytes > this.#maxBytes) {
+      this.#discarding = true;
+      this.#reset();
+      return;
+    }
+    this.#parts.push(this.#decoder.decode(bytes, { stream: true }));
+  }
+
+  /** Ends a line that began in an earlier chunk with its last bytes. */
+  #finish(last: Uint8Array): void {
+    this.#append(last);
+    if (this.#discarding) {
+      this.#discarding = false;
+      this.#oversize();
+      return;
+    }
+    this.#parts.push(this.#decoder.decode());
+    const text = this.#parts.join("");
+    this.#reset();
+    this.#parse(text);
+  }
+
+  #parse(text: string): void {
+    // "\r" before the newline needs no stripping: JSON counts it as white space.
+    if (BLANK.test(text)) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.#sink.error({ code: -32700, message: `Parse error: ${messageOf(error)}` });
+      return;
+    }
+    this.#sink.value(value);
+  }
+
+  #oversize(): void {
+    this.#sink.error({ code: -32600, message: `Message exceeds the ${this.#maxBytes}-byte limit` });
+  }
+
+  #reset(): void {
+    this.#parts = [];
+    this.#bytes = 0;
+    this.#decoder.decode();
+  }
+}
