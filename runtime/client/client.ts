@@ -709,9 +709,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   #reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
     else
-      process.stderr.write(
-        `mcp client: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+      console.error(`mcp client: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 }
 

@@ -1,17 +1,20 @@
 /** Opaque cursors for list results, and a client-side loop over pages. */
 
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
+import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from "../util/base64.js";
 
 const PREFIX = "mcpc1.";
 
 /** A cursor clients cannot mistake for something to parse or edit: a tagged, base64url offset. */
 export const encodeCursor = (offset: number): string =>
-  PREFIX + Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
+  PREFIX + toBase64Url(utf8Bytes(JSON.stringify({ o: offset })));
 
 export function decodeCursor(cursor: string): number {
   try {
     if (!cursor.startsWith(PREFIX)) throw new Error("foreign cursor");
-    const { o } = JSON.parse(Buffer.from(cursor.slice(PREFIX.length), "base64url").toString("utf8")) as {
+    const bytes = fromBase64Url(cursor.slice(PREFIX.length));
+    if (!bytes) throw new Error("not base64url");
+    const { o } = JSON.parse(utf8Text(bytes)) as {
       o?: unknown;
     };
     if (typeof o === "number" && Number.isInteger(o) && o >= 0) return o;

@@ -7,6 +7,7 @@
 
 import { BASE64 } from "../check/formats.js";
 import { isObject } from "../jsonrpc/messages.js";
+import { fromBase64, toBase64, utf8Bytes, utf8Text } from "../util/base64.js";
 
 export const METHOD_HEADER = "mcp-method";
 export const NAME_HEADER = "mcp-name";
@@ -35,7 +36,7 @@ const isPlain = (value: string): boolean => VISIBLE.test(value) && value === val
 /** A header value for `value`: as it is when HTTP carries it unchanged, else the base64 sentinel form. */
 export function encodeHeaderValue(value: string): string {
   if (isPlain(value) && !SENTINEL.test(value)) return value;
-  return `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+  return `=?base64?${toBase64(utf8Bytes(value))}?=`;
 }
 
 /** The value a header carries, the sentinel decoded; undefined when the sentinel's base64 is malformed. */
@@ -43,8 +44,8 @@ export function decodeHeaderValue(header: string): string | undefined {
   const match = SENTINEL.exec(header);
   if (!match) return header;
   const body = match[1]!;
-  if (!BASE64.test(body)) return undefined;
-  return Buffer.from(body, "base64").toString("utf8");
+  const bytes = BASE64.test(body) ? fromBase64(body) : undefined;
+  return bytes && utf8Text(bytes);
 }
 
 /** A parameter a tool mirrors into a header: its `Mcp-Param-<name>` and where it sits in the arguments. */

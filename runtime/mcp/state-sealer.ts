@@ -5,7 +5,7 @@
  */
 
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
-import { fromBase64Url, toBase64Url } from "../util/base64url.js";
+import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from "../util/base64.js";
 
 /** What the sealed `requestState` carries from one round to the next. */
 export interface RoundState {
@@ -23,7 +23,6 @@ export interface RoundState {
 }
 
 const SEP = ".";
-const utf8 = new TextEncoder();
 
 export class StateSealer {
   #key: Promise<CryptoKey> | undefined;
@@ -40,7 +39,7 @@ export class StateSealer {
       this.secret === undefined
         ? crypto.getRandomValues(new Uint8Array(32))
         : typeof this.secret === "string"
-          ? utf8.encode(this.secret)
+          ? utf8Bytes(this.secret)
           : new Uint8Array(this.secret),
       { name: "HMAC", hash: "SHA-256" },
       false,
@@ -50,8 +49,8 @@ export class StateSealer {
   }
 
   async seal(state: RoundState): Promise<string> {
-    const body = toBase64Url(utf8.encode(JSON.stringify(state)));
-    const mac = await crypto.subtle.sign("HMAC", await this.#hmacKey(), utf8.encode(body));
+    const body = toBase64Url(utf8Bytes(JSON.stringify(state)));
+    const mac = await crypto.subtle.sign("HMAC", await this.#hmacKey(), utf8Bytes(body));
     return `${body}${SEP}${toBase64Url(new Uint8Array(mac))}`;
   }
 
@@ -65,11 +64,11 @@ export class StateSealer {
     const body = token.slice(0, cut);
     const mac = fromBase64Url(token.slice(cut + 1));
     // verify() compares in constant time.
-    if (!mac || !(await crypto.subtle.verify("HMAC", await this.#hmacKey(), mac, utf8.encode(body))))
+    if (!mac || !(await crypto.subtle.verify("HMAC", await this.#hmacKey(), mac, utf8Bytes(body))))
       throw fail("bad signature");
     let state: RoundState;
     try {
-      state = JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as RoundState;
+      state = JSON.parse(utf8Text(fromBase64Url(body) ?? new Uint8Array())) as RoundState;
     } catch {
       throw fail("malformed");
     }

@@ -83,6 +83,23 @@ describe("runtime boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("uses no Node globals (Buffer, process, require) outside node/: Workers have none", () => {
+    const offenders: string[] = [];
+    for (const sf of sources) {
+      if (concern(sf.getFilePath()) === "node") continue;
+      for (const id of sf.getDescendantsOfKind(SyntaxKind.Identifier)) {
+        const name = id.getText();
+        if (name !== "Buffer" && name !== "process" && name !== "require" && name !== "__dirname") continue;
+        const parent = id.getParent();
+        // A property named so (`x.process`) or a key is not the global.
+        if (Node.isPropertyAccessExpression(parent) && parent.getNameNode() === id) continue;
+        if (Node.isPropertyAssignment(parent) || Node.isPropertySignature(parent)) continue;
+        offenders.push(`${rel(sf.getFilePath())}:${id.getStartLineNumber()} ${name}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it("imports point one way: node → http, http-client → server, client → mcp → check → jsonrpc → util", () => {
     const offenders: string[] = [];
     for (const sf of sources) {
@@ -203,9 +220,9 @@ describe("what imports the runtime", () => {
     ];
     const offenders = files.flatMap((f) => {
       const text = readFileSync(f, "utf8");
-      return [...text.matchAll(/((?<!@)mcp-codegen\/runtime\/[\w/-]+|["'](?:\.\.\/)+runtime\/[\w/.-]+["'])/g)].map(
-        (m) => `${relative(REPO, f)}: ${m[1]}`,
-      );
+      return [
+        ...text.matchAll(/((?<!@)mcp-codegen\/runtime\/[\w/-]+|["'](?:\.\.\/)+runtime\/[\w/.-]+["'])/g),
+      ].map((m) => `${relative(REPO, f)}: ${m[1]}`);
     });
     expect(offenders).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /** The leaf helpers every layer shares: base64url, error messages, media types. */
 import { describe, expect, it } from "vitest";
-import { fromBase64Url, toBase64Url } from "../../../runtime/util/base64url.js";
+import { fromBase64Url, toBase64Url } from "../../../runtime/util/base64.js";
 import { messageOf, toError, transportClosed } from "../../../runtime/util/errors.js";
 import { mediaType } from "../../../runtime/util/media-type.js";
 
