@@ -216,6 +216,11 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 }
 
-/** NODE_ENV where there is a `process` (Node, Bun, Deno); Workers have none. */
-const nodeEnv = (): string | undefined =>
-  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV;
+/** NODE_ENV where there is a `process` that may be read (Workers have none; Deno without --allow-env throws). */
+function nodeEnv(): string | undefined {
+  try {
+    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV;
+  } catch {
+    return undefined;
+  }
+}
