@@ -8,10 +8,10 @@
 
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
+import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as SdkStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createClient } from "../generated/2025-11-25/index.js";
-import { StdioClientTransport } from "../runtime/node/stdio.js";
 import {
   bundled,
   coldStart,

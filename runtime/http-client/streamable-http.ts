@@ -34,7 +34,6 @@ import { EVENT_STREAM } from "./sse-parse.js";
 import { type ReconnectOptions, SseStreams } from "./sse-streams.js";
 
 // Also importable from here: whoever imports this transport by its file gets the error it throws.
-export { HttpStatusError } from "./fetch-results.js";
 
 export interface StreamableHttpClientOptions extends FetchOptions {
   /** How broken SSE streams are resumed. */

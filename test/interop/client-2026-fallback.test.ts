@@ -6,12 +6,15 @@
  * HTTP+SSE server on 127.0.0.1, and the official server-everything over stdio.
  */
 import { createRequire } from "node:module";
+import {
+  connectHttp,
+  type HttpClientTransport,
+  StreamableHttpClientTransport,
+} from "@mcp-codegen/runtime/http-client";
+import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { connectHttp, type HttpClientTransport } from "../../runtime/http-client/connect.js";
-import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
-import { StdioClientTransport } from "../../runtime/node/stdio.js";
 import {
   type PeerServer,
   startLegacyServer,

@@ -7,9 +7,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { HttpStatusError, StreamableHttpClientTransport } from "@mcp-codegen/runtime/http-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { HttpStatusError, StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import { ErrorCode, McpError } from "../../runtime/jsonrpc/messages.js";
 

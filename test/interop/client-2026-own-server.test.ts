@@ -7,13 +7,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { connectHttp } from "@mcp-codegen/runtime/http-client";
+import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { connectHttp } from "../../runtime/http-client/connect.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import type { Transport } from "../../runtime/jsonrpc/transport.js";
-import { StdioClientTransport } from "../../runtime/node/stdio.js";
 import { Inbox, TSX } from "../runtime/helpers.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/everything-server/main.ts", import.meta.url));

@@ -4,9 +4,9 @@
  * server sends back through ClientHandlers. Every result is checked by the generated validators.
  */
 import { createRequire } from "node:module";
+import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as V from "../../generated/2025-11-25/index.js";
-import { StdioClientTransport } from "../../runtime/node/stdio.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
