@@ -5,10 +5,9 @@
  */
 
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
-import type { Transport } from "../jsonrpc/transport.js";
+import { runHandler, type Transport } from "../jsonrpc/transport.js";
 import { toError, transportClosed } from "../util/errors.js";
 import { mediaType } from "../util/media-type.js";
-import { runHandler } from "./callbacks.js";
 import { type FetchOptions, fetchOf, type HeadersOption, resolveHeaders } from "./fetch-options.js";
 import { discard, fetchFailed, messageWithCause, statusError } from "./fetch-results.js";
 import { EVENT_STREAM, eventMessage, readEventStream, type SseEvent } from "./sse-parse.js";

@@ -16,11 +16,10 @@ import {
   type RequestId,
   requestIds,
 } from "../jsonrpc/messages.js";
-import type { Transport } from "../jsonrpc/transport.js";
+import { runHandler, type Transport } from "../jsonrpc/transport.js";
 import type { StatelessHttp } from "../mcp/stateless-http.js";
 import { messageOf, transportClosed } from "../util/errors.js";
 import { mediaType } from "../util/media-type.js";
-import { runHandler } from "./callbacks.js";
 import { type FetchOptions, fetchOf, type HeadersOption, resolveHeaders } from "./fetch-options.js";
 import {
   discard,

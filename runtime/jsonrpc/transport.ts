@@ -3,6 +3,7 @@
  * protocol logic never does.
  */
 
+import { toError } from "../util/errors.js";
 import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from "./messages.js";
 
 /**
@@ -42,4 +43,13 @@ export interface Transport {
   onframeerror?: (error: JsonRpcErrorObject) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+}
+
+/** Runs a user's handler; what it throws goes to `onerror`, never into the transport's own reading or closing. */
+export function runHandler(transport: Pick<Transport, "onerror">, handler: () => void): void {
+  try {
+    handler();
+  } catch (error) {
+    transport.onerror?.(toError(error));
+  }
 }

@@ -1,6 +1,6 @@
 /** A handler a transport's user set that throws is reported, never thrown into the transport. */
 import { describe, expect, it } from "vitest";
-import { runHandler } from "../../../runtime/http-client/callbacks.js";
+import { runHandler } from "../../../runtime/jsonrpc/transport.js";
 
 describe("runHandler", () => {
   it("runs the handler and hands what it throws to onerror as an Error", () => {
