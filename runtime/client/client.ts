@@ -48,6 +48,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
+import { detailOf } from "../util/errors.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -708,8 +709,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   #reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
-    else
-      console.error(`mcp client: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    else console.error(`mcp client: ${detailOf(error)}`);
   }
 }
 

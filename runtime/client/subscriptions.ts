@@ -8,6 +8,7 @@
 import { isPeerCancelled, REQUEST_CANCELLED } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, isRequestId, McpError, type RequestId } from "../jsonrpc/messages.js";
 import type { SubscriptionFilter } from "../mcp/subscriptions.js";
+import { toError } from "../util/errors.js";
 
 export type SubscriptionEnd = { by: "client" } | { by: "server" } | { by: "error"; error: Error };
 
@@ -75,7 +76,7 @@ export class LiveSubscription implements Subscription {
             ? { by: "server" }
             : error instanceof McpError && error.code === REQUEST_CANCELLED && this.abort.signal.aborted
               ? { by: "client" }
-              : { by: "error", error: error instanceof Error ? error : new Error(String(error)) },
+              : { by: "error", error: toError(error) },
         ),
     );
   }

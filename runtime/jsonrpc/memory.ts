@@ -4,7 +4,7 @@
  */
 
 import type { JsonRpcMessage } from "./messages.js";
-import type { Transport } from "./transport.js";
+import { runHandler, type Transport } from "./transport.js";
 
 export function createMemoryTransportPair(): [Transport, Transport] {
   const link: Link = { closed: false };
@@ -88,10 +88,6 @@ class MemoryTransport implements Transport {
 
   /** User callbacks run inside microtasks, where a throw would be an uncaught exception. */
   #guard(fn: () => void): void {
-    try {
-      fn();
-    } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-    }
+    runHandler(this, fn);
   }
 }

@@ -14,6 +14,7 @@ import { META } from "../mcp/request-meta.js";
 import { StateSealer } from "../mcp/state-sealer.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
 import { LinkedSet } from "../util/collections.js";
+import { detailOf } from "../util/errors.js";
 import { Listeners } from "./listen.js";
 import { addInputHelpers } from "./request-context.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
@@ -204,8 +205,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
-    else
-      console.error(`mcp server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    else console.error(`mcp server: ${detailOf(error)}`);
   }
 
   /** An internal error of the server's own making (a handler breaking a rule): reported, then thrown. */

@@ -31,6 +31,7 @@ import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta } from "../mcp/request-meta.js";
 import { type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
+import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
 import { serveStateless } from "./stateless.js";
@@ -368,7 +369,7 @@ export class ServerSession<
     if (!entry.errorAsResult || error instanceof McpError) throw error;
     // Tool execution errors go back inside the result so the model can see and correct them.
     this.server.reportError(error);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { content: [{ type: "text", text: message }], isError: true };
   }
 

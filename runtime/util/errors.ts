@@ -14,5 +14,9 @@ export function messageOf(error: unknown): string {
 export const toError = (error: unknown): Error =>
   error instanceof Error ? error : new Error(messageOf(error));
 
+/** What a log line shows of a thrown value: its stack where it has one. */
+export const detailOf = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? error.message) : messageOf(error);
+
 /** The error a transport gives for a send or start after it closed. */
 export const transportClosed = (): Error => new Error("Transport is not open");
