@@ -43,6 +43,7 @@ import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/reque
 import type { StatelessHttp } from "../mcp/stateless-http.js";
 import { type SubscriptionFilter, subscriptionIdOf } from "../mcp/subscriptions.js";
 import {
+  entryOf,
   type ProtocolTables,
   type RequestEntry,
   RUNTIME_METHODS,
@@ -483,7 +484,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     const what = `${method}: the server's input request "${key}" (${request.method})`;
-    const entry = this.#tables.serverRequests[request.method];
+    const entry = entryOf(this.#tables.serverRequests, request.method);
     if (entry?.delivery !== "input")
       throw new McpError(
         ErrorCode.InvalidParams,
@@ -577,7 +578,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   ): Promise<NonNullable<Out[M]["result"]>> {
     if (this.#reinitializing) await this.#reinitializing;
     const connection = this.#ready();
-    const entry = this.#tables.clientRequests[method];
+    const entry = entryOf(this.#tables.clientRequests, method);
     if (!entry)
       throw new McpError(
         ErrorCode.MethodNotFound,
@@ -661,7 +662,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   /** Server→client requests: the initialize era's; stateless versions have none (their input travels in results). */
   async #onRequest(request: JsonRpcRequest, rc: IncomingRequestContext): Promise<Record<string, unknown>> {
     if (request.method === "ping" && this.#version === undefined) return {};
-    const entry = this.#tables.serverRequests[request.method];
+    const entry = entryOf(this.#tables.serverRequests, request.method);
     if (!entry || entry.delivery === "input" || RUNTIME_METHODS.has(request.method))
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     if (entry.capability && !hasCapability(this.#caps, entry.capability)) {
@@ -682,7 +683,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * subscription's handler, and none at all when that subscription is no longer open.
    */
   async #onNotification(n: JsonRpcNotification): Promise<void> {
-    const entry = this.#tables.serverNotifications[n.method];
+    const entry = entryOf(this.#tables.serverNotifications, n.method);
     if (!entry) return;
     const subscriptionId = this.#version === undefined ? undefined : subscriptionIdOf(n.params);
     const sub = subscriptionId === undefined ? undefined : this.#subscriptions.get(subscriptionId);

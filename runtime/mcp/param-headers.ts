@@ -8,6 +8,7 @@
 import { BASE64 } from "../check/formats.js";
 import { isObject } from "../jsonrpc/messages.js";
 import { fromBase64, toBase64, utf8Bytes, utf8Text } from "../util/base64.js";
+import { entryOf } from "./tables.js";
 
 export const METHOD_HEADER = "mcp-method";
 export const NAME_HEADER = "mcp-name";
@@ -166,7 +167,7 @@ export function paramHeaders(params: readonly HeaderParam[], args: unknown): Rec
 /** The standard headers of a request: `Mcp-Method`, and `Mcp-Name` where the method has a target. */
 export function standardHeaders(method: string, params: unknown): Record<string, string> {
   const headers: Record<string, string> = { [METHOD_HEADER]: method };
-  const member = NAME_PARAM[method];
+  const member = entryOf(NAME_PARAM, method);
   const target = member && isObject(params) ? params[member] : undefined;
   if (typeof target === "string") headers[NAME_HEADER] = encodeHeaderValue(target);
   return headers;
@@ -185,7 +186,7 @@ export function checkStandardHeaders(
   if (sent === undefined) return "the Mcp-Method header is missing";
   if (sent.trim() !== method)
     return `Mcp-Method header value '${sent}' does not match body value '${method}'`;
-  const member = NAME_PARAM[method];
+  const member = entryOf(NAME_PARAM, method);
   if (!member) return undefined;
   const target = isObject(params) ? params[member] : undefined;
   const header = get(NAME_HEADER);

@@ -74,3 +74,10 @@ export const RUNTIME_METHODS: ReadonlySet<string> = new Set([
   "notifications/cancelled",
   "notifications/progress",
 ]);
+
+/**
+ * A table's entry for a method named on the wire. Own properties only: a method called `constructor`
+ * or `__proto__` must find nothing, not what every object inherits.
+ */
+export const entryOf = <E>(table: Readonly<Record<string, E>>, method: string): E | undefined =>
+  Object.hasOwn(table, method) ? table[method] : undefined;

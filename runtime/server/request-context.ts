@@ -7,7 +7,7 @@ import type { HandlerContext, InputOptions, MethodTypes, SessionInfo } from "../
 import { INPUT_PENDING, type Round } from "../mcp/input-rounds.js";
 import type { LogLevel } from "../mcp/logging.js";
 import type { RequestMeta } from "../mcp/request-meta.js";
-import { type ProtocolTables, RUNTIME_METHODS } from "../mcp/tables.js";
+import { entryOf, type ProtocolTables, RUNTIME_METHODS } from "../mcp/tables.js";
 import type { ServerSession } from "./session.js";
 
 /** What a stateless-era request brings to its handler's context. */
@@ -145,7 +145,7 @@ export function checkInputResponse(
   key: string,
   answer: unknown,
 ): unknown {
-  const entry = tables.serverRequests[method];
+  const entry = entryOf(tables.serverRequests, method);
   if (!entry) return answer;
   const message = `Invalid params: inputResponses.${key} is not a ${method} result`;
   assertValid(entry.result, answer, ErrorCode.InvalidParams, message);

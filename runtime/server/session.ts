@@ -30,7 +30,7 @@ import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
 import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta } from "../mcp/request-meta.js";
-import { type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
+import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
@@ -177,7 +177,7 @@ export class ServerSession<
     params: Out[M]["params"],
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
-    const entry = this.server.handshake?.serverRequests[method];
+    const entry = this.server.handshake && entryOf(this.server.handshake.serverRequests, method);
     if (!this.initialized || entry?.delivery !== "message") {
       throw new McpError(
         ErrorCode.MethodNotFound,
@@ -204,7 +204,7 @@ export class ServerSession<
     params: OutNotes[M]["params"],
     relatedRequestId?: RequestId,
   ): Promise<void> {
-    const entry = (this.server.handshake ?? this.server.protocol).serverNotifications[method];
+    const entry = entryOf((this.server.handshake ?? this.server.protocol).serverNotifications, method);
     if (entry?.capability && !hasCapability(this.server.handshakeCapabilities, entry.capability)) {
       throw new McpError(
         ErrorCode.InvalidRequest,
@@ -258,7 +258,7 @@ export class ServerSession<
         `${method} received before initialize: initialize the session first`,
       );
     }
-    const entry = tables.clientRequests[method];
+    const entry = entryOf(tables.clientRequests, method);
     if (!entry || RUNTIME_METHODS.has(method))
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     if (entry.capability && !hasCapability(this.server.handshakeCapabilities, entry.capability)) {
@@ -415,7 +415,7 @@ export class ServerSession<
   /** @internal The Connection's notification callback (through SessionCallbacks). */
   async receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
     const tables = this.server.handshake ?? this.server.protocol;
-    const entry = tables.clientNotifications[n.method];
+    const entry = entryOf(tables.clientNotifications, n.method);
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;

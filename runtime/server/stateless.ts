@@ -19,7 +19,7 @@ import {
   unsupportedVersion,
 } from "../mcp/request-meta.js";
 import type { RoundState } from "../mcp/state-sealer.js";
-import { type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
+import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
 import { serveListen } from "./listen.js";
 import { checkInputResponse, RequestContext, type StatelessRequest } from "./request-context.js";
 import type { ServerSession } from "./session.js";
@@ -38,7 +38,7 @@ export function serveStateless(
   tables: ProtocolTables,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   const { method } = request;
-  const entry = tables.clientRequests[method];
+  const entry = entryOf(tables.clientRequests, method);
   if (!entry) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   const meta = readRequestMeta(request.params);
   const supported = session.server.statelessVersions;
@@ -156,7 +156,7 @@ function askForInput(
   const stateless = session.server.statelessTables!;
   const caps = (params._meta as Record<string, unknown>)[META.clientCapabilities] as Capabilities;
   for (const request of Object.values(requests)) {
-    const input = stateless.serverRequests[request.method];
+    const input = entryOf(stateless.serverRequests, request.method);
     if (input?.delivery !== "input") {
       throw new McpError(
         ErrorCode.InternalError,
