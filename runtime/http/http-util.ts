@@ -202,26 +202,29 @@ export function accepts(header: string | null, type: string): boolean {
   });
 }
 
-/** Accept headers seen lately, with whether they admit both JSON and SSE; bounded in count and size. */
-const bothCache = new Map<string, boolean>();
 const BOTH_CACHE_ENTRIES = 64;
 const BOTH_CACHE_HEADER_CHARS = 256;
 
 /**
  * Whether an Accept header admits both application/json and text/event-stream (what a Streamable HTTP
- * POST must list). A client sends the same header on every request, so the answer is remembered.
+ * POST must list). A client sends the same header on every request, so a handler remembers the answer
+ * for the headers it saw lately, bounded in count and size.
  */
-export function acceptsJsonAndSse(header: string | null): boolean {
-  if (!header) return false;
-  let both = bothCache.get(header);
-  if (both === undefined) {
-    both = accepts(header, "application/json") && accepts(header, "text/event-stream");
-    if (header.length <= BOTH_CACHE_HEADER_CHARS) {
-      if (bothCache.size >= BOTH_CACHE_ENTRIES) bothCache.clear();
-      bothCache.set(header, both);
+export class AcceptMemo {
+  readonly #seen = new Map<string, boolean>();
+
+  jsonAndSse(header: string | null): boolean {
+    if (!header) return false;
+    let both = this.#seen.get(header);
+    if (both === undefined) {
+      both = accepts(header, "application/json") && accepts(header, "text/event-stream");
+      if (header.length <= BOTH_CACHE_HEADER_CHARS) {
+        if (this.#seen.size >= BOTH_CACHE_ENTRIES) this.#seen.clear();
+        this.#seen.set(header, both);
+      }
     }
+    return both;
   }
-  return both;
 }
 
 // Request bodies
@@ -316,11 +319,11 @@ export function handlerObject(
 
 // Server-Sent Events
 
-export const SSE_HEADERS: Record<string, string> = {
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
-};
+});
 
 /** Queued bytes beyond which writers wait for the reader (a slow client must not grow memory). */
 const SSE_HIGH_WATER_BYTES = 64 * 1024;
@@ -354,11 +357,10 @@ export class SseWriter implements Linked<SseWriter> {
   /** Runs once when the stream ends, by close() or because the client went away. */
   onclose?: () => void;
 
-  constructor(keepAliveMs: number) {
-    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) {
-      this.#keepAlive = keepAlives.get(keepAliveMs) ?? new KeepAlive(keepAliveMs);
-      this.#keepAlive.add(this);
-    }
+  /** `keepAlive`: the ticker of the handler that made the stream (none: no keep-alive comments). */
+  constructor(keepAlive: KeepAlive | undefined) {
+    this.#keepAlive = keepAlive;
+    keepAlive?.add(this);
   }
 
   /** The body as a web stream (created on first use, then the writer's sink). */
@@ -486,16 +488,19 @@ export class SseWriter implements Linked<SseWriter> {
   }
 }
 
-const keepAlives = new Map<number, KeepAlive>();
+/**
+ * One timer for all open streams of a handler; it stops on a tick that finds none. Undefined for a
+ * period of 0 or Infinity: no keep-alive comments.
+ */
+export function keepAliveTicker(ms: number): KeepAlive | undefined {
+  return ms > 0 && ms < Number.POSITIVE_INFINITY ? new KeepAlive(ms) : undefined;
+}
 
-/** One timer per keep-alive period for all open streams; it stops on a tick that finds none. */
-class KeepAlive {
+export class KeepAlive {
   readonly #writers = new LinkedSet<SseWriter>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly ms: number) {
-    keepAlives.set(ms, this);
-  }
+  constructor(private readonly ms: number) {}
 
   add(writer: SseWriter): void {
     this.#writers.add(writer);

@@ -19,6 +19,8 @@ import {
   HostGuard,
   HttpError,
   handlerObject,
+  type KeepAlive,
+  keepAliveTicker,
   mediaType,
   newSessionId,
   parseJson,
@@ -65,12 +67,14 @@ class LegacySse {
   readonly #messagesPath: string;
   readonly #report: (error: unknown) => void;
   readonly #hosts: HostGuard;
+  readonly #keepAlive: KeepAlive | undefined;
 
   constructor(
     private readonly server: Server,
     private readonly options: LegacySseOptions,
   ) {
     this.#hosts = new HostGuard(options);
+    this.#keepAlive = keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS);
     this.#report = (error) => server.reportError(error);
     this.#messagesPath = options.messagesPath ?? "/messages";
     this.sessions = new SessionRegistry(
@@ -102,7 +106,7 @@ class LegacySse {
     }
     this.sessions.reserve();
     const id = newSessionId();
-    const writer = new SseWriter(this.options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS);
+    const writer = new SseWriter(this.#keepAlive);
     const session = new SseSession(id, writer, auth, () => this.sessions.delete(session));
     this.sessions.add(session);
     // The client's going away (or any end of the stream) ends the session.

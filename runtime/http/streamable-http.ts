@@ -21,8 +21,8 @@ import type { Server } from "../server/server.js";
 import { SmallMap } from "../util/collections.js";
 import { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 import {
+  AcceptMemo,
   accepts,
-  acceptsJsonAndSse,
   type CoreRequest,
   DEFAULT_KEEPALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -34,6 +34,8 @@ import {
   HttpError,
   handlerObject,
   jsonReply,
+  type KeepAlive,
+  keepAliveTicker,
   mediaType,
   NO_HEADERS,
   newSessionId,
@@ -104,12 +106,6 @@ const CANCELLED = "notifications/cancelled";
 const PRIMING: PrimingEvent = Object.freeze({}) as PrimingEvent;
 
 /**
- * Live stateful sessions by id, so that `closeSseStream(ctx)` can reach the transport from a handler
- * context. Session ids are 128-bit random, unique across handlers in the process.
- */
-const liveSessions = new Map<string, HttpSession>();
-
-/**
  * A stateless session serves one POST and is never named to anyone: they share one id, and their one
  * stream shares one too (its SSE event ids only need to differ within the stream).
  */
@@ -122,9 +118,12 @@ const STATELESS_STREAM = `${STATELESS_ID}/1`;
  * long-running handler avoid holding a connection (SSE polling). False when not possible: no session,
  * no SSE stream, or the client holds no event id of it yet (it could not resume).
  */
-export function closeSseStream(ctx: { requestId: RequestId; session: { sessionId?: string } }): boolean {
-  const id = ctx.session.sessionId;
-  return id === undefined ? false : (liveSessions.get(id)?.closeStreamOf(ctx.requestId) ?? false);
+export function closeSseStream(ctx: { requestId: RequestId }): boolean {
+  // A handler's context carries the transport serving it: for a stateful HTTP session, its HttpSession.
+  const transport = (ctx as { transport?: unknown }).transport;
+  return transport instanceof HttpSession && transport.stateful
+    ? transport.closeStreamOf(ctx.requestId)
+    : false;
 }
 
 export function createStreamableHttpHandler(
@@ -146,7 +145,7 @@ export function createStreamableHttpHandler(
 /** What sessions need from the handler that made them. */
 interface SessionEnv {
   readonly store: EventStore;
-  readonly keepAliveMs: number;
+  readonly keepAlive: KeepAlive | undefined;
   readonly retryMs: number | undefined;
   readonly jsonResponse: boolean;
   primes(protocolVersion: string | undefined): boolean;
@@ -160,6 +159,7 @@ interface SessionEnv {
 class StreamableHttp {
   readonly sessions: SessionRegistry<HttpSession>;
   readonly #env: SessionEnv;
+  readonly #accept = new AcceptMemo();
   readonly #versions: Set<string>;
   readonly #handshakeVersions: Set<string>;
   readonly #newest: string;
@@ -192,7 +192,7 @@ class StreamableHttp {
     this.#hosts = new HostGuard(options);
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),
-      keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS,
+      keepAlive: keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS),
       retryMs: options.retryMs,
       jsonResponse: options.jsonResponse ?? false,
       primes: (version) => this.#primes(version),
@@ -232,7 +232,7 @@ class StreamableHttp {
   }
 
   async #post(request: CoreRequest, auth: unknown): Promise<Reply> {
-    if (!acceptsJsonAndSse(request.header("accept"))) {
+    if (!this.#accept.jsonAndSse(request.header("accept"))) {
       const message = "Not Acceptable: Accept must list application/json and text/event-stream";
       return errorReply(406, TRANSPORT_ERROR, message);
     }
@@ -483,7 +483,6 @@ class HttpSession implements Transport, Expirable {
     if (!stateful) return;
     this.#stored = new Set();
     this.#standalone = new StandaloneStream(`${id}/get`, this);
-    liveSessions.set(id, this);
     this.remember(this.#standalone.id);
   }
 
@@ -529,7 +528,6 @@ class HttpSession implements Transport, Expirable {
     this.#streams = undefined;
     this.#routes = undefined;
     if (this.stateful) {
-      if (liveSessions.get(this.id) === this) liveSessions.delete(this.id);
       this.#standalone?.detach();
       for (const streamId of this.#stored!) this.forget(streamId);
       this.env.closed(this);
@@ -746,7 +744,7 @@ class HttpSession implements Transport, Expirable {
   }
 
   #writer(): SseWriter {
-    const writer = new SseWriter(this.env.keepAliveMs);
+    const writer = new SseWriter(this.env.keepAlive);
     if (this.env.retryMs !== undefined) writer.retry(this.env.retryMs);
     return writer;
   }

@@ -48,6 +48,11 @@ export class RequestContext<Out extends MethodTypes, OutNotes extends MethodType
     return this.rc.id;
   }
 
+  /** @internal The transport serving this request, for transport-level helpers such as `closeSseStream`. */
+  get transport(): unknown {
+    return this.owner.transport;
+  }
+
   get auth(): unknown {
     return this.rc.extra?.auth;
   }

@@ -108,7 +108,8 @@ export class ServerSession<
   constructor(
     /** @internal */
     readonly server: Server<Out, OutNotes>,
-    transport: Transport,
+    /** What the session is served over (an HTTP session, a stdio pipe). */
+    readonly transport: Transport,
     readonly sessionId?: string,
     private readonly stateless?: { protocolVersion: string },
     private readonly era?: Era,

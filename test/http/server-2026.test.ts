@@ -353,7 +353,7 @@ describe("subscriptions/listen", () => {
     });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const reading = readSse(response.body!, (_e, all) => all.length >= 2, 5000);
-    await expect.poll(() => server.subscriptions.size).toBe(1);
+    await expect.poll(() => server.listeners.size).toBe(1);
     await call(http.url, "tools/call", { name: "test_trigger_prompt_change" }); // not asked for
     await call(http.url, "tools/call", { name: "test_trigger_tool_change" });
     const frames = messagesOf((await reading).events);
@@ -371,6 +371,6 @@ describe("subscriptions/listen", () => {
       params: { _meta: { "io.modelcontextprotocol/subscriptionId": id } },
     });
     controller.abort();
-    await expect.poll(() => server.subscriptions.size).toBe(0);
+    await expect.poll(() => server.listeners.size).toBe(0);
   });
 });

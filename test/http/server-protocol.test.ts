@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "../../generated/2025-11-25/index.js";
 import { InMemoryEventStore } from "../../runtime/http/event-store.js";
-import { acceptsJsonAndSse } from "../../runtime/http/http-util.js";
+import { AcceptMemo } from "../../runtime/http/http-util.js";
 import {
   createStreamableHttpHandler,
   HttpError,
@@ -591,6 +591,8 @@ describe("Accept negotiation", () => {
       [null, false],
       [`application/json, text/event-stream, ${"x/y, ".repeat(100)}a/b`, true],
     ];
+    const memo = new AcceptMemo();
+    const acceptsJsonAndSse = (header: string | null) => memo.jsonAndSse(header);
     // Twice over: the second round is answered from what the first remembered.
     for (let round = 0; round < 2; round++) {
       for (const [header, want] of cases) expect(acceptsJsonAndSse(header), String(header)).toBe(want);
