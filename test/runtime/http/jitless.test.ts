@@ -2,13 +2,13 @@
  * The HTTP transports with zod jitless: generated validators built without code generation still
  * accept, refuse with their issues, and serve the official SDK client end to end.
  */
-import "../fixtures/http/jitless.js";
+import "../../fixtures/http/jitless.js";
 import { afterAll, expect, it } from "vitest";
 import * as z from "zod";
-import { createStreamableHttpHandler } from "../../runtime/http/streamable-http.js";
-import { serveHttp } from "../../runtime/node/http.js";
-import { featureServer } from "../fixtures/http/feature-server.js";
-import { initializeBody, POST_HEADERS, runSdkClient } from "../fixtures/http/helpers.js";
+import { createStreamableHttpHandler } from "../../../runtime/http/streamable-http.js";
+import { serveHttp } from "../../../runtime/node/http.js";
+import { featureServer } from "../../fixtures/http/feature-server.js";
+import { initializeBody, POST_HEADERS, runSdkClient } from "../../fixtures/http/helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

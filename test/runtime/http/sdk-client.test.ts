@@ -4,9 +4,9 @@
  * negotiates down to 2025-06-18, SSE polling, and the legacy HTTP+SSE transport.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { type ServeHttpOptions, serveHttp } from "../../runtime/node/http.js";
-import { featureServer } from "../fixtures/http/feature-server.js";
-import { runSdkClient } from "../fixtures/http/helpers.js";
+import { type ServeHttpOptions, serveHttp } from "../../../runtime/node/http.js";
+import { featureServer } from "../../fixtures/http/feature-server.js";
+import { runSdkClient } from "../../fixtures/http/helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -4,17 +4,17 @@
  * the standalone GET stream, resumption with Last-Event-ID, authentication.
  */
 import { describe, expect, it } from "vitest";
-import { createServer } from "../../generated/2025-11-25/index.js";
-import { InMemoryEventStore } from "../../runtime/http/event-store.js";
-import { AcceptMemo } from "../../runtime/http/http-util.js";
+import { createServer } from "../../../generated/2025-11-25/index.js";
+import { InMemoryEventStore } from "../../../runtime/http/event-store.js";
+import { AcceptMemo } from "../../../runtime/http/http-util.js";
 import {
   createStreamableHttpHandler,
   HttpError,
   type McpHttpHandler,
   type StreamableHttpOptions,
-} from "../../runtime/http/streamable-http.js";
-import { featureServer } from "../fixtures/http/feature-server.js";
-import { initializeBody, messagesOf, POST_HEADERS, readSse } from "../fixtures/http/helpers.js";
+} from "../../../runtime/http/streamable-http.js";
+import { featureServer } from "../../fixtures/http/feature-server.js";
+import { initializeBody, messagesOf, POST_HEADERS, readSse } from "../../fixtures/http/helpers.js";
 
 const URL_ = "http://127.0.0.1:3999/mcp";
 

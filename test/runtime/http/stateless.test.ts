@@ -5,12 +5,12 @@
  * sealed requestState; subscriptions/listen.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { changes, handlers, info } from "../../examples/everything-server/handlers.js";
-import { createClient, createServer } from "../../generated/2026-07-28/index.js";
-import { connectHttp } from "../../runtime/http-client/connect.js";
-import { serveHttp } from "../../runtime/node/http.js";
-import { featureServer } from "../fixtures/http/feature-server.js";
-import { messagesOf, POST_HEADERS, readSse, runSdkClient } from "../fixtures/http/helpers.js";
+import { changes, handlers, info } from "../../../examples/everything-server/handlers.js";
+import { createClient, createServer } from "../../../generated/2026-07-28/index.js";
+import { connectHttp } from "../../../runtime/http-client/connect.js";
+import { serveHttp } from "../../../runtime/node/http.js";
+import { featureServer } from "../../fixtures/http/feature-server.js";
+import { messagesOf, POST_HEADERS, readSse, runSdkClient } from "../../fixtures/http/helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -5,9 +5,9 @@
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
-import { type HttpServerHandle, serveHttp, toNodeListener } from "../../runtime/node/http.js";
-import { featureServer } from "../fixtures/http/feature-server.js";
-import { initializeBody, messagesOf, POST_HEADERS, readSse } from "../fixtures/http/helpers.js";
+import { type HttpServerHandle, serveHttp, toNodeListener } from "../../../runtime/node/http.js";
+import { featureServer } from "../../fixtures/http/feature-server.js";
+import { initializeBody, messagesOf, POST_HEADERS, readSse } from "../../fixtures/http/helpers.js";
 
 const handles: HttpServerHandle[] = [];
 afterAll(async () => {
