@@ -62,6 +62,8 @@ export const configText = (config: ProjectConfig): string => `${JSON.stringify(c
 /** Version ranges the scaffolded package.json asks for: the ones this package was built and tested with. */
 export interface DependencyRanges {
   codegenRange: string;
+  /** `@mcp-codegen/runtime`: the one production dependency. */
+  runtimeRange: string;
   zodRange: string;
   typescriptRange: string;
   typesNodeRange: string;

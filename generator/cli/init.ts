@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
@@ -15,6 +16,7 @@ export interface InitOptions {
   name?: string;
   client?: boolean;
   force?: boolean;
+  fromTarballs?: string;
 }
 
 export function registerInit(program: Command, reporter: () => Reporter): void {
@@ -27,13 +29,18 @@ export function registerInit(program: Command, reporter: () => Reporter): void {
     .option("--name <name>", "package and server name (default: the folder's name)")
     .option("--client", "scaffold a typed client instead of a server")
     .option("--force", "write into a folder that is not empty")
+    .option(
+      "--from-tarballs <dir>",
+      "depend on the packed mcp-codegen-<version>.tgz and mcp-codegen-runtime-<version>.tgz in <dir> (file: specs) instead of the registry: to try a clone before the packages are published",
+    )
     .addHelpText(
       "after",
       `
 Examples:
   $ mcp-codegen init my-server                       a stdio server for ${defaultVersion}
   $ mcp-codegen init my-server --protocol 2025-06-18
-  $ mcp-codegen init my-client --client`,
+  $ mcp-codegen init my-client --client
+  $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of both packages in a clone`,
     )
     .action(async (dir: string, opts: InitOptions) => {
       process.exitCode = await runInit(dir, opts, reporter());
@@ -77,7 +84,12 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   const generated = await generateVersion({ version: protocol });
   step.done(`generated ${Object.keys(generated.files).length} files for protocol ${protocol}`);
   const files = {
-    ...scaffold(config, name, await dependencyRanges(), opts.transport as "stdio" | "http" | "both"),
+    ...scaffold(
+      config,
+      name,
+      await dependencyRanges(opts.fromTarballs),
+      opts.transport as "stdio" | "http" | "both",
+    ),
   };
   for (const [file, text] of Object.entries(generated.files)) files[join(config.output, file)] = text;
   for (const [file, text] of Object.entries(files).sort()) await writeFileAtomic(join(dir, file), text);
@@ -92,15 +104,35 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   return EXIT.ok;
 }
 
+/**
+ * `file:` specs of the packed tarballs in `dir` (`npm pack` of this package and of the runtime), or a
+ * usage error naming what is missing.
+ */
+function tarballSpecs(dir: string): { codegen: string; runtime: string } {
+  const folder = resolve(dir);
+  const want = {
+    codegen: `mcp-codegen-${PACKAGE_VERSION}.tgz`,
+    runtime: `mcp-codegen-runtime-${PACKAGE_VERSION}.tgz`,
+  };
+  const missing = Object.values(want).filter((f) => !existsSync(join(folder, f)));
+  if (missing.length > 0)
+    throw new CliError(
+      `--from-tarballs ${dir}: ${missing.join(" and ")} not found there; run \`npm pack\` and \`npm pack -w @mcp-codegen/runtime\` in a clone of mcp-codegen first`,
+    );
+  return { codegen: `file:${join(folder, want.codegen)}`, runtime: `file:${join(folder, want.runtime)}` };
+}
+
 /** The dependency ranges this package was built with, so a new project gets what was tested. */
-async function dependencyRanges() {
+async function dependencyRanges(fromTarballs?: string) {
+  const local = fromTarballs === undefined ? undefined : tarballSpecs(fromTarballs);
   const pkg = JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
   return {
-    codegenRange: `^${PACKAGE_VERSION}`,
-    zodRange: pkg.dependencies.zod ?? "^4",
+    codegenRange: local?.codegen ?? `^${PACKAGE_VERSION}`,
+    runtimeRange: local?.runtime ?? pkg.dependencies["@mcp-codegen/runtime"] ?? `^${PACKAGE_VERSION}`,
+    zodRange: pkg.devDependencies.zod ?? "^4",
     typescriptRange: pkg.devDependencies.typescript ?? "^5.9",
     typesNodeRange: pkg.devDependencies["@types/node"] ?? "^22",
     esbuildRange: pkg.devDependencies.esbuild ?? "^0.28",

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -23,6 +23,7 @@ const env = {
 };
 const work = mkdtempSync(join(tmpdir(), "mcp-codegen-new-user-"));
 let tarball = "";
+let runtimeTarball = "";
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function run(cmd: string, args: string[], cwd: string) {
@@ -34,8 +35,9 @@ const must = (cmd: string, args: string[], cwd: string) => {
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
   return r;
 };
-const install = (dir: string) =>
-  must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], dir);
+/** The scaffold's package.json points at the packed tarballs (`init --from-tarballs`): install from them. */
+const install = (dir: string, ...flags: string[]) =>
+  must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...flags], dir);
 
 /** Every file under `dir` (node_modules and dist excluded) with its hash, to prove "nothing touched". */
 function tree(dir: string): Record<string, string> {
@@ -48,22 +50,49 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
+const packs = join(work, "packs");
+
+/** The way the README says to try a clone: pack both packages, then init through npx from the tarball. */
 beforeAll(() => {
-  must("npm", ["pack", "--pack-destination", work], REPO);
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
+  mkdirSync(packs);
+  must("npm", ["pack", "--pack-destination", packs], REPO);
+  must("npm", ["pack", "-w", "@mcp-codegen/runtime", "--pack-destination", packs], REPO);
+  tarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-\d/.test(f))!);
+  runtimeTarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-runtime-\d/.test(f))!);
 }, 180_000);
+
+/** `npx --package <runtime.tgz> --package <codegen.tgz> mcp-codegen init … --from-tarballs <packs>`, as the README says. */
+const init = (args: string[]) =>
+  run(
+    "npx",
+    [
+      "--yes",
+      "--prefer-offline",
+      "--package",
+      runtimeTarball,
+      "--package",
+      tarball,
+      "mcp-codegen",
+      "init",
+    ].concat(args, ["--from-tarballs", packs]),
+    work,
+  );
 
 describe("a new user's server project", () => {
   const dir = join(work, "my-server");
   const cli = (args: string[]) => run(`${dir}/node_modules/.bin/mcp-codegen`, args, dir);
 
   it("init scaffolds a project that installs, type-checks and builds", () => {
-    const init = must(
-      "node",
-      [`${REPO}bin/mcp-codegen.js`, "init", dir, "--protocol", "2025-06-18", "--transport", "both"],
-      work,
-    );
-    expect(init.stderr).toContain("created server project my-server");
+    const created = init([dir, "--protocol", "2025-06-18", "--transport", "both"]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain("created server project my-server");
+    // The production dependency is the runtime alone; the generator is a development tool.
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<
+      string,
+      Record<string, string>
+    >;
+    expect(Object.keys(pkg.dependencies!)).toEqual(["@mcp-codegen/runtime"]);
+    expect(pkg.devDependencies!["mcp-codegen"]).toMatch(/^file:.*mcp-codegen-\d.*\.tgz$/);
     expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toContain("serveHttp");
     expect(readdirSync(dir).sort()).toEqual([
       ".gitignore",
@@ -79,13 +108,41 @@ describe("a new user's server project", () => {
     must("npm", ["run", "-s", "build"], dir);
     // The build bundles main.js: it imports only node built-ins, not the runtime or the generated code.
     const bundle = readFileSync(join(dir, "dist/src/main.js"), "utf8");
-    expect(bundle).toContain("// node_modules/mcp-codegen/dist/runtime/transports/stdio.js");
+    expect(bundle).toContain("// node_modules/@mcp-codegen/runtime/dist/node/stdio-server.js");
     expect(
       [...bundle.matchAll(/^import .* from "([^"]+)";$/gm)]
         .map((m) => m[1])
         .filter((s) => !s!.startsWith("node:")),
     ).toEqual([]);
   }, 180_000);
+
+  it("installs for production with the runtime alone: at most 3 packages and 2 MB", () => {
+    const prod = join(work, "my-server-prod");
+    mkdirSync(prod);
+    writeFileSync(join(prod, "package.json"), readFileSync(join(dir, "package.json")));
+    install(prod, "--omit=dev");
+    const top = readdirSync(join(prod, "node_modules")).filter((n) => !n.startsWith("."));
+    const names = top.flatMap((n) =>
+      n.startsWith("@") ? readdirSync(join(prod, "node_modules", n)).map((m) => `${n}/${m}`) : [n],
+    );
+    expect(names.sort()).toEqual(["@mcp-codegen/runtime", "eventsource-parser"]);
+    const bytes = Number(
+      execFileSync("du", ["-sb", join(prod, "node_modules")], { encoding: "utf8" }).split("\t")[0],
+    );
+    expect(bytes).toBeLessThan(2 * 1024 * 1024);
+    console.info(`production install: ${names.length} packages, ${bytes} bytes`);
+  }, 180_000);
+
+  it("init --from-tarballs names what is missing, exit 2, and writes nothing", () => {
+    const r = run(
+      "node",
+      [`${REPO}bin/mcp-codegen.js`, "init", join(work, "nothing-here"), "--from-tarballs", work],
+      work,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/mcp-codegen-runtime-.*\.tgz not found/);
+    expect(() => readdirSync(join(work, "nothing-here"))).toThrow();
+  });
 
   it("serves the official SDK client over stdio", async () => {
     const client = new Client({ name: "new-user", version: "1.0.0" });
@@ -272,7 +329,8 @@ describe("a new user's server project", () => {
 describe("a new user's client project", () => {
   it("init --client builds and lists the tools of the server project", () => {
     const dir = join(work, "my-client");
-    must("node", [`${REPO}bin/mcp-codegen.js`, "init", dir, "--client"], work);
+    const created = init([dir, "--client"]);
+    expect(created.code, created.stderr).toBe(0);
     install(dir);
     must("npm", ["run", "-s", "build"], dir);
     const out = execFileSync(
