@@ -28,6 +28,7 @@ import {
 } from "../http/streamable-http.js";
 import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Server } from "../server/server.js";
+import { onceDrained } from "./drained.js";
 
 export interface ServeHttpOptions extends StreamableHttpOptions {
   /** Default 0: any free port. */
@@ -299,7 +300,7 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await drained(res);
+      if (!res.write(value)) await new Promise<void>((resolve) => onceDrained(res, resolve));
       if (res.destroyed) return;
     }
     res.end();
@@ -308,18 +309,6 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   } finally {
     res.off("close", stop);
   }
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }
 
 /**
