@@ -6,7 +6,7 @@
  */
 
 import { isPeerCancelled, REQUEST_CANCELLED } from "../jsonrpc/connection.js";
-import { ErrorCode, isObject, isRequestId, McpError, type RequestId } from "../jsonrpc/messages.js";
+import { ErrorCode, McpError, type RequestId } from "../jsonrpc/messages.js";
 import type { SubscriptionFilter } from "../mcp/subscriptions.js";
 import { toError } from "../util/errors.js";
 
