@@ -40,7 +40,7 @@ function runCliAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessE
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
     execFile(
       `${REPO}node_modules/.bin/tsx`,
-      [`${REPO}generator/cli/index.ts`, ...args],
+      ["--conditions=mcp-codegen-source", `${REPO}generator/cli/index.ts`, ...args],
       { cwd: opts.cwd ?? REPO, env: { ...process.env, ...opts.env }, encoding: "utf8", timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
