@@ -7,30 +7,22 @@
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import type { MessageExtra, Transport } from "../jsonrpc/transport.js";
 import type { Server } from "../server/server.js";
+import { mediaType } from "../util/media-type.js";
+import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
+import { accepts } from "./content-types.js";
+import { type CoreRequest, handlerObject, type Reply } from "./core.js";
+import { HostGuard } from "./guards.js";
+import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
+import { DEFAULT_KEEPALIVE_MS, type KeepAlive, keepAliveTicker } from "./keep-alive.js";
+import { errorReply, replyForError } from "./replies.js";
 import {
-  accepts,
-  type CoreRequest,
-  DEFAULT_KEEPALIVE_MS,
-  DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_TTL_MS,
   type Expirable,
-  errorReply,
-  HostGuard,
-  HttpError,
-  handlerObject,
-  type KeepAlive,
-  keepAliveTicker,
-  mediaType,
   newSessionId,
-  parseJson,
-  type Reply,
-  replyForError,
   SessionRegistry,
-  SseWriter,
-  sseReply,
-  TRANSPORT_ERROR,
-} from "./http-util.js";
+} from "./session-registry.js";
+import { SseWriter, sseReply } from "./sse-writer.js";
 import type { McpHttpHandler } from "./streamable-http.js";
 
 export interface LegacySseOptions {

@@ -8,19 +8,11 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  type CoreHandler,
-  type CoreRequest,
-  coreHandlerOf,
-  errorReply,
-  errorResponse,
-  HttpError,
-  loopbackHosts,
-  type Reply,
-  TRANSPORT_ERROR,
-  toResponse,
-} from "../http/http-util.js";
+import { type CoreHandler, type CoreRequest, coreHandlerOf, type Reply } from "../http/core.js";
+import { loopbackHosts } from "../http/guards.js";
+import { HttpError, TRANSPORT_ERROR } from "../http/http-error.js";
 import { createLegacySseHandler } from "../http/legacy-sse.js";
+import { errorReply, errorResponse, toResponse } from "../http/replies.js";
 import {
   createStreamableHttpHandler,
   type McpHttpHandler,

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { createServer } from "../../../generated/2025-11-25/index.js";
+import { AcceptMemo } from "../../../runtime/http/content-types.js";
 import { InMemoryEventStore } from "../../../runtime/http/event-store.js";
-import { AcceptMemo } from "../../../runtime/http/http-util.js";
 import {
   createStreamableHttpHandler,
   HttpError,

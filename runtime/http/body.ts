@@ -1,0 +1,64 @@
+/** Request bodies: read within a byte limit, then parsed as JSON. */
+
+import { ErrorCode } from "../jsonrpc/messages.js";
+import type { Reply } from "./core.js";
+import { HttpError } from "./http-error.js";
+import { errorReply } from "./replies.js";
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Reads the body, refusing (413) as soon as it passes `maxBytes`: never more than the limit is held. */
+export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await readChunk(reader);
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return concat(chunks, size);
+}
+
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  try {
+    return await reader.read();
+  } catch (error) {
+    // The Node adapter stops an oversize upload with an HttpError; other failures are a broken upload.
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, "Bad Request: the request body could not be read");
+  }
+}
+
+const tooLarge = (maxBytes: number) =>
+  new HttpError(413, `Payload Too Large: the body exceeds ${maxBytes} bytes`);
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Parses a JSON body; not UTF-8 or not JSON → HTTP 400 with a JSON-RPC -32700 body. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function parseJson(bytes: Uint8Array): { value: unknown } | { error: Reply } {
+  try {
+    return { value: JSON.parse(utf8.decode(bytes)) };
+  } catch {
+    return { error: errorReply(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON") };
+  }
+}
