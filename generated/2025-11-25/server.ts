@@ -5,9 +5,8 @@ import {
   type InputOptions,
   McpError,
   type NotificationContext,
-  Server,
-  type ServerOptions,
 } from "@mcp-codegen/runtime/codegen";
+import { Server, type ServerOptions } from "@mcp-codegen/runtime/server";
 
 export { notImplemented } from "@mcp-codegen/runtime/codegen";
 import { type ServerNotifications, type ServerRequests, protocol } from "./protocol.js";

@@ -3,7 +3,7 @@
  * (node → http, http-client → server, client → mcp → check → jsonrpc → util), no runtime dependency but
  * the SSE parser (and zod for the optional zod helpers), no module-level mutable state, named exports
  * only in the public entries, no entry but `./node` reaching Node built-ins, and generated code importing
- * only the stable `./codegen` (and `./zod`) entries.
+ * only public entries (`./codegen`; `./server`, `./client`, `./zod` from their one file each).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -169,7 +169,7 @@ describe("runtime boundaries", () => {
     }
   });
 
-  it("no entry but ./node reaches a Node built-in, however indirectly", () => {
+  it("no entry but ./node and ./node/* reaches a Node built-in, however indirectly", () => {
     const reach = (file: string, seen = new Set<string>()): string[] => {
       if (seen.has(file)) return [];
       seen.add(file);
@@ -183,7 +183,7 @@ describe("runtime boundaries", () => {
       );
     };
     for (const [name, e] of Object.entries(pkg.exports)) {
-      if (typeof e === "string" || name === "./node") continue;
+      if (typeof e === "string" || name === "./node" || name.startsWith("./node/")) continue;
       expect(reach(join(RUNTIME, e["mcp-codegen-source"]!)), name).toEqual([]);
     }
     expect(reach(join(RUNTIME, "node/index.ts")).length).toBeGreaterThan(0);
@@ -191,7 +191,7 @@ describe("runtime boundaries", () => {
 });
 
 describe("what imports the runtime", () => {
-  it("generated code imports only @mcp-codegen/runtime/codegen (and /zod from schemas.ts)", () => {
+  it("generated code imports only @mcp-codegen/runtime/codegen, /server from server.ts, /client from client.ts, /zod from schemas.ts", () => {
     const offenders: string[] = [];
     for (const f of tsFiles(join(REPO, "generated"))) {
       const text = readFileSync(f, "utf8");
@@ -200,6 +200,8 @@ describe("what imports the runtime", () => {
           spec!.startsWith("./") ||
           spec!.startsWith("../") ||
           spec === "@mcp-codegen/runtime/codegen" ||
+          (spec === "@mcp-codegen/runtime/server" && f.endsWith("/server.ts")) ||
+          (spec === "@mcp-codegen/runtime/client" && f.endsWith("/client.ts")) ||
           (spec === "zod" && f.endsWith("schemas.ts")) ||
           (spec === "@mcp-codegen/runtime/zod" && f.endsWith("schemas.ts"));
         if (!ok) offenders.push(`${relative(REPO, f)} → ${spec}`);

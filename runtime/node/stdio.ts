@@ -1,0 +1,4 @@
+/** The stdio transports alone (the `./node/stdio` entry): a stdio server loads nothing of HTTP. */
+
+export { StdioClientTransport, type StdioClientTransportOptions } from "./stdio-client.js";
+export { StdioServerTransport, type StdioServerTransportOptions } from "./stdio-server.js";
