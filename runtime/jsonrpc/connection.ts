@@ -75,11 +75,14 @@ export interface ConnectionOptions {
   onHandlerError?: (error: unknown, request: JsonRpcRequest) => void;
   /** Once the connection has closed, before `onclose` (an options object with methods needs no closure). */
   onClose?: () => void;
+  /** How long `drain()` (and the end of the peer's input) waits for handlers still running (default 5 s). */
+  drainTimeoutMs?: number;
 }
 
 const CANCELLED = "notifications/cancelled";
 const PROGRESS = "notifications/progress";
 const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 /** setTimeout fires at once for longer delays, so anything above this means "no timeout". */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -92,6 +95,7 @@ export class Connection {
   #closed = false;
   #finished = false;
   #closing?: Promise<void>;
+  #draining?: Promise<void>;
 
   /** After the transport closed and everything in flight was aborted or rejected. */
   onclose?: () => void;
@@ -125,6 +129,8 @@ export class Connection {
     transport.onframeerror = (error) => this.#reply(failure(null, error));
     transport.onerror = (error) => this.#report(error);
     transport.onclose = () => this.#finish();
+    // The peer sends nothing more (stdin EOF): what it asked for is still answered, then the end.
+    transport.oninputend = () => void this.drain();
     try {
       return transport.start();
     } catch (error) {
@@ -168,6 +174,36 @@ export class Connection {
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
+  }
+
+  /** Whether `drain()` has begun: new requests are refused. */
+  get draining(): boolean {
+    return this.#draining !== undefined;
+  }
+
+  /**
+   * Closes without losing an answer: new requests are refused (-32000), requests in flight finish and
+   * their responses are sent, then the transport closes (flushing what it holds). Handlers still running
+   * after `timeoutMs` are aborted through `ctx.signal` and answered with a -32000 error, not silence.
+   */
+  drain(timeoutMs = this.#options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS): Promise<void> {
+    this.#draining ??= this.#drain(timeoutMs);
+    return this.#draining;
+  }
+
+  async #drain(timeoutMs: number): Promise<void> {
+    if (!this.#closed && this.#incoming.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
+      });
+      await Promise.race([this.#incoming.whenEmpty(), deadline]);
+      clearTimeout(timer);
+      for (const entry of this.#incoming.abortAll(SHUTTING_DOWN)) {
+        this.#reply(failure(entry.id, { code: ErrorCode.ConnectionClosed, message: UNFINISHED }));
+      }
+    }
+    await this.close();
   }
 
   async #close(): Promise<void> {
@@ -284,6 +320,7 @@ export class Connection {
   }
 
   #serve(request: JsonRpcRequest, extra?: MessageExtra): Reply {
+    if (this.#draining) return failure(request.id, { code: ErrorCode.ConnectionClosed, message: REFUSED });
     // The context is the request's entry in the table too: one object per request.
     const entry = new IncomingContext(request, readProgressToken(request.params), extra);
     if (!this.#incoming.begin(request.id, entry))
@@ -479,6 +516,7 @@ type Reply = JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined>;
 
 /** An incoming request in flight. */
 interface Inflight {
+  readonly id: RequestId;
   /** Set once cancelled (by the peer or by close). */
   readonly reason: string | undefined;
   cancel(reason: string): void;
@@ -488,6 +526,8 @@ interface Inflight {
 class IncomingRequests {
   /** Made on first use, then kept (empty while idle: a few fields). */
   #inflight: SmallMap<RequestId, Inflight> | undefined;
+  #whenEmpty: Promise<void> | undefined;
+  #emptied: (() => void) | undefined;
 
   get size(): number {
     return this.#inflight?.size ?? 0;
@@ -502,7 +542,25 @@ class IncomingRequests {
   }
 
   end(id: RequestId, entry: Inflight): void {
-    if (this.#inflight?.get(id) === entry) this.#inflight.delete(id);
+    if (this.#inflight?.get(id) !== entry) return;
+    this.#inflight.delete(id);
+    if (this.#inflight.size === 0 && this.#emptied) {
+      const emptied = this.#emptied;
+      this.#emptied = undefined;
+      emptied();
+    }
+  }
+
+  /** Settles once no request is in flight. */
+  whenEmpty(): Promise<void> {
+    if (this.size === 0) return Promise.resolve();
+    this.#whenEmpty ??= new Promise((resolve) => {
+      this.#emptied = () => {
+        this.#whenEmpty = undefined;
+        resolve();
+      };
+    });
+    return this.#whenEmpty;
   }
 
   /** Aborts the handler of `id`; false when no such request is in flight. */
@@ -512,9 +570,13 @@ class IncomingRequests {
     return entry !== undefined;
   }
 
-  abortAll(reason: string): void {
-    if (this.#inflight?.size) for (const entry of this.#inflight.values()) entry.cancel(reason);
+  /** Aborts every handler still running; the entries they had (none answers after this). */
+  abortAll(reason: string): Inflight[] {
+    const entries = this.#inflight?.size ? [...this.#inflight.values()] : [];
+    for (const entry of entries) entry.cancel(reason);
     this.#inflight = undefined;
+    this.#emptied?.();
+    return entries;
   }
 }
 
@@ -564,6 +626,10 @@ const failure = (id: RequestId | null, error: JsonRpcErrorObject): JsonRpcRespon
   id,
   error,
 });
+
+const SHUTTING_DOWN = "server shutting down";
+const REFUSED = "Server shutting down: not accepting new requests";
+const UNFINISHED = "Server shutting down: the request did not finish in time and was aborted";
 
 const closedError = () => new McpError(ErrorCode.ConnectionClosed, "Connection closed");
 const cancelledError = (reason: string) => new McpError(REQUEST_CANCELLED, `Request cancelled: ${reason}`);

@@ -43,6 +43,12 @@ export interface Transport {
   onframeerror?: (error: JsonRpcErrorObject) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /**
+   * The peer will send nothing more (stdin reached its end) but messages can still be sent: what is in
+   * flight gets answered, then the user of the transport closes it. Transports that have no such state, or
+   * whose user set no listener, close instead.
+   */
+  oninputend?: () => void;
 }
 
 /** Runs a user's handler; what it throws goes to `onerror`, never into the transport's own reading or closing. */

@@ -34,6 +34,9 @@ export class LineWriter {
   #pending = "";
   #waiters: Waiter[] = [];
   #scheduled = false;
+  /** Writes whose callback has not come yet, and who waits for there to be none. */
+  #unfinished = 0;
+  #finished: (() => void)[] = [];
   readonly #flushLater = () => {
     this.#scheduled = false;
     this.flush();
@@ -71,7 +74,9 @@ export class LineWriter {
     this.#pending = "";
     this.#waiters = [];
     let drained: Promise<void> | undefined;
+    this.#unfinished++;
     const ok = this.#write(data, (error) => {
+      if (--this.#unfinished === 0) for (const resolve of this.#finished.splice(0)) resolve();
       for (const w of waiters) {
         if (error) w.reject(error);
         else if (drained) drained.then(w.resolve);
@@ -79,6 +84,13 @@ export class LineWriter {
       }
     });
     if (!ok) drained = this.#whenDrained();
+  }
+
+  /** Writes what is waiting, then settles once the stream has called back for every write (or failed). */
+  finish(): Promise<void> {
+    this.flush();
+    if (this.#unfinished === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#finished.push(resolve));
   }
 
   #whenDrained(): Promise<void> {

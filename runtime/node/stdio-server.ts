@@ -8,6 +8,9 @@ import { LineWriter, type WriteFn } from "./line-writer.js";
 import { redirectStdoutToStderr } from "./stdout-guard.js";
 import { transportReader } from "./transport-reader.js";
 
+/** How long close() waits for stdout to take what was written. */
+const FLUSH_LIMIT_MS = 5_000;
+
 export interface StdioServerTransportOptions {
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
@@ -30,6 +33,7 @@ export class StdioServerTransport implements Transport {
   onframeerror?: (error: JsonRpcErrorObject) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  oninputend?: () => void;
 
   constructor(options: StdioServerTransportOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
@@ -56,12 +60,31 @@ export class StdioServerTransport implements Transport {
     return this.#writer.send(message);
   }
 
+  /**
+   * Stops reading and closes once every message sent so far has been written to stdout, or after
+   * `FLUSH_LIMIT_MS` when the client stopped reading (a full pipe never empties).
+   */
   async close(): Promise<void> {
+    const writer = this.#state === "open" ? this.#writer : undefined;
+    this.#stopReading();
+    if (writer) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const limit = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, FLUSH_LIMIT_MS);
+      });
+      await Promise.race([writer.finish(), limit]);
+      clearTimeout(timer);
+    }
     this.#shutdown();
   }
 
   readonly #ondata = (chunk: Uint8Array | string) => this.#reader.push(chunk);
-  readonly #onend = () => this.#shutdown();
+  readonly #onend = () => {
+    if (!this.oninputend) return this.#shutdown();
+    // The client sends nothing more: it still gets every answer it is owed, then the server closes us.
+    this.#stopReading();
+    this.oninputend();
+  };
   readonly #onfailure = (error: Error) => {
     // Late errors (EPIPE from writes still queued at close) are expected; swallow them.
     if (this.#state !== "open") return;
@@ -69,15 +92,19 @@ export class StdioServerTransport implements Transport {
     this.#shutdown();
   };
 
+  #stopReading(): void {
+    this.#stdin.off("data", this.#ondata);
+    this.#stdin.off("end", this.#onend);
+    this.#stdin.pause();
+  }
+
   #shutdown(): void {
+    this.#stdin.off("error", this.#onfailure);
     if (this.#state === "closed") return;
     const wasOpen = this.#state === "open";
     this.#state = "closed";
-    this.#stdin.off("data", this.#ondata);
-    this.#stdin.off("end", this.#onend);
-    this.#stdin.off("error", this.#onfailure);
+    this.#stopReading();
     // The stdout 'error' listener stays: without it an EPIPE from a queued write would crash the process.
-    this.#stdin.pause();
     this.#writer?.flush();
     this.#restoreStdout?.();
     this.#restoreStdout = undefined;

@@ -32,6 +32,11 @@ export interface ServerOptions {
   validateResults?: boolean;
   /** Timeout of server→client requests (default 60 s). */
   requestTimeoutMs?: number;
+  /**
+   * How long closing (close(), SIGTERM through `serveHttp` or `shutdownOnSignals`, stdin EOF) waits for
+   * handlers still running before aborting them; they are answered either way (default 5 s).
+   */
+  drainTimeoutMs?: number;
   /** Handler crashes and other errors that are not sent to the peer (default: stderr). */
   onError?: (error: unknown) => void;
   /**
@@ -184,9 +189,13 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     ]);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Drains every session (see `ServerSession.drain`): requests in flight are answered, up to `timeoutMs`
+   * (default: the `drainTimeoutMs` option, else 5 s); `{ timeoutMs: 0 }` aborts them (answered with an error) at once.
+   */
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
     this.listeners.endAll();
-    await Promise.all(this.live.values().map((s) => s.close()));
+    await Promise.all(this.live.values().map((s) => s.drain(options.timeoutMs)));
   }
 
   /** The handler for `entry`, or undefined when absent or a `notImplemented` stub. */

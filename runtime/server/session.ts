@@ -59,12 +59,14 @@ export type Era = "handshake" | "stateless";
  */
 class SessionCallbacks implements ConnectionOptions {
   readonly defaultTimeoutMs: number | undefined;
+  readonly drainTimeoutMs: number | undefined;
 
   constructor(
     private readonly session: ServerSession<MethodTypes, MethodTypes>,
     readonly transport: Transport,
   ) {
     this.defaultTimeoutMs = session.server.options.requestTimeoutMs || undefined;
+    this.drainTimeoutMs = session.server.options.drainTimeoutMs;
   }
 
   onRequest(
@@ -170,6 +172,15 @@ export class ServerSession<
 
   close(): Promise<void> {
     return this.connection.close();
+  }
+
+  /**
+   * Closes without losing an answer: new requests are refused, those in flight finish and are answered,
+   * up to `timeoutMs` (default: the server's `drainTimeoutMs`, else 5 s); past it they are aborted
+   * through `ctx.signal` and answered with an error.
+   */
+  drain(timeoutMs?: number): Promise<void> {
+    return this.connection.drain(timeoutMs);
   }
 
   /** A server→client request, refused locally when the client did not declare the capability it needs. */

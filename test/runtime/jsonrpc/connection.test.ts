@@ -787,3 +787,79 @@ describe("requests the peer may end", () => {
     ).toEqual([]);
   });
 });
+
+describe("drain", () => {
+  it("refuses new requests, answers those in flight, then closes", async () => {
+    const gates = new Map<unknown, ReturnType<typeof deferred<Record<string, unknown>>>>();
+    const { conn, inbox, send } = await withRawPeer({
+      onRequest: (r) => {
+        const gate = deferred<Record<string, unknown>>();
+        gates.set(r.id, gate);
+        return gate.promise;
+      },
+    });
+    await send(req(1, "work"));
+    await send(req(2, "work"));
+    await vi.waitFor(() => expect(gates.size).toBe(2));
+    const closed = deferred();
+    conn.onclose = () => closed.resolve();
+    const drained = conn.drain(10_000);
+    expect(conn.draining).toBe(true);
+    await send(req(3, "work"));
+    expect(await inbox.waitFor(responseTo(3, "error"))).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32000, message: "Server shutting down: not accepting new requests" },
+    });
+    expect(gates.has(3)).toBe(false); // never reached a handler
+    expect(conn.closed).toBe(false);
+    gates.get(1)!.resolve({ n: 1 });
+    expect(await inbox.waitFor(responseTo(1, "result"))).toMatchObject({ result: { n: 1 } });
+    expect(conn.closed).toBe(false); // 2 still runs
+    gates.get(2)!.resolve({ n: 2 });
+    await drained;
+    await closed.promise;
+    expect(inbox.items.filter(responseTo(2, "result"))).toEqual([
+      { jsonrpc: "2.0", id: 2, result: { n: 2 } },
+    ]);
+    expect(conn.closed).toBe(true);
+  });
+
+  it("at the deadline aborts what still runs through ctx.signal and answers it with -32000", async () => {
+    const reasons: unknown[] = [];
+    const { conn, inbox, send } = await withRawPeer({
+      onRequest: (_r, ctx) =>
+        new Promise((resolve) => {
+          ctx.signal.addEventListener("abort", () => {
+            reasons.push(ctx.signal.reason);
+            resolve({ late: true }); // must never reach the wire
+          });
+        }),
+    });
+    await send(req("stuck", "work"));
+    await vi.waitFor(() => expect(conn.inflightCount).toBe(1));
+    const started = Date.now();
+    await conn.drain(100);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    expect(reasons).toEqual(["server shutting down"]);
+    expect(inbox.items.filter(responseTo("stuck"))).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: "stuck",
+        error: {
+          code: -32000,
+          message: "Server shutting down: the request did not finish in time and was aborted",
+        },
+      },
+    ]);
+    expect(conn.closed).toBe(true);
+  });
+
+  it("with nothing in flight closes at once; a second drain() is the same drain", async () => {
+    const { conn } = await withRawPeer({ onRequest: () => ({}) });
+    const first = conn.drain(60_000);
+    expect(conn.drain(1)).toBe(first);
+    await first;
+    expect(conn.closed).toBe(true);
+  });
+});

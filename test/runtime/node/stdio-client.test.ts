@@ -110,8 +110,8 @@ describe("a Connection over StdioClientTransport to a real child", () => {
     expect(errors.items).toEqual([]);
   });
 
-  it("close() ends stdin; the child exits by itself and pending work is rejected", async () => {
-    const { conn, transport, stderr } = await connect();
+  it("close() ends stdin; the child drains (here 200 ms), exits by itself; pending work is rejected", async () => {
+    const { conn, transport, stderr } = await connect({}, ["--drain-ms", "200"]);
     const pid = transport.pid!;
     const closed = deferred();
     conn.onclose = () => closed.resolve();

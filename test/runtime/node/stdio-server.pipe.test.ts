@@ -105,16 +105,42 @@ describe("stdio server framing over a real pipe", () => {
     ]);
   });
 
-  it("on stdin EOF aborts in-flight handlers, answers nothing more, and exits 0 by itself within 2 s", async () => {
+  it("on stdin EOF answers all 64 requests in flight, then exits 0 by itself", async () => {
     const s = await start();
+    const frames = Array.from({ length: 64 }, (_, i) =>
+      line({ jsonrpc: "2.0", id: i, method: "delay", params: { ms: 50 + (i % 8) * 10 } }),
+    );
+    // One write, then EOF at once: the shell pattern `printf '…' | server`.
+    await s.write(frames.join(""));
+    s.child.stdin.end();
+    expect(await s.exited).toEqual({ code: 0, signal: null });
+    const answers = s.messages() as { id: number; result?: { waited: number } }[];
+    expect(answers.map((m) => m.id).sort((a, b) => a - b)).toEqual([...Array(64).keys()]);
+    for (const m of answers) expect(m.result).toEqual({ waited: 50 + (m.id % 8) * 10 });
+  });
+
+  it("on stdin EOF a handler still running at the drain deadline is aborted and answered -32000", async () => {
+    const s = await start("--drain-ms", "300");
     await s.write(line({ jsonrpc: "2.0", id: "long", method: "slow" }));
+    await s.write(line(echo("quick")));
     await s.stderr.waitFor((l) => l === 'slow started "long"');
     const started = Date.now();
     s.child.stdin.end();
-    await s.stderr.waitFor((l) => l === 'slow aborted "long": connection closed');
+    await s.stderr.waitFor((l) => l === 'slow aborted "long": server shutting down');
     expect(await s.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(s.messages()).toEqual([]);
+    expect(s.messages()).toEqual([
+      { jsonrpc: "2.0", id: "quick", result: {} },
+      {
+        jsonrpc: "2.0",
+        id: "long",
+        error: {
+          code: -32000,
+          message: "Server shutting down: the request did not finish in time and was aborted",
+        },
+      },
+    ]);
   });
 
   it("cancels an in-flight request on notifications/cancelled and sends no response for it", async () => {

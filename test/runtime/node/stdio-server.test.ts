@@ -158,7 +158,7 @@ describe("writing", () => {
     // The first message of the turn is written at once; the second waits for the end of the turn...
     const sent = [transport.send(note(7)), transport.send(note(8))];
     expect(writes).toEqual([`${JSON.stringify(note(7))}\n`]);
-    // ...unless the transport closes first: close() writes it before returning.
+    // ...unless the transport closes first: close() writes it at once, and returns once it is written.
     const closing = transport.close();
     expect(writes).toEqual([`${JSON.stringify(note(7))}\n`, `${JSON.stringify(note(8))}\n`]);
     await closing;
