@@ -7,6 +7,11 @@ import { readBody } from "./body.js";
 import { toResponse } from "./replies.js";
 import type { SseWriter } from "./sse-writer.js";
 
+/** How closing waits for requests in flight: `timeoutMs` bounds it (default: the server's `drainTimeoutMs`, else 5 s). */
+export interface DrainOptions {
+  timeoutMs?: number;
+}
+
 /** What the handlers need of a request, whatever carries it. */
 export interface CoreRequest {
   readonly method: string;
@@ -54,10 +59,10 @@ export function coreHandlerOf(handler: unknown): CoreHandler | undefined {
  */
 export function handlerObject(
   handle: CoreHandler,
-  methods: { close(): Promise<void>; sweep(): void; sessionCount(): number },
+  methods: { close(options?: DrainOptions): Promise<void>; sweep(): void; sessionCount(): number },
   native = true,
 ): ((request: Request) => Promise<Response>) & {
-  close(): Promise<void>;
+  close(options?: DrainOptions): Promise<void>;
   sweep(): void;
   readonly sessionCount: number;
 } {

@@ -54,6 +54,7 @@ interface ServedSession {
   readonly initialized: boolean;
   readonly session: { protocolVersion: string } | undefined;
   close(): Promise<void>;
+  drain(timeoutMs?: number): Promise<void>;
 }
 
 interface Missed {
@@ -150,9 +151,14 @@ export class HttpSession implements Transport, Expirable {
     if (this.stateful) {
       this.#standalone?.detach();
       for (const streamId of this.#stored!) this.forget(streamId);
-      this.env.closed(this);
     }
+    this.env.closed(this);
     this.onclose?.();
+  }
+
+  /** Lets what is in flight finish and be answered, then closes (the handler's graceful close). */
+  drain(timeoutMs?: number): Promise<void> {
+    return this.serverSession ? this.serverSession.drain(timeoutMs) : this.close();
   }
 
   /** Closes the server session (and so this transport): DELETE, expiry, eviction. */

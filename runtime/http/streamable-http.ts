@@ -5,7 +5,7 @@
  * belongs to: a POST's own response stream, else the session's standalone GET stream.
  */
 
-import { ErrorCode, isObject, type McpError, type RequestId } from "../jsonrpc/messages.js";
+import { ErrorCode, isObject, type McpError, type RequestId, requestIds } from "../jsonrpc/messages.js";
 import type { MessageExtra } from "../jsonrpc/transport.js";
 import { checkParamHeaders, checkStandardHeaders } from "../mcp/param-headers.js";
 import { hasRequestMeta, headerMismatch, readRequestMeta, StatelessErrorCode } from "../mcp/request-meta.js";
@@ -13,7 +13,7 @@ import type { Server } from "../server/server.js";
 import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { AcceptMemo, accepts } from "./content-types.js";
-import { type CoreRequest, handlerObject, type Reply } from "./core.js";
+import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
@@ -74,8 +74,13 @@ export interface StreamableHttpOptions {
 
 export interface McpHttpHandler {
   (request: Request): Promise<Response>;
-  /** Closes every session and stream; later requests get 503. */
-  close(): Promise<void>;
+  /**
+   * Closes without losing an answer: new sessions, new requests and GET streams get 503 with Retry-After
+   * (responses and notifications for requests in flight still go through), requests in flight finish and
+   * are answered (aborted and answered with an error past `timeoutMs`), then every session and stream
+   * ends, GET streams cleanly so that clients reconnect elsewhere.
+   */
+  close(options?: DrainOptions): Promise<void>;
   readonly sessionCount: number;
   /** Frees expired sessions now (a timer also does, periodically). */
   sweep(): void;
@@ -107,7 +112,7 @@ export function createStreamableHttpHandler(
   return handlerObject(
     (request, web) => http.handle(request, web),
     {
-      close: () => http.close(),
+      close: (options) => http.close(options),
       sweep: () => http.sessions.sweep(),
       sessionCount: () => http.sessions.size,
     },
@@ -125,6 +130,8 @@ class StreamableHttp {
   readonly #maxBody: number;
   readonly #hosts: HostGuard;
   #closed = false;
+  /** Sessions no one can name (stateless ones, one per POST) while they serve their POST. */
+  readonly #unnamed = new Set<HttpSession>();
 
   constructor(
     private readonly server: Server,
@@ -160,12 +167,15 @@ class StreamableHttp {
         // Stateless sessions are never registered: their ids need no lookup (nor hashing).
         if (session.stateful) this.sessions.touch(session);
       },
-      closed: (session) => this.sessions.delete(session),
+      closed: (session) => {
+        if (session.stateful) this.sessions.delete(session);
+        else this.#unnamed.delete(session);
+      },
     };
   }
 
   async handle(request: CoreRequest, web?: Request): Promise<Reply> {
-    if (this.#closed) return errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down");
+    if (this.#closed && request.method !== "POST" && request.method !== "DELETE") return shuttingDown();
     const refused = this.#hosts.check(request);
     if (refused) return refused;
     try {
@@ -185,8 +195,10 @@ class StreamableHttp {
     }
   }
 
-  async close(): Promise<void> {
+  async close(options: DrainOptions = {}): Promise<void> {
     this.#closed = true;
+    const live = [...this.sessions.values(), ...this.#unnamed];
+    await Promise.all(live.map((session) => session.drain(options.timeoutMs)));
     await this.sessions.closeAll();
   }
 
@@ -205,6 +217,8 @@ class StreamableHttp {
     const sessionId = request.header(SESSION_HEADER);
     // An unknown session is refused before its body is read.
     const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
+    // Closing: nothing new starts, but what is in flight may still need the client's answers.
+    if (this.#closed && !session) return shuttingDown();
     const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody));
     if (parsedFirst && "error" in parsedFirst) return parsedFirst.error;
     const extra: MessageExtra = auth === undefined ? NO_EXTRA : { auth };
@@ -216,6 +230,7 @@ class StreamableHttp {
     const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody));
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
+    if (this.#closed && requestIds(Array.isArray(body) ? body : [body]).length > 0) return shuttingDown();
     if (Array.isArray(body) && body.length === 0) {
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
     }
@@ -285,6 +300,7 @@ class StreamableHttp {
 
     const env = this.#statelessEnv;
     const session = new HttpSession(STATELESS_ID, false, env);
+    this.#unnamed.add(session);
     session.serverSession = this.server.open(session, { era: "stateless" });
     return session.post(body, extra);
   }
@@ -319,6 +335,7 @@ class StreamableHttp {
 
   #statelessPost(protocolVersion: string, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const session = new HttpSession(STATELESS_ID, false, this.#env);
+    this.#unnamed.add(session);
     session.serverSession = this.server.open(session, { stateless: { protocolVersion } });
     return session.post(body, extra);
   }
@@ -379,6 +396,9 @@ class StreamableHttp {
     return option ?? version === this.#newest;
   }
 }
+
+const shuttingDown = (): Reply =>
+  errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down", { "retry-after": "5" });
 
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */
 const STATELESS_ERROR_STATUS: ReadonlyMap<number, number> = new Map([

@@ -8,7 +8,13 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type CoreHandler, type CoreRequest, coreHandlerOf, type Reply } from "../http/core.js";
+import {
+  type CoreHandler,
+  type CoreRequest,
+  coreHandlerOf,
+  type DrainOptions,
+  type Reply,
+} from "../http/core.js";
 import { loopbackHosts } from "../http/guards.js";
 import { HttpError, TRANSPORT_ERROR } from "../http/http-error.js";
 import { createLegacySseHandler } from "../http/legacy-sse.js";
@@ -21,6 +27,11 @@ import {
 import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Server } from "../server/server.js";
 import { onceDrained } from "./drained.js";
+
+export { type ShutdownOptions, shutdownOnSignals } from "./signals.js";
+
+/** How long connections may stay open once every answer is written, when closing. */
+const CLOSE_GRACE_MS = 1000;
 
 export interface ServeHttpOptions extends StreamableHttpOptions {
   /** Default 0: any free port. */
@@ -40,7 +51,12 @@ export interface HttpServerHandle {
   handler: McpHttpHandler;
   /** The legacy HTTP+SSE handler, when served. */
   legacy?: McpHttpHandler;
-  close(): Promise<void>;
+  /**
+   * Closes without losing an answer (see `McpHttpHandler.close`): while requests in flight finish, new
+   * ones get 503 with Retry-After; then the port stops listening and connections close, any still open
+   * a second later are cut. Later calls return the same promise.
+   */
+  close(options?: DrainOptions): Promise<void>;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -329,16 +345,24 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
       ? nativeListener(nativeRoute(path, core, legacyCore), options.maxBodyBytes)
       : toNodeListener(route(path, handler, legacy), { maxBodyBytes: options.maxBodyBytes });
   http.on("request", listener);
+  let closing: Promise<void> | undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}${path}`,
     port,
     handler,
     ...(legacy ? { legacy } : {}),
-    close: async () => {
-      await Promise.all([handler.close(), legacy?.close()]);
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+    close: (closeOptions) => {
+      closing ??= (async () => {
+        await Promise.all([handler.close(closeOptions), legacy?.close()]);
+        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+        http.closeIdleConnections();
+        // Every answer has been handed to its socket: give the bytes a moment to leave, then cut the rest.
+        const grace = setTimeout(() => http.closeAllConnections(), CLOSE_GRACE_MS);
+        await stopped;
+        clearTimeout(grace);
+      })();
+      return closing;
     },
   };
 }

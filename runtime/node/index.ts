@@ -6,5 +6,6 @@ export {
   serveHttp,
   toNodeListener,
 } from "./http.js";
+export { type ShutdownOptions, shutdownOnSignals } from "./signals.js";
 export { StdioClientTransport, type StdioClientTransportOptions } from "./stdio-client.js";
 export { StdioServerTransport, type StdioServerTransportOptions } from "./stdio-server.js";
