@@ -1,11 +1,13 @@
 /**
  * Streamable HTTP throughput, CPU per call and memory: a server written as generated handlers behind
- * `serveHttp` ("ours") against the official SDK's McpServer + StreamableHTTPServerTransport on node:http
- * ("sdk") and a raw node:http responder ("floor"), all driven by the same keep-alive connection pool.
- * Stateless JSON (every POST on its own) and stateful SSE (one initialized session), at 1 and 64 in
+ * `serveHttp` ("ours") against the official SDK's McpServer on node:http, v1 (StreamableHTTPServerTransport)
+ * and v2 (createMcpHandler, NodeStreamableHTTPServerTransport) ("sdk v1", "sdk v2"), and a raw node:http
+ * responder ("floor"), all driven by the same keep-alive connection pool. Stateless JSON (every POST on
+ * its own), stateful SSE (one initialized session) and 2026-07-28 (ours and v2 only), at 1 and 64 in
  * flight; server RSS after the runs; RSS (and V8 heap) growth per 1,000 idle sessions on fresh stateful
  * servers.
- * Prints a markdown table with targets, or with --json only the rows. --quick is a smoke run.
+ * Prints a markdown table with targets, or with --json one report (rows, ratios, targets met). --quick
+ * is a smoke run.
  * See bench/README.md for what each figure means and how it is measured.
  */
 
@@ -16,16 +18,22 @@ import {
   type BoundedRun,
   type Goal,
   HttpServerChild,
+  jsonOf,
+  KIND_NAME,
+  KINDS,
+  type Kind,
   killAll,
   MODE,
+  markdownOf,
   median,
   prepareBuild,
   processCpuMs,
+  type Report,
   type Row,
+  rowOf,
   rssKb,
   runBounded,
   startWatchdog,
-  tableLines,
   within,
 } from "./lib.js";
 
@@ -71,18 +79,19 @@ const IDLE_WARMUP = {
 const SETTLE_MS = 500;
 const CPU_SETTLE_MS = 20;
 const POOL_SOCKETS = 64;
-const BENCH_TIMEOUT_MS = 5 * 60_000;
+const BENCH_TIMEOUT_MS = 10 * 60_000;
 const PROTOCOL_VERSION = "2025-11-25";
 const PATH = "/mcp";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-const KINDS = ["ours", "sdk", "floor"] as const;
-type Kind = (typeof KINDS)[number];
 const SERVER_FILES: Record<Kind, string> = {
   ours: fixture("http-ours-server.ts"),
-  sdk: fixture("http-sdk-server.ts"),
+  sdkV1: fixture("http-sdk1-server.ts"),
+  sdkV2: fixture("http-sdk2-server.ts"),
   floor: fixture("http-raw-server.ts"),
 };
+/** Who speaks 2026-07-28: SDK v1 does not. */
+const MODERN_KINDS = ["ours", "sdkV2"] as const;
 const STYLES = ["stateless", "stateful"] as const;
 type Style = (typeof STYLES)[number];
 const STYLE_NAME: Record<Style, string> = { stateless: "stateless JSON", stateful: "stateful SSE" };
@@ -287,25 +296,26 @@ function seriesOf(runs: Sample[]): Series {
   };
 }
 
-/** Warm-up, then RUNS rounds interleaved over the three servers (drift falls on all alike); medians. */
-async function measure(
-  targets: Record<Kind, Target>,
+/** Warm-up, then RUNS rounds interleaved over the servers (drift falls on all alike); medians. */
+async function measure<K extends Kind>(
+  kinds: readonly K[],
+  targets: Record<K, Target>,
   inflight: 1 | 64,
   label: string,
-): Promise<Record<Kind, Series>> {
-  for (const kind of KINDS) await targets[kind].run(WARMUP[inflight].count, inflight, WARMUP[inflight].maxMs);
-  const samples: Record<Kind, Sample[]> = { ours: [], sdk: [], floor: [] };
+): Promise<Record<K, Series>> {
+  for (const kind of kinds) await targets[kind].run(WARMUP[inflight].count, inflight, WARMUP[inflight].maxMs);
+  const samples = Object.fromEntries(kinds.map((k) => [k, [] as Sample[]])) as Record<K, Sample[]>;
   for (let round = 0; round < RUNS; round++) {
-    for (const kind of KINDS)
+    for (const kind of kinds)
       samples[kind].push(await targets[kind].run(CALLS[inflight], inflight, RUN_MAX_MS));
   }
-  const out = {} as Record<Kind, Series>;
-  for (const kind of KINDS) {
+  const out = {} as Record<K, Series>;
+  for (const kind of kinds) {
     const runs = samples[kind];
     const rates = ratesOf(runs);
     out[kind] = seriesOf(runs);
     log(
-      `  ${label} ${kind.padEnd(5)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
+      `  ${label} ${KIND_NAME[kind].padEnd(6)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
         ` (${runs.map((r) => r.calls).join(" / ")} calls; server CPU ${out[kind].serverCpuUs.toFixed(1)} µs/call,` +
         ` load client ${Math.round(out[kind].clientBusy * 100)}% of a core)`,
     );
@@ -319,26 +329,22 @@ interface StyleResult {
   rssMb: Record<Kind, number>;
 }
 
-/** Ours alone (nobody else speaks 2026-07-28 yet): stateless 2026 calls, medians as in measure(). */
-async function modernThroughput(): Promise<Record<1 | 64, Series>> {
-  const target = new Target("ours", "2026");
+/** Stateless 2026-07-28 calls to ours and SDK v2 (v1 does not speak it), measured as in measure(). */
+async function modernThroughput(): Promise<Record<1 | 64, Record<(typeof MODERN_KINDS)[number], Series>>> {
+  type Modern = (typeof MODERN_KINDS)[number];
+  const targets: Partial<Record<Modern, Target>> = {};
   try {
-    await target.start();
-    const out = {} as Record<1 | 64, Series>;
-    for (const inflight of [64, 1] as const) {
-      await target.run(WARMUP[inflight].count, inflight, WARMUP[inflight].maxMs);
-      const runs: Sample[] = [];
-      for (let round = 0; round < RUNS; round++)
-        runs.push(await target.run(CALLS[inflight], inflight, RUN_MAX_MS));
-      const rates = ratesOf(runs);
-      out[inflight] = seriesOf(runs);
-      log(
-        `  2026-07-28 stateless ${String(inflight).padStart(2)} ours  ${rates.map((r) => Math.round(r)).join(" / ")} calls/s`,
-      );
+    for (const kind of MODERN_KINDS) {
+      targets[kind] = new Target(kind, "2026");
+      await targets[kind].start();
     }
-    return out;
+    const ready = targets as Record<Modern, Target>;
+    return {
+      64: await measure(MODERN_KINDS, ready, 64, "2026-07-28 stateless 64"),
+      1: await measure(MODERN_KINDS, ready, 1, "2026-07-28 stateless  1"),
+    };
   } finally {
-    await target.close();
+    await Promise.allSettled(Object.values(targets).map((t) => t.close()));
   }
 }
 
@@ -351,11 +357,13 @@ async function throughput(style: Style): Promise<StyleResult> {
     }
     const ready = targets as Record<Kind, Target>;
     const name = STYLE_NAME[style];
-    const s64 = await measure(ready, 64, `${name} 64`);
-    const s1 = await measure(ready, 1, `${name}  1`);
+    const s64 = await measure(KINDS, ready, 64, `${name} 64`);
+    const s1 = await measure(KINDS, ready, 1, `${name}  1`);
     const rssMb = {} as Record<Kind, number>;
     for (const kind of KINDS) rssMb[kind] = rssKb(ready[kind].server.pid) / 1024;
-    log(`  ${name} RSS after the runs: ${KINDS.map((k) => `${k} ${rssMb[k].toFixed(1)} MB`).join(", ")}`);
+    log(
+      `  ${name} RSS after the runs: ${KINDS.map((k) => `${KIND_NAME[k]} ${rssMb[k].toFixed(1)} MB`).join(", ")}`,
+    );
     return { s64, s1, rssMb };
   } finally {
     await Promise.allSettled(Object.values(targets).map((t) => t.close()));
@@ -401,7 +409,7 @@ async function idleSessions(kind: Kind): Promise<{ rss: number; heap: number }> 
     const scale = 1000 / SESSIONS;
     const growth = { rss: ((rss1 - rss0) / 1024) * scale, heap: ((heap1 - heap0) / 2 ** 20) * scale };
     log(
-      `  ${kind.padEnd(5)} ${SESSIONS} sessions in ${Math.round(made.ms)} ms: RSS ${(rss0 / 1024).toFixed(1)} → ` +
+      `  ${KIND_NAME[kind].padEnd(6)} ${SESSIONS} sessions in ${Math.round(made.ms)} ms: RSS ${(rss0 / 1024).toFixed(1)} → ` +
         `${(rss1 / 1024).toFixed(1)} MB, heap used ${(heap0 / 2 ** 20).toFixed(1)} → ${(heap1 / 2 ** 20).toFixed(1)} MB` +
         ` (${growth.rss.toFixed(2)} MB RSS, ${growth.heap.toFixed(2)} MB heap per 1,000)`,
     );
@@ -425,20 +433,16 @@ async function main(): Promise<Row[]> {
       for (const kind of KINDS) clientBusyMax = Math.max(clientBusyMax, s[kind].clientBusy);
     }
   }
-  log("2026-07-28 stateless: ours only (a dual-era server, per-request _meta, no session)");
+  log("2026-07-28 stateless: ours and sdk v2 (dual-era servers, per-request _meta, no session)");
   const modern = await modernThroughput();
-  for (const s of [modern[64], modern[1]]) clientBusyMax = Math.max(clientBusyMax, s.clientBusy);
+  for (const s of [modern[64], modern[1]]) {
+    for (const kind of MODERN_KINDS) clientBusyMax = Math.max(clientBusyMax, s[kind].clientBusy);
+  }
   log(`idle sessions: ${SESSIONS} sessions opened on a fresh stateful server, never DELETEd`);
   const idle = {} as Record<Kind, { rss: number; heap: number }>;
   for (const kind of KINDS) idle[kind] = await idleSessions(kind);
 
-  const row = (figure: string, unit: string, pick: (k: Kind) => number): Row => ({
-    figure,
-    ours: pick("ours"),
-    sdk: pick("sdk"),
-    floor: pick("floor"),
-    unit,
-  });
+  const row = rowOf;
   const rows: Row[] = [];
   for (const style of STYLES) {
     const { s64, s1 } = results[style];
@@ -450,24 +454,17 @@ async function main(): Promise<Row[]> {
       row(`${name} server CPU per call, 1 in flight`, "µs", (k) => s1[k].serverCpuUs),
     );
   }
-  // Beside the 2025 stateful figures: the sdk and floor columns hold their stateful SSE / JSON numbers.
+  // SDK v1 does not speak 2026-07-28; the floor column holds the stateless JSON floor (the same work).
   for (const inflight of [64, 1] as const) {
     const s = inflight === 64 ? "s64" : "s1";
+    const floor = results.stateless[s].floor;
     rows.push(
-      {
-        figure: `2026-07-28 stateless calls/s, ${inflight} in flight (sdk: its 2025 stateful SSE)`,
-        ours: modern[inflight].callsPerSec,
-        sdk: results.stateful[s].sdk.callsPerSec,
-        floor: results.stateless[s].floor.callsPerSec,
-        unit: "calls/s",
-      },
-      {
-        figure: `2026-07-28 stateless server CPU per call, ${inflight} in flight`,
-        ours: modern[inflight].serverCpuUs,
-        sdk: results.stateful[s].sdk.serverCpuUs,
-        floor: results.stateless[s].floor.serverCpuUs,
-        unit: "µs",
-      },
+      row(`2026-07-28 stateless calls/s, ${inflight} in flight`, "calls/s", (k) =>
+        k === "floor" ? floor.callsPerSec : k === "sdkV1" ? Number.NaN : modern[inflight][k].callsPerSec,
+      ),
+      row(`2026-07-28 stateless server CPU per call, ${inflight} in flight`, "µs", (k) =>
+        k === "floor" ? floor.serverCpuUs : k === "sdkV1" ? Number.NaN : modern[inflight][k].serverCpuUs,
+      ),
     );
   }
   for (const style of STYLES) {
@@ -487,31 +484,33 @@ for (const inflight of [64, 1]) {
   const stateless = `${STYLE_NAME.stateless} calls/s, ${inflight} in flight`;
   const stateful = `${STYLE_NAME.stateful} calls/s, ${inflight} in flight`;
   GOALS.push(
-    { figure: stateless, against: "sdk", bound: 5, text: "≥ 5× sdk" },
+    { figure: stateless, against: "sdkV2", bound: 3, text: "≥ 3× sdk v2" },
+    { figure: stateless, against: "sdkV1", bound: 5, text: "≥ 5× sdk v1" },
     { figure: stateless, against: "floor", bound: 0.8, text: "≥ 0.8× floor" },
-    { figure: stateful, against: "sdk", bound: 3, text: "≥ 3× sdk" },
+    { figure: stateful, against: "sdkV2", bound: 3, text: "≥ 3× sdk v2" },
+    { figure: stateful, against: "sdkV1", bound: 3, text: "≥ 3× sdk v1" },
   );
 }
 GOALS.push({ figure: "RSS growth per 1,000 idle sessions", against: "value", bound: 5, text: "≤ 5 MB" });
 
-function markdown(rows: Row[]): string {
+function header(): string[] {
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
-  const lines = [
+  return [
     `Streamable HTTP on 127.0.0.1, node ${process.version}, ${cpus().length} cores (${cpu})${QUICK ? ", --quick" : ""}.`,
     MODE === "compiled"
       ? "Servers run as plain `node <file>.js` (compiled by tsc; ours from the package's dist/) with NODE_ENV=production (ours with its"
       : "Servers run as `node --import tsx --conditions=mcp-codegen-source <file>` with NODE_ENV=production (ours with its",
-    "default options but `stateless: true, jsonResponse: true` for the stateless rows). Load: an undici Pool of",
+    "default options but `stateless: true, jsonResponse: true` for the stateless rows; sdk v2 stateless and 2026-07-28 through",
+    "`createMcpHandler`). Load: an undici Pool of",
     `${POOL_SOCKETS} keep-alive sockets. Throughput and CPU: median of ${RUNS} runs of ${CALLS[64]} calls at 64 in flight /`,
     `${CALLS[1]} at 1, each capped at ${RUN_MAX_MS} ms, after a warm-up (≤ ${WARMUP[64].count} calls / ${WARMUP[64].maxMs} ms at 64,`,
     `≤ ${WARMUP[1].count} / ${WARMUP[1].maxMs} ms at 1). The load client used at most`,
     `${Math.round(clientBusyMax * 100)}% of a core in any run. RSS after the runs: VmRSS, no gc. Idle sessions: ${SESSIONS} sessions`,
     "(initialize + notifications/initialized) on a fresh stateful server, VmRSS and V8 heapUsed after a gc before and after,",
     "scaled to 1,000; MB = 2^20 bytes. RSS deltas within about ±1 MB are noise (the heap grows into pages already held).",
-    "vs sdk / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and MB); > 1 = ours wins.",
-    "",
+    "2026-07-28 rows: sdk v1 does not speak it; floor = the stateless JSON floor.",
+    "vs v1 / vs v2 / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and MB); > 1 = ours wins.",
   ];
-  return [...lines, ...tableLines(rows, GOALS)].join("\n");
 }
 
 startWatchdog("bench/http.ts", BENCH_TIMEOUT_MS);
@@ -520,7 +519,8 @@ try {
   const t0 = performance.now();
   const rows = await main();
   log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  process.stdout.write(`${JSON_OUTPUT ? JSON.stringify(rows, null, 2) : markdown(rows)}\n`);
+  const report: Report = { name: "http", header: header(), rows, goals: GOALS };
+  process.stdout.write(`${JSON_OUTPUT ? JSON.stringify(jsonOf(report), null, 2) : markdownOf(report)}\n`);
 } catch (error) {
   process.stderr.write(`bench/http.ts: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
   process.exitCode = 1;

@@ -367,30 +367,65 @@ export async function coldStart(file: string, options: SpawnOptions = {}): Promi
   }
 }
 
-// Real clients under Promise-based concurrency
+// Client libraries in their own processes (bench/fixtures/stdio-client.ts)
 
 /**
- * `count` calls of `call(i)` with `inflight` workers, each awaiting one call at a time: what an
- * application issuing concurrent requests through a client library does.
+ * A client library in a child process, connected to its own server: `ready` once connected, then each
+ * `run <count> <inflight>` line answered with `done {"ms","cpuMs"}` or `error <message>`. Its CPU is
+ * measured inside it (process.cpuUsage over the run). Ending its stdin closes the client and its server.
  */
-export async function runConcurrent(
-  call: (i: number) => Promise<void>,
-  count: number,
-  inflight: number,
-  timeoutMs: number,
-): Promise<{ ms: number; clientCpuMs: number }> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await call(next++);
-  };
-  const self0 = selfCpuMs();
-  const t0 = performance.now();
-  await within(
-    Promise.all(Array.from({ length: Math.min(inflight, count) }, worker)),
-    timeoutMs,
-    `${count} client calls at ${inflight} in flight`,
-  );
-  return { ms: performance.now() - t0, clientCpuMs: selfCpuMs() - self0 };
+export class ClientChild extends FixtureChild {
+  readonly ready: Promise<void>;
+  #onready?: () => void;
+  #waiter?: { resolve: (line: string) => void; reject: (error: Error) => void };
+  #onfailure?: (error: Error) => void;
+
+  constructor(file: string, args: string[], options: SpawnOptions = {}) {
+    super(file, [...nodeArgs(file), ...args], options);
+    this.ready = new Promise((resolve, reject) => {
+      this.#onready = resolve;
+      this.#onfailure = reject;
+    });
+    this.ready.catch(() => {}); // reported through start()
+  }
+
+  start(ms = 30_000): Promise<void> {
+    return within(this.ready, ms, "the client's connect");
+  }
+
+  protected line(line: string): void {
+    if (line === "ready") {
+      this.#onready?.();
+      this.#onready = undefined;
+    } else if (line.startsWith("done ") || line.startsWith("error ")) {
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter?.resolve(line);
+    }
+  }
+
+  protected failed(error: Error): void {
+    this.#onfailure?.(error);
+    this.#waiter?.reject(error);
+  }
+
+  async run(count: number, inflight: number, timeoutMs: number): Promise<RunResult> {
+    if (this.#waiter) throw new Error("a run is already under way");
+    const reply = new Promise<string>((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+    this.child.stdin.write(`run ${count} ${inflight}\n`);
+    const line = await within(reply, timeoutMs, `${count} client calls at ${inflight} in flight`);
+    if (line.startsWith("error ")) throw new Error(`client run failed: ${line.slice(6)}`);
+    const { ms, cpuMs } = JSON.parse(line.slice(5)) as { ms: number; cpuMs: number };
+    return { calls: count, ms, clientCpuMs: cpuMs, serverCpuMs: Number.NaN };
+  }
+
+  async close(graceMs = 5000): Promise<void> {
+    this.#onfailure = undefined;
+    this.child.stdin.end();
+    await stopWithin(this.child, this.exited, graceMs);
+  }
 }
 
 // HTTP servers (bench/http.ts)
@@ -498,19 +533,41 @@ export async function runBounded(
 
 // Result tables
 
-/** One figure measured for our peer, the official SDK, and the raw floor. */
+/** The columns every table has: ours, the two official SDK majors, and the raw floor. */
+export const KINDS = ["ours", "sdkV1", "sdkV2", "floor"] as const;
+export type Kind = (typeof KINDS)[number];
+/** How a column is headed and logged. */
+export const KIND_NAME: Record<Kind, string> = {
+  ours: "ours",
+  sdkV1: "sdk v1",
+  sdkV2: "sdk v2",
+  floor: "floor",
+};
+
+/** One figure measured for ours, SDK v1, SDK v2 and the raw floor (NaN where one has no such figure). */
 export interface Row {
   figure: string;
   ours: number;
-  sdk: number;
+  sdkV1: number;
+  sdkV2: number;
   floor: number;
   unit: string;
 }
 
-/** A target printed beside its row: a minimum advantage over sdk or floor, or a maximum of ours itself. */
+/** A row from a per-kind reading. */
+export const rowOf = (figure: string, unit: string, pick: (kind: Kind) => number): Row => ({
+  figure,
+  ours: pick("ours"),
+  sdkV1: pick("sdkV1"),
+  sdkV2: pick("sdkV2"),
+  floor: pick("floor"),
+  unit,
+});
+
+/** A target printed beside its row: a minimum advantage over a peer or the floor, or a maximum of ours itself. */
 export interface Goal {
   figure: string;
-  against: "sdk" | "floor" | "value";
+  against: "sdkV1" | "sdkV2" | "floor" | "value";
   bound: number;
   text: string;
 }
@@ -527,24 +584,73 @@ const met = (row: Row, goal: Goal): boolean =>
 const fmt = (n: number): string =>
   Number.isNaN(n) ? "n/a" : Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
 
+const ratio = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : "n/a");
+
 /** The markdown table every bench prints under its own header lines. */
 export function tableLines(rows: Row[], goals: Goal[]): string[] {
   const lines = [
-    "| figure | ours | sdk | floor | unit | better | vs sdk | vs floor | targets |",
-    "|---|---:|---:|---:|---|---|---:|---:|---|",
+    "| figure | ours | sdk v1 | sdk v2 | floor | unit | better | vs v1 | vs v2 | vs floor | targets |",
+    "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|",
   ];
   for (const row of rows) {
     const targets = goals
       .filter((g) => g.figure === row.figure)
       .map((g) => `${g.text}: ${met(row, g) ? "met" : "**not met**"}`);
     lines.push(
-      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdk)} | ${fmt(row.floor)} | ${row.unit} | ` +
-        `${higherIsBetter(row) ? "higher" : "lower"} | ${advantage(row, row.sdk).toFixed(2)}× | ` +
-        `${advantage(row, row.floor).toFixed(2)}× | ${targets.join("; ")} |`,
+      `| ${row.figure} | ${fmt(row.ours)} | ${fmt(row.sdkV1)} | ${fmt(row.sdkV2)} | ${fmt(row.floor)} | ` +
+        `${row.unit} | ${higherIsBetter(row) ? "higher" : "lower"} | ${ratio(advantage(row, row.sdkV1))} | ` +
+        `${ratio(advantage(row, row.sdkV2))} | ${ratio(advantage(row, row.floor))} | ${targets.join("; ")} |`,
     );
   }
   return lines;
 }
+
+/** A row as `--json` prints it: the readings, the ratios (> 1 = ours wins; null where one is missing), the targets. */
+export interface JsonRow extends Row {
+  better: "higher" | "lower";
+  vs: { sdkV1: number | null; sdkV2: number | null; floor: number | null };
+  targets: { text: string; met: boolean }[];
+}
+
+const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
+
+export function jsonRows(rows: Row[], goals: Goal[]): JsonRow[] {
+  return rows.map((row) => ({
+    ...row,
+    better: higherIsBetter(row) ? "higher" : "lower",
+    vs: {
+      sdkV1: finite(advantage(row, row.sdkV1)),
+      sdkV2: finite(advantage(row, row.sdkV2)),
+      floor: finite(advantage(row, row.floor)),
+    },
+    targets: goals.filter((g) => g.figure === row.figure).map((g) => ({ text: g.text, met: met(row, g) })),
+  }));
+}
+
+/** What one bench file gives the driver (bench/run.ts): its header lines, rows and targets. */
+export interface Report {
+  name: string;
+  header: string[];
+  rows: Row[];
+  goals: Goal[];
+}
+
+/** A report as markdown: header, blank line, table. */
+export const markdownOf = (report: Report): string =>
+  [...report.header, "", ...tableLines(report.rows, report.goals)].join("\n");
+
+/** A report as --json prints it (NaN has no JSON form: missing readings are null). */
+export const jsonOf = (report: Report) => ({
+  name: report.name,
+  header: report.header,
+  rows: jsonRows(report.rows, report.goals).map((r) => ({
+    ...r,
+    ours: finite(r.ours),
+    sdkV1: finite(r.sdkV1),
+    sdkV2: finite(r.sdkV2),
+    floor: finite(r.floor),
+  })),
+});
 
 /** Kills every child on exit, and gives up (exit 1) if the whole bench runs longer than `ms`. */
 export function startWatchdog(name: string, ms: number): void {

@@ -1,36 +1,37 @@
 /**
  * stdio throughput, CPU per call and cold start: a server written as generated handlers ("ours") against
- * the official SDK's McpServer ("sdk") and a raw newline-JSON responder ("floor"), all driven by the same
- * raw pipelined client; then our generated client against the SDK Client, both calling the raw server.
- * Prints a markdown table with targets, or with --json only the rows. --quick divides the call counts by 10.
+ * the official SDK's McpServer, v1 and v2 ("sdk v1", "sdk v2"), and a raw newline-JSON responder ("floor"),
+ * all driven by the same raw pipelined client; then our generated client against the SDK v1 and v2
+ * Clients, all calling the raw server.
+ * Prints a markdown table with targets, or with --json one report (rows, ratios, targets met).
+ * --quick divides the call counts by 10.
  * See bench/README.md for what each figure means and how it is measured.
  */
 
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { StdioClientTransport } from "@mcp-codegen/runtime/node";
-import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport as SdkStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { createClient } from "../generated/2025-11-25/index.js";
 import {
   bundled,
+  ClientChild,
   coldStart,
   type Goal,
+  jsonOf,
+  KIND_NAME,
+  KINDS,
+  type Kind,
   killAll,
   MODE,
+  markdownOf,
   median,
   nodeArgs,
   prepareBuild,
+  type Report,
   type Row,
   type RunResult,
-  runConcurrent,
+  rowOf,
   ServerChild,
   type SpawnOptions,
   startWatchdog,
-  tableLines,
-  track,
-  untrack,
-  within,
 } from "./lib.js";
 
 const JSON_OUTPUT = process.argv.includes("--json");
@@ -53,13 +54,14 @@ const RUN_TIMEOUT_MS = 60_000;
 const BENCH_TIMEOUT_MS = 10 * 60_000;
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-const KINDS = ["ours", "sdk", "floor"] as const;
-type Kind = (typeof KINDS)[number];
 const SERVER_FILES: Record<Kind, string> = {
   ours: fixture("ours-server.ts"),
-  sdk: fixture("sdk-server.ts"),
+  sdkV1: fixture("sdk1-server.ts"),
+  sdkV2: fixture("sdk2-server.ts"),
   floor: fixture("raw-server.ts"),
 };
+/** The client libraries' process (ours, sdk1 or sdk2 by argument). */
+const CLIENT_FILE = fixture("stdio-client.ts");
 /** What a deployed server runs with; for ours it means no result validation unless asked for. */
 const SERVER_ENV = { ...process.env, NODE_ENV: "production" };
 
@@ -83,85 +85,22 @@ async function rawDriver(file: string): Promise<Driver> {
   };
 }
 
-const echoText = (result: unknown): unknown =>
-  (result as { content?: { text?: unknown }[] }).content?.[0]?.text;
-
-function check(i: number, result: unknown): void {
-  if (echoText(result) !== `c${i}`) throw new Error(`wrong echo for call ${i}: ${JSON.stringify(result)}`);
-}
-
-const clientOf =
-  (call: (i: number) => Promise<void>) =>
-  async (count: number, inflight: number): Promise<RunResult> => {
-    const { ms, clientCpuMs } = await runConcurrent(call, count, inflight, RUN_TIMEOUT_MS);
-    return { calls: count, ms, clientCpuMs, serverCpuMs: Number.NaN };
-  };
-
 /**
- * Awaits a client's connect with a deadline. Its server child is tracked at once (both transports spawn
- * synchronously inside connect()) and closed on failure. Resolves with the child's pid.
+ * A client library (ours, SDK v1 or v2) in its own process, run as compiled JavaScript like the servers,
+ * calling its own raw server; its CPU is measured inside it.
  */
-async function connected(
-  connecting: Promise<unknown>,
-  pidOf: () => number | undefined,
-  close: () => Promise<void>,
-  who: string,
-): Promise<number | undefined> {
-  const pid = pidOf();
-  track(pid);
+async function clientDriver(kind: "ours" | "sdk1" | "sdk2"): Promise<Driver> {
+  const args = [kind, ...nodeArgs(SERVER_FILES.floor)];
+  const client = new ClientChild(CLIENT_FILE, args, { env: SERVER_ENV });
   try {
-    await within(connecting, 30_000, `${who}'s connect`);
-    return pid;
+    await client.start();
   } catch (error) {
-    await within(close(), 10_000, `${who}'s close`).catch(() => {});
+    await client.close().catch(() => {});
     throw error;
   }
-}
-
-async function closed(closing: Promise<void>, pid: number | undefined, who: string): Promise<void> {
-  await within(closing, 10_000, `${who}'s close`);
-  untrack(pid);
-}
-
-async function oursClientDriver(): Promise<Driver> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: nodeArgs(SERVER_FILES.floor),
-    env: SERVER_ENV,
-  });
-  const client = createClient({ info: { name: "bench-ours-client", version: "1.0.0" } });
-  const pid = await connected(
-    client.connect(transport),
-    () => transport.pid,
-    () => transport.close(),
-    "our client",
-  );
   return {
-    run: clientOf(async (i) => {
-      check(i, await client.callTool({ name: "echo", arguments: { text: `c${i}` } }));
-    }),
-    close: () => closed(client.close(), pid, "our client"),
-  };
-}
-
-async function sdkClientDriver(): Promise<Driver> {
-  const transport = new SdkStdioClientTransport({
-    command: process.execPath,
-    args: nodeArgs(SERVER_FILES.floor),
-    env: SERVER_ENV as Record<string, string>,
-  });
-  const client = new SdkClient({ name: "bench-sdk-client", version: "1.0.0" });
-  const pid = await connected(
-    client.connect(transport),
-    () => transport.pid ?? undefined,
-    () => transport.close(),
-    "the SDK client",
-  );
-  return {
-    run: clientOf(async (i) => {
-      check(i, await client.callTool({ name: "echo", arguments: { text: `c${i}` } }));
-    }),
-    close: () => closed(client.close(), pid, "the SDK client"),
+    run: (count, inflight) => client.run(count, inflight, RUN_TIMEOUT_MS),
+    close: () => client.close(),
   };
 }
 
@@ -184,7 +123,7 @@ async function measure(
   label: string,
 ): Promise<Record<Kind, Series>> {
   for (const kind of KINDS) await drivers[kind].run(WARMUP_CALLS[inflight], inflight);
-  const samples: Record<Kind, RunResult[]> = { ours: [], sdk: [], floor: [] };
+  const samples = Object.fromEntries(KINDS.map((k) => [k, [] as RunResult[]])) as Record<Kind, RunResult[]>;
   for (let round = 0; round < RUNS; round++) {
     for (const kind of KINDS) samples[kind].push(await drivers[kind].run(count, inflight));
   }
@@ -198,7 +137,7 @@ async function measure(
       clientCpuUs: median(runs.map((r) => (r.clientCpuMs / r.calls) * 1000)),
     };
     log(
-      `  ${label} ${kind.padEnd(5)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
+      `  ${label} ${KIND_NAME[kind].padEnd(6)} ${rates.map((r) => Math.round(r)).join(" / ")} calls/s` +
         ` (server CPU ${out[kind].serverCpuUs.toFixed(1)} µs/call, client CPU ${out[kind].clientCpuUs.toFixed(1)} µs/call)`,
     );
   }
@@ -224,16 +163,16 @@ async function coldStarts(): Promise<Record<Form, Record<Kind, number>>> {
   }
   // One spawn each first, not counted: tsx's transform cache and the OS file cache start warm for all.
   for (const [, kind, options] of forms) await coldStart(SERVER_FILES[kind], options);
-  const samples = new Map(forms.map(([form, kind]) => [`${form} ${kind}`, [] as number[]]));
+  const samples = new Map(forms.map(([form, kind]) => [`${form} ${KIND_NAME[kind]}`, [] as number[]]));
   for (let i = 0; i < SPAWNS; i++) {
     for (const [form, kind, options] of forms) {
-      samples.get(`${form} ${kind}`)!.push(await coldStart(SERVER_FILES[kind], options));
+      samples.get(`${form} ${KIND_NAME[kind]}`)!.push(await coldStart(SERVER_FILES[kind], options));
     }
   }
   for (const [key, ms] of samples)
-    log(`  cold start ${key.padEnd(15)} ${ms.map((t) => t.toFixed(0)).join(" ")} ms`);
+    log(`  cold start ${key.padEnd(16)} ${ms.map((t) => t.toFixed(0)).join(" ")} ms`);
   const pick = (form: Form) =>
-    Object.fromEntries(KINDS.map((k) => [k, median(samples.get(`${form} ${k}`) ?? [])])) as Record<
+    Object.fromEntries(KINDS.map((k) => [k, median(samples.get(`${form} ${KIND_NAME[k]}`) ?? [])])) as Record<
       Kind,
       number
     >;
@@ -263,8 +202,9 @@ async function main(): Promise<Row[]> {
   let c64: Record<Kind, Series>;
   let c1: Record<Kind, Series>;
   try {
-    clients.ours = await oursClientDriver();
-    clients.sdk = await sdkClientDriver();
+    clients.ours = await clientDriver("ours");
+    clients.sdkV1 = await clientDriver("sdk1");
+    clients.sdkV2 = await clientDriver("sdk2");
     clients.floor = await rawDriver(SERVER_FILES.floor);
     const ready = clients as Record<Kind, Driver>;
     c64 = await measure(ready, CALLS_PIPELINED, 64, "client 64");
@@ -273,13 +213,7 @@ async function main(): Promise<Row[]> {
     await closeAll(clients);
   }
 
-  const row = (figure: string, unit: string, pick: (k: Kind) => number): Row => ({
-    figure,
-    ours: pick("ours"),
-    sdk: pick("sdk"),
-    floor: pick("floor"),
-    unit,
-  });
+  const row = rowOf;
   return [
     row("server calls/s, 64 in flight", "calls/s", (k) => s64[k].callsPerSec),
     row("server calls/s, 1 in flight", "calls/s", (k) => s1[k].callsPerSec),
@@ -301,7 +235,8 @@ async function main(): Promise<Row[]> {
 // Output
 
 const GOALS: Goal[] = [
-  { figure: "server calls/s, 64 in flight", against: "sdk", bound: 3, text: "≥ 3× sdk" },
+  { figure: "server calls/s, 64 in flight", against: "sdkV2", bound: 3, text: "≥ 3× sdk v2" },
+  { figure: "server calls/s, 64 in flight", against: "sdkV1", bound: 3, text: "≥ 3× sdk v1" },
   { figure: "server calls/s, 64 in flight", against: "floor", bound: 0.85, text: "≥ 0.85× floor" },
   { figure: "server calls/s, 1 in flight", against: "floor", bound: 0.9, text: "≥ 0.9× floor" },
   {
@@ -310,11 +245,12 @@ const GOALS: Goal[] = [
     bound: 1 / 1.3,
     text: "≤ 1.3× floor",
   },
+  { figure: "client calls/s, 64 in flight", against: "sdkV2", bound: 3, text: "≥ 3× sdk v2" },
 ];
 
-function markdown(rows: Row[]): string {
+function header(): string[] {
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
-  const lines = [
+  return [
     `stdio, node ${process.version}, ${cpus().length} cores (${cpu})${QUICK ? ", --quick" : ""}.`,
     MODE === "compiled"
       ? "Servers run as plain `node <file>.js` (compiled by tsc; ours from the package's dist/) with NODE_ENV=production (ours with its"
@@ -323,18 +259,16 @@ function markdown(rows: Row[]): string {
     `${RUNS} runs of ${CALLS_PIPELINED} calls at 64 in flight / ${CALLS_SEQUENTIAL} at 1, after ${WARMUP_CALLS[64]} / ${WARMUP_CALLS[1]} warm-up calls.`,
     `Cold start: median of ${SPAWNS} spawns, each server as tsc compiled it and bundled into one file the way an init`,
     "project's `npm run build` bundles its main.js (esbuild --bundle --platform=node --format=esm).",
-    "Client rows: both clients call the raw server; floor = raw pipelined client.",
-    "vs sdk / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and ms); > 1 = ours wins.",
-    "",
+    "Client rows: every client calls the raw server; floor = raw pipelined client.",
+    "vs v1 / vs v2 / vs floor: how many times better ours is (ours/x for calls/s, x/ours for µs and ms); > 1 = ours wins.",
   ];
-  return [...lines, ...tableLines(rows, GOALS)].join("\n");
 }
 
 startWatchdog("bench/stdio.ts", BENCH_TIMEOUT_MS);
 
 try {
-  const rows = await main();
-  process.stdout.write(`${JSON_OUTPUT ? JSON.stringify(rows, null, 2) : markdown(rows)}\n`);
+  const report: Report = { name: "stdio", header: header(), rows: await main(), goals: GOALS };
+  process.stdout.write(`${JSON_OUTPUT ? JSON.stringify(jsonOf(report), null, 2) : markdownOf(report)}\n`);
 } catch (error) {
   process.stderr.write(
     `bench/stdio.ts: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,

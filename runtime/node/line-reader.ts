@@ -37,6 +37,17 @@ export class LineReader {
   push(chunk: Uint8Array | string): void {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     let start = 0;
+    if (this.#bytes === 0 && !this.#discarding) {
+      // The common case: the chunk holds whole lines, none over the limit (the span of all of them is not).
+      // One decode and one split cost less than one decode per line. A newline byte decodes to "\n"
+      // whatever surrounds it (an invalid sequence before it becomes U+FFFD, never swallows it), so the
+      // pieces are exactly the lines.
+      const last = bytes.lastIndexOf(NEWLINE);
+      if (last > 0 && last <= this.#maxBytes) {
+        for (const line of bytes.toString("utf8", 0, last).split("\n")) this.#parse(line);
+        start = last + 1;
+      }
+    }
     while (start < bytes.length) {
       const newline = bytes.indexOf(NEWLINE, start);
       if (newline === -1) {

@@ -37,6 +37,8 @@ export class LineWriter {
   /** Writes whose callback has not come yet, and who waits for there to be none. */
   #unfinished = 0;
   #finished: (() => void)[] = [];
+  /** The waiter of every posted message: nobody awaits it (a failed write also fails the stream). */
+  static readonly #POSTED: Waiter = { resolve: () => {}, reject: () => {} };
   readonly #flushLater = () => {
     this.#scheduled = false;
     this.flush();
@@ -56,6 +58,21 @@ export class LineWriter {
       return Promise.reject(error);
     }
     const sent = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    this.#enqueue(line);
+    return sent;
+  }
+
+  /**
+   * Writes a message nobody waits for, such as a response, without making a promise for it: at tens of
+   * thousands of messages a second every promise shows. A message that cannot be serialized throws.
+   */
+  post(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    const line = `${JSON.stringify(message)}\n`;
+    this.#waiters.push(LineWriter.#POSTED);
+    this.#enqueue(line);
+  }
+
+  #enqueue(line: string): void {
     this.#pending += line;
     if (!this.#scheduled) {
       // The first message of a turn goes out at once, so a lone response waits for nothing.
@@ -63,7 +80,6 @@ export class LineWriter {
       queueMicrotask(this.#flushLater);
       this.flush();
     } else if (this.#waiters.length >= BATCH_MESSAGES || this.#pending.length >= BATCH_BYTES) this.flush();
-    return sent;
   }
 
   /** Writes what is waiting now (before the stream is ended, so nothing sent is lost). */

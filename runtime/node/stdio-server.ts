@@ -1,7 +1,7 @@
 /** The server side of stdio: newline-delimited JSON over this process's own stdin and stdout. */
 
 import type { JsonRpcErrorObject, JsonRpcMessage } from "../jsonrpc/messages.js";
-import type { Transport } from "../jsonrpc/transport.js";
+import { DONE, type Transport } from "../jsonrpc/transport.js";
 import { transportClosed } from "../util/errors.js";
 import type { LineReader } from "./line-reader.js";
 import { LineWriter, type WriteFn } from "./line-writer.js";
@@ -57,6 +57,16 @@ export class StdioServerTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.#state !== "open" || !this.#writer) return Promise.reject(transportClosed());
+    // A response is never awaited for backpressure (the connection only reports a failed send), so it
+    // is written without a promise; a failed write fails stdout, which closes the transport.
+    if (!Array.isArray(message) && !("method" in message)) {
+      try {
+        this.#writer.post(message);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return DONE;
+    }
     return this.#writer.send(message);
   }
 

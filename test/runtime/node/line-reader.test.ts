@@ -34,6 +34,23 @@ describe("LineReader", () => {
     expect(r.errors).toEqual([]);
   });
 
+  it("reads a chunk of many whole lines the same as line by line, invalid UTF-8 and blank lines included", () => {
+    const text = Buffer.concat([
+      bytes('{"a":1}\n\n  \n"é 😀"\n'),
+      Buffer.from([0x22, 0xe2, 0x82, 0x0a]), // a quote and a cut 3-byte sequence, then the newline
+      bytes('[1,2]\r\n{"bad"\n"last"\n'),
+    ]);
+    const whole = reader();
+    whole.lines.push(text);
+    // One byte at a time: every line is put together from pieces, decoded on its own.
+    const byLine = reader();
+    for (let at = 0; at < text.length; at++) byLine.lines.push(text.subarray(at, at + 1));
+    expect(whole.values).toEqual([{ a: 1 }, "é 😀", [1, 2], "last"]);
+    expect(whole.values).toEqual(byLine.values);
+    expect(whole.errors.map((e) => e.code)).toEqual([-32700, -32700]);
+    expect(whole.errors).toEqual(byLine.errors);
+  });
+
   it("reassembles a line cut inside a multi-byte character, and reads string chunks", () => {
     const r = reader();
     const text = '"é 😀 中"\n';

@@ -106,6 +106,45 @@ describe("LineWriter batching", () => {
   });
 });
 
+describe("LineWriter.post (messages nobody awaits)", () => {
+  it("batches posted and sent messages alike, in call order, and finish() waits for posted ones too", async () => {
+    const s = stream();
+    s.writer.post(note(0));
+    const sent = watch(s.writer.send(note(1)));
+    for (let i = 2; i < 12; i++) s.writer.post(note(i));
+    expect(s.writes.map(s.lines)).toEqual([1, 8]);
+    await Promise.resolve();
+    expect(s.writes.map(s.lines)).toEqual([1, 8, 3]);
+    expect(s.writes.join("")).toBe(Array.from({ length: 12 }, (_, i) => line(note(i))).join(""));
+    const finished = watch(s.writer.finish());
+    await turn();
+    expect(sent.settled).toBe(false);
+    expect(finished.settled).toBe(false);
+    s.complete();
+    await turn();
+    expect(sent).toEqual({ settled: true, error: undefined });
+    expect(finished.settled).toBe(true);
+  });
+
+  it("throws for a message that cannot be serialized, without touching the stream", () => {
+    const s = stream();
+    expect(() => s.writer.post({ jsonrpc: "2.0", method: "m", params: { n: 1n } })).toThrow();
+    expect(s.writes).toEqual([]);
+    s.writer.post(note(1));
+    expect(s.writes).toEqual([line(note(1))]);
+  });
+
+  it("a failed write rejects the sends it carried and nothing else (posted messages have no one to tell)", async () => {
+    const s = stream();
+    s.writer.post(note(0));
+    const sent = s.writer.send(note(1));
+    s.writer.post(note(2));
+    s.writer.flush();
+    s.complete(new Error("EPIPE"));
+    await expect(sent).rejects.toThrow("EPIPE");
+  });
+});
+
 describe("LineWriter settling", () => {
   it("settles every send of a write when its callback fires, not before", async () => {
     const s = stream();
