@@ -24,9 +24,29 @@ export interface LoadOptions {
   upstream?: (version: string) => string;
   /** Default true: look for ../shared/mcp-schema beside the checkout. */
   searchShared?: boolean;
+  /** Where the shared/ search starts after cwd; defaults to this package's root (PACKAGE_ROOT). */
+  packageRoot?: string;
+  /**
+   * The folder of pinned schemas this package carries (`<dir>/<version>/schema.json`, written when the
+   * package is packed); defaults to bundledDir(env), `false` skips it.
+   */
+  bundledDir?: string | false;
 }
 
-export type SchemaOrigin = "explicit" | "env" | "shared" | "cache" | "download";
+export type SchemaOrigin = "explicit" | "env" | "shared" | "bundled" | "cache" | "download";
+
+/**
+ * The pinned official schemas inside the published package: fetched (or copied from a local copy) and
+ * sha256-verified when the package is packed (schema/bundle.ts), never committed. A clone has none until
+ * it is packed.
+ */
+export const BUNDLED_DIR = join(PACKAGE_ROOT, "schema", "bundled");
+
+/** MCP_CODEGEN_BUNDLED_DIR (tests, repackaging), else BUNDLED_DIR. */
+export function bundledDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+  const own = nonEmpty(env.MCP_CODEGEN_BUNDLED_DIR);
+  return own === undefined ? BUNDLED_DIR : resolve(cwd, own);
+}
 
 export interface LoadedSchemaSource {
   version: string;
@@ -79,7 +99,9 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env, cwd: string = pro
 
 /**
  * Finds the schema text for a protocol version and checks it against the registry pin.
- * Order: explicit `schema` → $MCP_SCHEMA_DIR → shared/mcp-schema near cwd or the package → cache → download.
+ * Order: explicit `schema` → $MCP_SCHEMA_DIR → shared/mcp-schema near cwd or the package → the package's
+ * bundled copy → cache → download. When none is found and the download fails, the error names every
+ * place looked in and the ways to provide one.
  */
 export async function loadSchemaSource(opts: LoadOptions = {}): Promise<LoadedSchemaSource> {
   const env = opts.env ?? process.env;
@@ -115,31 +137,80 @@ export async function loadSchemaSource(opts: LoadOptions = {}): Promise<LoadedSc
     };
   };
 
+  /** Where this lookup looked, for the error when nothing is found. */
+  const looked: string[] = [];
   const envDir = nonEmpty(env.MCP_SCHEMA_DIR);
   if (envDir !== undefined) {
     const path = join(resolve(cwd, envDir), version, "schema.json");
+    looked.push(`$MCP_SCHEMA_DIR: ${path}`);
     const bytes = await readIfPresent(path, version);
     if (bytes !== undefined) return accept("env", path, bytes);
-  }
+  } else looked.push("$MCP_SCHEMA_DIR: not set");
 
   if (opts.searchShared !== false) {
-    for (const path of await sharedCandidates(version, cwd)) {
+    const packageRoot = opts.packageRoot ?? PACKAGE_ROOT;
+    looked.push(
+      `shared/mcp-schema/${version}/schema.json in ${cwd}, ${packageRoot} and the folders above them`,
+    );
+    for (const path of sharedCandidates(version, cwd, packageRoot)) {
       // Unreadable spots on the way up are not the user's doing; keep walking.
       const bytes = await readFile(path).catch(() => undefined);
       if (bytes !== undefined) return accept("shared", path, bytes);
     }
   }
 
+  const bundled = opts.bundledDir ?? bundledDir(env, cwd);
+  if (bundled !== false) {
+    const path = join(bundled, version, "schema.json");
+    looked.push(`the copies bundled with ${PACKAGE_NAME}: ${path}`);
+    const bytes = await readFile(path).catch(() => undefined);
+    // Verified like any other copy: a damaged package is reported, not trusted.
+    if (bytes !== undefined) return accept("bundled", path, bytes);
+  }
+
   const cachePath = join(cacheDir(env, cwd), version, "schema.json");
+  looked.push(`the cache: ${cachePath}`);
   const cached = await readFile(cachePath).catch(() => undefined);
   // The cache only ever holds pinned bytes, so anything else there is corrupt and gets replaced.
   if (cached !== undefined && sha256Hex(cached) === entry.sha256) return accept("cache", cachePath, cached);
 
   const url = opts.upstream?.(version) ?? entry.url;
-  const bytes = await download(url, version, doFetch);
+  let bytes: Buffer;
+  try {
+    bytes = await download(url, version, doFetch);
+  } catch (error) {
+    if (!(error instanceof SchemaSourceError)) throw error;
+    throw new SchemaSourceError(
+      "download-failed",
+      notFoundMessage(version, error.message, looked, cachePath),
+      {
+        location: url,
+        version,
+        cause: error,
+      },
+    );
+  }
   const result = accept("download", url, bytes);
   if (result.pinned) await writeAtomic(cachePath, bytes);
   return result;
+}
+
+/** No copy anywhere and no download: what was tried, and the three ways to provide the schema. */
+function notFoundMessage(
+  version: string,
+  downloadError: string,
+  looked: string[],
+  cachePath: string,
+): string {
+  return [
+    `no MCP schema ${version} found, and ${downloadError}`,
+    "looked in:",
+    ...looked.map((place) => `  - ${place}`),
+    "provide it in one of these ways:",
+    `  - set MCP_SCHEMA_DIR to a folder holding ${version}/schema.json`,
+    "  - pass --schema <file|url>",
+    `  - put the file at ${cachePath} (\`mcp-codegen schema pull ${version}\` does that where the download works)`,
+  ].join("\n");
 }
 
 async function loadExplicit(
@@ -264,9 +335,9 @@ async function download(url: string, version: string | undefined, doFetch: typeo
 
 // Every ancestor's shared/ covers both "<dir>/shared" and "<dir>/../shared"; cwd first so the
 // user's own layout beats the one around the installed package, nearest directory first.
-async function sharedCandidates(version: string, cwd: string): Promise<string[]> {
+function sharedCandidates(version: string, cwd: string, packageRoot: string): string[] {
   const paths = new Set<string>();
-  for (const start of [cwd, PACKAGE_ROOT]) {
+  for (const start of [cwd, packageRoot]) {
     for (const dir of ancestors(start)) paths.add(join(dir, "shared", "mcp-schema", version, "schema.json"));
   }
   return [...paths];

@@ -16,6 +16,7 @@ import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
+import { upstreamFromEnv } from "./schema.js";
 
 export interface GenerateOptions {
   all?: boolean;
@@ -65,12 +66,17 @@ export async function generateVersion(opts: {
   schema?: string;
   allowUnpinned?: boolean;
 }): Promise<Generated> {
+  // MCP_CODEGEN_UPSTREAM (a mirror) applies here as in `schema pull` and `diff`.
+  const upstream = upstreamFromEnv(process.env);
   const source = await loadSchemaSource({
     ...(opts.version === undefined ? {} : { version: opts.version }),
     ...(opts.schema === undefined ? {} : { schema: opts.schema }),
     allowUnpinned: opts.allowUnpinned ?? false,
+    ...upstream,
   });
-  return generate(await inputFor(source, (version) => loadSchemaSource({ version, allowUnpinned: false })));
+  return generate(
+    await inputFor(source, (version) => loadSchemaSource({ version, allowUnpinned: false, ...upstream })),
+  );
 }
 
 export async function runGenerate(opts: GenerateOptions, report: Reporter): Promise<number> {

@@ -3,7 +3,13 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { writeFileAtomic } from "../../schema/fs.js";
-import { cacheDir, type LoadOptions, loadSchemaSource, SchemaSourceError } from "../../schema/loader.js";
+import {
+  bundledDir,
+  cacheDir,
+  type LoadOptions,
+  loadSchemaSource,
+  SchemaSourceError,
+} from "../../schema/loader.js";
 import { getVersion, knownVersionForSha256, listVersions, type VersionEntry } from "../../schema/registry.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
@@ -22,7 +28,7 @@ export function upstreamFromEnv(env: NodeJS.ProcessEnv): Pick<LoadOptions, "upst
   return { upstream: (version) => `${trimmed}/${version}/schema.json` };
 }
 
-export type CopyOrigin = "env" | "shared" | "cache";
+export type CopyOrigin = "env" | "shared" | "bundled" | "cache";
 
 /** A schema file on this machine for a registry version. */
 export interface LocalCopy {
@@ -82,8 +88,8 @@ Examples:
       "after",
       `
 Local copies are looked up like the loader does: $MCP_SCHEMA_DIR/<version>/schema.json, shared/mcp-schema
-beside the checkout, then the cache ($MCP_CODEGEN_CACHE_DIR, else $XDG_CACHE_HOME/mcp-codegen, else
-~/.cache/mcp-codegen). Nothing is downloaded.
+beside the checkout, the copies bundled in the published package (schema/bundled/), then the cache
+($MCP_CODEGEN_CACHE_DIR, else $XDG_CACHE_HOME/mcp-codegen, else ~/.cache/mcp-codegen). Nothing is downloaded.
 
 Examples:
   $ mcp-codegen schema list
@@ -98,14 +104,15 @@ Examples:
     .command("pull")
     .description("make sure the cache holds the pinned schema of a version; prints its path")
     .argument("<version>", "protocol version, e.g. 2025-11-25 (see `mcp-codegen schema list`)")
-    .option("--download", "fetch from upstream even when $MCP_SCHEMA_DIR or shared/mcp-schema has a copy")
+    .option("--download", "fetch from upstream even when a local or bundled copy exists")
     .option("--allow-unpinned", "accept content whose sha256 differs from the pin (it is not cached)")
     .option("--json", "print what was done as JSON")
     .addHelpText(
       "after",
       `
-A copy already in the cache with the pinned sha256 is kept. Otherwise a copy in $MCP_SCHEMA_DIR or
-shared/mcp-schema is verified and copied in, else the registry URL is downloaded and verified.
+A copy already in the cache with the pinned sha256 is kept. Otherwise a copy in $MCP_SCHEMA_DIR,
+shared/mcp-schema or the package's bundled copies is verified and copied in, else the registry URL is
+downloaded and verified.
 ${UPSTREAM_ENV}=<base url> downloads <base url>/<version>/schema.json instead (tests, mirrors).
 
 Examples:
@@ -184,7 +191,8 @@ function columns(rows: string[][]): string {
 }
 
 /**
- * Copies of `version` in $MCP_SCHEMA_DIR, shared/mcp-schema and the cache, in the loader's order.
+ * Copies of `version` in $MCP_SCHEMA_DIR, shared/mcp-schema, the package's bundled copies and the cache,
+ * in the loader's order.
  * The shared folder is found by the loader itself (with the network refused) so the two never disagree.
  */
 async function localCopies(version: string, { env, cwd }: Where): Promise<LocalCopy[]> {
@@ -207,9 +215,13 @@ async function localCopies(version: string, { env, cwd }: Where): Promise<LocalC
     env: { ...env, MCP_SCHEMA_DIR: undefined },
     cwd,
     allowUnpinned: true,
+    bundledDir: false,
     fetch: refuseNetwork,
   }).catch(() => undefined);
   if (shared?.origin === "shared") copies.push(copy("shared", shared.location, shared.sha256));
+  const bundledPath = join(bundledDir(env, cwd), version, "schema.json");
+  const bundled = await readOptional(bundledPath);
+  if (bundled) copies.push(copy("bundled", bundledPath, sha256Hex(bundled)));
   const cachePath = cacheFile(version, { env, cwd });
   const cached = await readOptional(cachePath);
   if (cached) copies.push(copy("cache", cachePath, sha256Hex(cached)));
@@ -231,7 +243,7 @@ export interface PullResult {
   /** The cache file, or where the accepted unpinned content came from (it is never cached). */
   path: string;
   cached: boolean;
-  origin: "cache" | "env" | "shared" | "download" | "explicit";
+  origin: "cache" | "env" | "shared" | "bundled" | "download" | "explicit";
   source: string;
   sha256: string;
   pinned: boolean;
@@ -265,6 +277,7 @@ export async function runPull(
     cwd: where.cwd,
     allowUnpinned: opts.allowUnpinned ?? false,
     searchShared: !opts.download,
+    ...(opts.download ? { bundledDir: false as const } : {}),
     ...upstreamFromEnv(where.env),
   });
   const result: PullResult = {

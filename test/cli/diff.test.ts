@@ -4,7 +4,7 @@ import { diffModels, type ProtocolDiff, renderMarkdown, renderText } from "../..
 import { parseSchema } from "../../generator/load.js";
 import { buildModel } from "../../generator/model.js";
 import registry from "../../schema/versions.json" with { type: "json" };
-import { placeSchema, removeTempDirs, sharedSchemaPath, tempDir } from "../schema/fixtures.js";
+import { officialSchemaPath, placeSchema, removeTempDirs, tempDir } from "../schema/fixtures.js";
 import { runCli } from "./run.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: raw schema JSON is walked loosely on purpose.
@@ -12,7 +12,7 @@ type Raw = Record<string, any>;
 
 afterAll(removeTempDirs);
 
-const raw = (version: string): Raw => JSON.parse(readFileSync(sharedSchemaPath(version), "utf8"));
+const raw = (version: string): Raw => JSON.parse(readFileSync(officialSchemaPath(version), "utf8"));
 const defsOf = (doc: Raw): Record<string, Raw> => doc.$defs ?? doc.definitions;
 const refName = (ref: string): string => ref.split("/").pop()!;
 

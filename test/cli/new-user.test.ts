@@ -6,32 +6,41 @@
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import registry from "../../schema/versions.json" with { type: "json" };
 import { REPO } from "./run.js";
 
 const BIN = `${REPO}node_modules/.bin`;
-const env = {
-  ...process.env,
-  PATH: `${BIN}:${process.env.PATH}`,
-  MCP_SCHEMA_DIR: `${REPO}../shared/mcp-schema`,
-};
 const work = mkdtempSync(join(tmpdir(), "mcp-codegen-new-user-"));
+/** Packing finds the official schemas the way this checkout's tests do (MCP_SCHEMA_DIR, ../shared, …). */
+const packEnv = { ...process.env, PATH: `${BIN}:${process.env.PATH}` };
+/**
+ * The user has no schema anywhere but in the package: no MCP_SCHEMA_DIR, an empty cache, and a download
+ * that is refused (port 9 on loopback), so init and generate prove the tarball's bundled copies suffice.
+ */
+const env = {
+  ...packEnv,
+  MCP_SCHEMA_DIR: "",
+  MCP_CODEGEN_CACHE_DIR: join(work, "empty-cache"),
+  MCP_CODEGEN_BUNDLED_DIR: "",
+  MCP_CODEGEN_UPSTREAM: "http://127.0.0.1:9/",
+};
 let tarball = "";
 let runtimeTarball = "";
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function run(cmd: string, args: string[], cwd: string) {
-  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout: 180_000 });
+function run(cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env) {
+  const r = spawnSync(cmd, args, { cwd, env: runEnv, encoding: "utf8", timeout: 180_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-const must = (cmd: string, args: string[], cwd: string) => {
-  const r = run(cmd, args, cwd);
+const must = (cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env) => {
+  const r = run(cmd, args, cwd, runEnv);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
   return r;
 };
@@ -55,8 +64,8 @@ const packs = join(work, "packs");
 /** The way the README says to try a clone: pack both packages, then init through npx from the tarball. */
 beforeAll(() => {
   mkdirSync(packs);
-  must("npm", ["pack", "--pack-destination", packs], REPO);
-  must("npm", ["pack", "-w", "@mcp-codegen/runtime", "--pack-destination", packs], REPO);
+  must("npm", ["pack", "--pack-destination", packs], REPO, packEnv);
+  must("npm", ["pack", "-w", "@mcp-codegen/runtime", "--pack-destination", packs], REPO, packEnv);
   tarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-\d/.test(f))!);
   runtimeTarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-runtime-\d/.test(f))!);
 }, 180_000);
@@ -132,6 +141,36 @@ describe("a new user's server project", () => {
     expect(bytes).toBeLessThan(2 * 1024 * 1024);
     console.info(`production install: ${names.length} packages, ${bytes} bytes`);
   }, 180_000);
+
+  it("the tarball carries every pinned schema, and generate offline without them names the ways to provide one", () => {
+    const listing = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
+    const installed = join(dir, "node_modules/mcp-codegen");
+    for (const [version, entry] of Object.entries(registry.versions)) {
+      expect(listing).toContain(`package/schema/bundled/${version}/schema.json`);
+      const bytes = readFileSync(join(installed, "schema/bundled", version, "schema.json"));
+      expect(createHash("sha256").update(bytes).digest("hex"), version).toBe(entry.sha256);
+    }
+    const before = tree(dir);
+    renameSync(join(installed, "schema/bundled"), join(installed, "schema/bundled.away"));
+    try {
+      const r = cli(["generate"]);
+      expect(r.code, r.stderr).toBe(2);
+      for (const part of [
+        "no MCP schema 2025-06-18 found",
+        "http://127.0.0.1:9/2025-06-18/schema.json",
+        "$MCP_SCHEMA_DIR: not set",
+        `the copies bundled with mcp-codegen: ${join(installed, "schema/bundled/2025-06-18/schema.json")}`,
+        `the cache: ${join(env.MCP_CODEGEN_CACHE_DIR, "2025-06-18/schema.json")}`,
+        "set MCP_SCHEMA_DIR to a folder holding 2025-06-18/schema.json",
+        "pass --schema <file|url>",
+      ])
+        expect(r.stderr).toContain(part);
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      renameSync(join(installed, "schema/bundled.away"), join(installed, "schema/bundled"));
+    }
+    expect(tree(dir)).toEqual(before);
+  });
 
   it("init --from-tarballs names what is missing, exit 2, and writes nothing", () => {
     const r = run(

@@ -8,8 +8,6 @@ import {
   officialBytes,
   placeSchema,
   removeTempDirs,
-  SHARED_DIR,
-  sharedSchemaPath,
   startServer,
   type TestServer,
   tamper,
@@ -22,15 +20,36 @@ const pin = (v: string) => registry.versions[v as keyof typeof registry.versions
 
 afterAll(removeTempDirs);
 
-/** Every run gets its own empty cache and no MCP_SCHEMA_DIR / upstream unless the test sets them. */
+/**
+ * Every run gets its own empty cache, no bundled copies (a packed checkout has some) and no MCP_SCHEMA_DIR
+ * / upstream unless the test sets them.
+ */
 async function isolatedEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  const dir = await tempDir();
   return {
-    MCP_CODEGEN_CACHE_DIR: join(await tempDir(), "cache"),
+    MCP_CODEGEN_CACHE_DIR: join(dir, "cache"),
+    MCP_CODEGEN_BUNDLED_DIR: join(dir, "no-bundled-copies"),
     MCP_SCHEMA_DIR: "",
     MCP_CODEGEN_UPSTREAM: "",
     ...extra,
   };
 }
+
+/**
+ * A shared/mcp-schema folder of these tests' own (copies of the official files) and a working folder
+ * below it: the loader looks above cwd first, so runs from SHARED_CWD find these copies wherever the
+ * checkout sits.
+ */
+let sharedBase = "";
+let SHARED_CWD = "";
+const sharedSchemaPath = (v: string) => join(sharedBase, "shared", "mcp-schema", v, "schema.json");
+beforeAll(async () => {
+  sharedBase = await tempDir();
+  for (const v of VERSIONS)
+    await placeSchema(join(sharedBase, "shared", "mcp-schema"), v, await officialBytes(v));
+  SHARED_CWD = join(sharedBase, "project");
+  await mkdir(SHARED_CWD);
+});
 
 /**
  * runCli blocks this process (spawnSync), which would starve a loopback server living here; runs that
@@ -60,7 +79,7 @@ const files = (dir: string): string[] =>
 describe("mcp-codegen schema list", () => {
   it("lists every registry version with protocol version, dialect, status, sha256 and local copies", async () => {
     const env = await isolatedEnv();
-    const run = runCli(["schema", "list"], { env });
+    const run = runCli(["schema", "list"], { env, cwd: SHARED_CWD });
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^VERSION\s+PROTOCOL\s+DIALECT\s+STATUS\s+SHA256\s+LOCAL$/);
@@ -69,7 +88,6 @@ describe("mcp-codegen schema list", () => {
       const line = lines.find((l) => l.startsWith(`${v} `));
       expect(line, v).toBeDefined();
       for (const fact of [e.protocolVersion, e.dialect, e.status, e.sha256]) expect(line).toContain(fact);
-      // The official files sit beside the checkout, so the loader always finds them there.
       expect(line).toContain(`shared ${sharedSchemaPath(v)}`);
     }
   });
@@ -83,7 +101,7 @@ describe("mcp-codegen schema list", () => {
       "2025-06-18",
       await officialBytes("2025-06-18"),
     );
-    const run = runCli(["schema", "list", "--json"], { env });
+    const run = runCli(["schema", "list", "--json"], { env, cwd: SHARED_CWD });
     expect(run.code).toBe(0);
     const listed = JSON.parse(run.stdout) as {
       version: string;
@@ -118,7 +136,7 @@ describe("mcp-codegen schema pull", () => {
   afterAll(() => server.close());
 
   it("copies the shared folder's file into the cache, verified, and prints the cache path", async () => {
-    const cwd = await tempDir();
+    const cwd = SHARED_CWD;
     const env = await isolatedEnv();
     const cachePath = join(env.MCP_CODEGEN_CACHE_DIR!, "2025-03-26", "schema.json");
     const run = runCli(["schema", "pull", "2025-03-26"], { cwd, env });
@@ -225,9 +243,9 @@ describe("mcp-codegen schema pull", () => {
 
 describe("mcp-codegen schema verify", () => {
   it("with no file checks every local copy: ok lines, exit 0", async () => {
-    const run = runCli(["schema", "verify"], { env: await isolatedEnv() });
+    const run = runCli(["schema", "verify"], { env: await isolatedEnv(), cwd: SHARED_CWD });
     expect(run.code).toBe(0);
-    for (const v of VERSIONS) expect(run.stdout).toContain(`ok ${v} ${join(SHARED_DIR, v, "schema.json")}\n`);
+    for (const v of VERSIONS) expect(run.stdout).toContain(`ok ${v} ${sharedSchemaPath(v)}\n`);
   });
 
   it("a tampered copy in MCP_SCHEMA_DIR or the cache is a mismatch: exit 1; -q prints only the problems", async () => {
@@ -235,7 +253,7 @@ describe("mcp-codegen schema verify", () => {
     const env = await isolatedEnv({ MCP_SCHEMA_DIR: envDir });
     const bad = await placeSchema(envDir, "2025-03-26", tamper(await officialBytes("2025-03-26")));
     const badCache = await placeSchema(env.MCP_CODEGEN_CACHE_DIR!, "draft", "{}");
-    const run = runCli(["schema", "verify"], { env });
+    const run = runCli(["schema", "verify"], { env, cwd: SHARED_CWD });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
       new RegExp(`^mismatch 2025-03-26 ${bad} sha256 [0-9a-f]{64} expected ${pin("2025-03-26")}$`, "m"),
@@ -243,7 +261,7 @@ describe("mcp-codegen schema verify", () => {
     expect(run.stdout).toContain(`mismatch draft ${badCache} `);
     expect(run.stdout).toContain(`ok 2025-03-26 ${sharedSchemaPath("2025-03-26")}`);
 
-    const quiet = runCli(["-q", "schema", "verify"], { env });
+    const quiet = runCli(["-q", "schema", "verify"], { env, cwd: SHARED_CWD });
     expect(quiet.code).toBe(1);
     expect(
       quiet.stdout
@@ -252,7 +270,7 @@ describe("mcp-codegen schema verify", () => {
         .map((l) => l.split(" ")[0]),
     ).toEqual(["mismatch", "mismatch"]);
 
-    const json = runCli(["schema", "verify", "--json"], { env });
+    const json = runCli(["schema", "verify", "--json"], { env, cwd: SHARED_CWD });
     expect(json.code).toBe(1);
     const results = JSON.parse(json.stdout) as { status: string; path: string; expected?: string }[];
     expect(results.find((r) => r.path === bad)).toMatchObject({

@@ -3,17 +3,33 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cacheDir, loadSchemaSource } from "../../schema/loader.js";
+import { listVersions } from "../../schema/registry.js";
 
-// The official files live beside the checkout (../shared/mcp-schema), never inside the repo.
-export const SHARED_DIR = fileURLToPath(new URL("../../../shared/mcp-schema/", import.meta.url));
+/**
+ * Where each official schema is, found the way a user's are: through the loader ($MCP_SCHEMA_DIR,
+ * shared/mcp-schema beside the checkout, the package's bundled copies, the cache, the pinned download),
+ * so that a clone anywhere runs the tests. The files are never committed here.
+ */
+const OFFICIAL = new Map<string, string>();
+for (const version of listVersions()) {
+  const source = await loadSchemaSource({ version });
+  // A download is cached by the loader (pinned bytes only): read it from there.
+  OFFICIAL.set(
+    version,
+    source.origin === "download" ? join(cacheDir(), version, "schema.json") : source.location,
+  );
+}
 
-export function sharedSchemaPath(version: string): string {
-  return join(SHARED_DIR, version, "schema.json");
+/** The official schema.json of `version`, wherever the loader found it. */
+export function officialSchemaPath(version: string): string {
+  const path = OFFICIAL.get(version);
+  if (path === undefined) throw new Error(`no official schema for ${version}`);
+  return path;
 }
 
 export function officialBytes(version: string): Promise<Buffer> {
-  return readFile(sharedSchemaPath(version));
+  return readFile(officialSchemaPath(version));
 }
 
 /** Same JSON, different bytes: what a proxy or a hand edit would produce. */

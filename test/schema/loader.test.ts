@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +8,6 @@ import {
   officialBytes,
   placeSchema,
   removeTempDirs,
-  sharedSchemaPath,
   startServer,
   type TestServer,
   tamper,
@@ -41,6 +40,7 @@ async function isolated(extra: LoadOptions = {}): Promise<LoadOptions & { cache:
     env: { MCP_CODEGEN_CACHE_DIR: cache },
     cwd: await tempDir(),
     searchShared: false,
+    bundledDir: false,
     upstream,
     ...extra,
     cache,
@@ -57,13 +57,15 @@ async function rejection(promise: Promise<unknown>): Promise<SchemaSourceError> 
 }
 
 describe("resolution order", () => {
-  it("explicit beats env beats shared beats cache beats download", async () => {
+  it("explicit beats env beats shared beats bundled beats cache beats download", async () => {
     const bytes = await officialBytes(V);
     const base = await tempDir();
     const explicit = await placeSchema(join(base, "explicit"), V, bytes);
     const envDir = join(base, "env");
     const envFile = await placeSchema(envDir, V, bytes);
     const sharedFile = await placeSchema(join(base, "shared", "mcp-schema"), V, bytes);
+    const bundledDir = join(base, "bundled");
+    const bundledFile = await placeSchema(bundledDir, V, bytes);
     const cwd = join(base, "project", "sub");
     await mkdir(cwd, { recursive: true });
     const cache = join(base, "cache");
@@ -76,12 +78,15 @@ describe("resolution order", () => {
       env: { MCP_SCHEMA_DIR: envDir, MCP_CODEGEN_CACHE_DIR: cache },
       cwd,
       upstream,
+      bundledDir,
     };
+    const noEnv = { ...opts, env: { MCP_CODEGEN_CACHE_DIR: cache } };
     const steps: Array<[LoadOptions, string, string]> = [
       [{ ...opts, schema: explicit }, "explicit", explicit],
       [opts, "env", envFile],
-      [{ ...opts, env: { MCP_CODEGEN_CACHE_DIR: cache } }, "shared", sharedFile],
-      [{ ...opts, env: { MCP_CODEGEN_CACHE_DIR: cache }, searchShared: false }, "cache", cacheFile],
+      [noEnv, "shared", sharedFile],
+      [{ ...noEnv, searchShared: false }, "bundled", bundledFile],
+      [{ ...noEnv, searchShared: false, bundledDir: false }, "cache", cacheFile],
     ];
     for (const [o, origin, location] of steps) {
       const got = await loadSchemaSource(o);
@@ -92,11 +97,7 @@ describe("resolution order", () => {
     expect(hitsOf(V)).toBe(hitsBefore);
 
     await rm(cacheFile);
-    const got = await loadSchemaSource({
-      ...opts,
-      env: { MCP_CODEGEN_CACHE_DIR: cache },
-      searchShared: false,
-    });
+    const got = await loadSchemaSource({ ...noEnv, searchShared: false, bundledDir: false });
     expect(got).toMatchObject({ origin: "download", location: upstream(V), pinned: true });
     expect(hitsOf(V)).toBe(hitsBefore + 1);
   });
@@ -146,10 +147,13 @@ describe("shared/mcp-schema lookup", () => {
     expect(got).toMatchObject({ origin: "shared", location: file, pinned: true });
   });
 
-  it("finds the shared folder beside this package when cwd has none", async () => {
-    const got = await loadSchemaSource(await isolated({ searchShared: true }));
-    expect(got.origin).toBe("shared");
-    expect(await realpath(got.location)).toBe(await realpath(sharedSchemaPath(V)));
+  it("finds the shared folder beside the package when cwd has none", async () => {
+    const base = await tempDir();
+    const file = await placeSchema(join(base, "shared", "mcp-schema"), V, await officialBytes(V));
+    const packageRoot = join(base, "checkout");
+    await mkdir(packageRoot);
+    const got = await loadSchemaSource(await isolated({ searchShared: true, packageRoot }));
+    expect(got).toMatchObject({ origin: "shared", location: file, pinned: true });
   });
 
   it("refuses a shared file that does not match the pin", async () => {
@@ -157,6 +161,50 @@ describe("shared/mcp-schema lookup", () => {
     const file = await placeSchema(join(base, "shared", "mcp-schema"), V, tamper(await officialBytes(V)));
     const err = await rejection(loadSchemaSource(await isolated({ cwd: base, searchShared: true })));
     expect(err).toMatchObject({ code: "sha-mismatch", location: file, version: V });
+  });
+});
+
+describe("the copies bundled in the package", () => {
+  it("are used when no local copy exists, before the cache and the download", async () => {
+    const bundledDir = await tempDir();
+    const file = await placeSchema(bundledDir, V, await officialBytes(V));
+    const opts = await isolated({ bundledDir });
+    await placeSchema(opts.cache, V, await officialBytes(V));
+    const hits = hitsOf(V);
+    expect(await loadSchemaSource(opts)).toMatchObject({ origin: "bundled", location: file, pinned: true });
+    expect(hitsOf(V)).toBe(hits);
+  });
+
+  it("are verified like any copy: a damaged one is refused, naming the file", async () => {
+    const bundledDir = await tempDir();
+    const file = await placeSchema(bundledDir, V, tamper(await officialBytes(V)));
+    const err = await rejection(loadSchemaSource(await isolated({ bundledDir })));
+    expect(err).toMatchObject({ code: "sha-mismatch", location: file, version: V });
+  });
+
+  it("with no copy anywhere and no download, the error names every place looked and the ways to provide one", async () => {
+    const version = "2025-06-18";
+    server.routes.delete(routePath(version));
+    const bundledDir = await tempDir();
+    const opts = await isolated({ version, bundledDir, searchShared: true, packageRoot: await tempDir() });
+    const envDir = await tempDir();
+    const err = await rejection(loadSchemaSource({ ...opts, env: { ...opts.env, MCP_SCHEMA_DIR: envDir } }));
+    expect(err).toMatchObject({ code: "download-failed", version, location: upstream(version) });
+    const cachePath = join(opts.cache, version, "schema.json");
+    for (const part of [
+      `no MCP schema ${version} found`,
+      `${upstream(version)}: HTTP 404`,
+      `$MCP_SCHEMA_DIR: ${join(envDir, version, "schema.json")}`,
+      `shared/mcp-schema/${version}/schema.json in ${opts.cwd}, ${opts.packageRoot}`,
+      `bundled with mcp-codegen: ${join(bundledDir, version, "schema.json")}`,
+      `the cache: ${cachePath}`,
+      `set MCP_SCHEMA_DIR to a folder holding ${version}/schema.json`,
+      "pass --schema <file|url>",
+      `put the file at ${cachePath}`,
+    ])
+      expect(err.message).toContain(part);
+    const unset = await rejection(loadSchemaSource(await isolated({ version })));
+    expect(unset.message).toContain("$MCP_SCHEMA_DIR: not set");
   });
 });
 

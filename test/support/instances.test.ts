@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { officialSchemaPath } from "../schema/fixtures.js";
 import { FORMAT_SAMPLES, FORMAT_VIOLATIONS, formatAccepts } from "./formats.js";
 import {
   canBeInvalid,
@@ -13,11 +12,6 @@ import {
   MUTATION_FAMILIES,
 } from "./instances.js";
 import { createOracle, type Dialect, dialectOf } from "./oracle.js";
-
-// Same lookup as the schema loader: MCP_SCHEMA_DIR, else ../shared/mcp-schema beside the checkout.
-const SCHEMA_DIR =
-  process.env.MCP_SCHEMA_DIR ??
-  resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/mcp-schema");
 
 const VERSIONS: [string, Dialect][] = [
   ["2024-11-05", "draft-07"],
@@ -37,7 +31,7 @@ const familiesSeen = new Set<string>();
 let versionsRun = 0;
 
 function loadRoot(version: string): object {
-  return JSON.parse(readFileSync(join(SCHEMA_DIR, version, "schema.json"), "utf8")) as object;
+  return JSON.parse(readFileSync(officialSchemaPath(version), "utf8")) as object;
 }
 
 function percent(part: number, whole: number): string {
