@@ -226,7 +226,7 @@ class StreamableHttp {
       return this.#statelessEraPost(request, parsedFirst.value, extra);
     }
     // An initialize request negotiates its version in its body; any other must name a supported one.
-    const version = session || this.options.stateless ? this.#checkVersion(request) : null;
+    const version = session || this.options.stateless ? this.#checkVersion(request, session) : null;
     const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody));
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
@@ -346,7 +346,7 @@ class StreamableHttp {
       return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
     const session = this.#session(request.header(SESSION_HEADER));
-    this.#checkVersion(request);
+    this.#checkVersion(request, session);
     const lastEventId = request.header("last-event-id");
     return lastEventId ? session.resume(lastEventId) : session.openStandalone();
   }
@@ -354,7 +354,7 @@ class StreamableHttp {
   async #delete(request: CoreRequest): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
     const session = this.#session(request.header(SESSION_HEADER));
-    this.#checkVersion(request);
+    this.#checkVersion(request, session);
     await session.expire();
     return { status: 204, headers: {} };
   }
@@ -372,13 +372,24 @@ class StreamableHttp {
    * A version header must name a supported version; without one the session's own version applies.
    * The header's value, or null.
    */
-  #checkVersion(request: CoreRequest): string | null {
+  /**
+   * The MCP-Protocol-Version header, which must name a supported version and, in a session that has
+   * negotiated one, that version (400 otherwise: a 2024-11-05 header on a 2025-06-18 session is refused).
+   */
+  #checkVersion(request: CoreRequest, session?: HttpSession): string | null {
     const version = request.header(VERSION_HEADER);
     if (version !== null && !this.#versions.has(version)) {
       const supported = [...this.#versions].join(", ");
       throw new HttpError(
         400,
         `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${supported})`,
+      );
+    }
+    const negotiated = session?.protocolVersion;
+    if (version !== null && negotiated !== undefined && version !== negotiated) {
+      throw new HttpError(
+        400,
+        `Bad Request: MCP-Protocol-Version ${version} does not match the version this session negotiated (${negotiated})`,
       );
     }
     return version;

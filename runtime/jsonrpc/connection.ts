@@ -315,7 +315,7 @@ export class Connection {
         this.#onResponse(c.message);
         return undefined;
       case "invalid":
-        return failure(c.id, { code: ErrorCode.InvalidRequest, message: c.reason });
+        return failure(c.id, { code: c.code ?? ErrorCode.InvalidRequest, message: c.reason });
     }
   }
 

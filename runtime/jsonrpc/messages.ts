@@ -78,7 +78,8 @@ export type Classified =
   | { kind: "request"; message: JsonRpcRequest }
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response"; message: JsonRpcResponse }
-  | { kind: "invalid"; id: RequestId | null; reason: string };
+  /** `code`: -32600 (the default) for a malformed message, -32602 for a well-formed request with bad params. */
+  | { kind: "invalid"; id: RequestId | null; reason: string; code?: number };
 
 /** A JSON object: not null, not an array. */
 export const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -98,7 +99,10 @@ export function classify(value: unknown): Classified {
   if ("method" in value) {
     if (typeof value.method !== "string") return { kind: "invalid", id, reason: "method must be a string" };
     if ("params" in value && !isObject(value.params)) {
-      return { kind: "invalid", id, reason: "params must be an object" };
+      // With a usable id the request itself is well formed and only its params are at fault: -32602, on
+      // every transport (an array, a string, null, a number: MCP params are always an object).
+      const code = "id" in value && id !== null ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
+      return { kind: "invalid", id, code, reason: "params must be an object" };
     }
     if (!("id" in value)) return { kind: "notification", message: value as unknown as JsonRpcNotification };
     if (id === null) return { kind: "invalid", id: null, reason: "id must be a string or an integer" };

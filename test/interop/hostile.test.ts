@@ -96,10 +96,23 @@ describe("hostile input over stdio (2025-11-25 server)", () => {
   it("invalid request objects → -32600", async () => {
     await s.send('{"jsonrpc":"1.0","id":"v1","method":"ping"}\n');
     expect((await s.reply("v1")).error?.code).toBe(-32600);
-    await s.send('{"jsonrpc":"2.0","id":"p1","method":"tools/list","params":[1,2]}\n');
-    expect((await s.reply("p1")).error?.code).toBe(-32600);
     await s.send('{"jsonrpc":"2.0","id":"m1","method":42}\n');
     expect((await s.reply("m1")).error?.code).toBe(-32600);
+  });
+
+  it("params that are not an object (array, string, null, number) → -32602: the request is well formed, its params are not", async () => {
+    const shapes = ["[1,2]", '"x"', "null", "7"];
+    for (const [i, params] of shapes.entries()) {
+      await s.send(`{"jsonrpc":"2.0","id":"p${i}","method":"tools/list","params":${params}}\n`);
+      expect(await s.reply(`p${i}`), params).toMatchObject({
+        error: { code: -32602, message: "params must be an object" },
+      });
+    }
+    // Without a usable id the envelope is at fault: -32600 with id null.
+    const before = s.replies.length;
+    await s.send('{"jsonrpc":"2.0","id":null,"method":"tools/list","params":[]}\n');
+    await s.until(() => s.replies.length > before);
+    expect(s.replies.at(-1)).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
   it("wrong param types → -32602 naming the failing path", async () => {

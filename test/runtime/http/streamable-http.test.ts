@@ -101,7 +101,7 @@ describe("POST", () => {
     expect(await response.text()).toBe("");
   });
 
-  it("refuses: no session id 400, unknown 404, content type 415, Accept 406, version 400", async () => {
+  it("refuses: no session id 400, unknown 404, content type 415, Accept 406, version 400 (unsupported or not the session's)", async () => {
     const { handler } = await setup();
     const { headers } = await open(handler);
     const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
@@ -116,9 +116,21 @@ describe("POST", () => {
       -32600,
     );
     expect(message).toContain("1999-01-01");
-    // Any supported version passes, and so does none (the session's own applies).
-    const older = await post(handler, ping, { ...headers, "mcp-protocol-version": "2025-06-18" });
-    expect((await answer(older))[0]).toEqual({ jsonrpc: "2.0", id: 9, result: {} });
+    // A supported version that is not the one this session negotiated is refused too, on every method;
+    // the negotiated one passes, and so does none (the session's own applies).
+    const older = { ...headers, "mcp-protocol-version": "2025-06-18" };
+    const mismatch = await expectError(await post(handler, ping, older), 400, -32600);
+    expect(mismatch).toContain("MCP-Protocol-Version 2025-06-18 does not match");
+    expect(mismatch).toContain("(2025-11-25)");
+    const get = (h: Record<string, string>, method = "GET") =>
+      handler(new Request(URL_, { method, headers: { accept: "text/event-stream", ...h } }));
+    await expectError(await get(older), 400, -32600);
+    await expectError(await get(older, "DELETE"), 400, -32600);
+    expect((await answer(await post(handler, ping, headers)))[0]).toEqual({
+      jsonrpc: "2.0",
+      id: 9,
+      result: {},
+    });
     const { "mcp-protocol-version": _, ...noVersion } = headers;
     expect((await answer(await post(handler, ping, noVersion)))[0]).toMatchObject({ id: 9, result: {} });
   });

@@ -153,7 +153,7 @@ describe("handler errors", () => {
 });
 
 describe("invalid input", () => {
-  it("answers an invalid message with -32600, the readable id and the reason", async () => {
+  it("answers an invalid message with -32600 (params that are not an object: -32602), the readable id and the reason", async () => {
     const { inbox, send } = await withRawPeer({});
     await send({ jsonrpc: "1.0", id: 7, method: "m" });
     await send({ jsonrpc: "2.0", id: 8, method: "m", params: [1, 2] });
@@ -164,7 +164,11 @@ describe("invalid input", () => {
       id: 7,
       error: { code: -32600, message: 'jsonrpc must be "2.0"' },
     });
-    expect(await inbox.waitFor(responseTo(8))).toMatchObject({ error: { code: -32600 } });
+    expect(await inbox.waitFor(responseTo(8))).toEqual({
+      jsonrpc: "2.0",
+      id: 8,
+      error: { code: -32602, message: "params must be an object" },
+    });
     await settle({ inbox, send }, "after");
     const nullIds = inbox.items.filter(responseTo(null));
     expect(nullIds).toEqual([
