@@ -21,6 +21,8 @@ export interface CoreRequest {
   header(name: string): string | null;
   /** The whole body; 413 beyond `maxBytes` (never more is held), 400 when it cannot be read. */
   body(maxBytes: number): Promise<Uint8Array>;
+  /** The peer's address, where the adapter knows it (Node: the socket's; a web Request has none). */
+  readonly remoteAddress?: string | undefined;
 }
 
 /** An answer: status and headers, then a complete body or an SSE stream. */

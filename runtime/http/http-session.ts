@@ -70,6 +70,10 @@ interface Missed {
  */
 export class HttpSession implements Transport, Expirable {
   lastActive = 0;
+  /** Set once a request names this session after its initialize (the registry's fairness rules). */
+  established = false;
+  /** Who opened it, for the per-client bound (undefined: not counted). */
+  client?: string | undefined;
   /** Its place in the registry's recency order (stateful sessions). */
   linkPrev?: Expirable;
   linkNext?: Expirable;

@@ -72,7 +72,10 @@ class LegacySse {
     this.sessions = new SessionRegistry(
       {
         ttlMs: options.sessionIdleTtlMs ?? DEFAULT_SESSION_TTL_MS,
+        // Its sessions are established from the start (the client holds the GET stream they live on).
+        pendingTtlMs: options.sessionIdleTtlMs ?? DEFAULT_SESSION_TTL_MS,
         max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+        maxPerClient: Number.POSITIVE_INFINITY,
         now: options.now ?? Date.now,
       },
       this.#report,
@@ -133,6 +136,8 @@ class LegacySse {
 /** One legacy session: everything the server sends goes on the GET stream, in order. */
 class SseSession implements Transport, Expirable {
   lastActive = 0;
+  /** The client holds the GET stream the session lives on: in use from the start. */
+  established = true;
   /** Its place in the registry's recency order. */
   linkPrev?: Expirable;
   linkNext?: Expirable;

@@ -1,4 +1,7 @@
-/** Sessions by id with idle expiry, a bound and least-recently-used eviction; their ids. */
+/**
+ * Sessions by id, kept fairly: a bound overall and per client, idle expiry, quick expiry of sessions that
+ * never got past initialize; their ids.
+ */
 
 import { type Linked, LinkedSet } from "../util/collections.js";
 import { unref } from "../util/timers.js";
@@ -6,26 +9,56 @@ import { HttpError } from "./http-error.js";
 
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 10_000;
+/** How long a session may stay without any request after its initialize (its client never came back). */
+export const DEFAULT_PENDING_SESSION_TTL_MS = 10_000;
 
 export interface Expirable extends Linked<Expirable> {
   readonly id: string;
   /** Nothing in flight and no open stream: the session may be closed without loss. */
   readonly idle: boolean;
+  /**
+   * The client came back with the session id after initialize (any request naming it): the session is
+   * in use. Until then it is pending, and never more than an initialize call anyone can make.
+   */
+  established: boolean;
+  /** Who opened it (a remote address, an authenticated subject), for the per-client bound. */
+  client?: string | undefined;
   lastActive: number;
   close(): Promise<void>;
 }
 
+export interface SessionPolicy {
+  /** Established sessions idle this long are closed. */
+  ttlMs: number;
+  /** Pending sessions (no request since initialize) idle this long are closed. */
+  pendingTtlMs: number;
+  /** Sessions held at most. */
+  max: number;
+  /** Sessions one client holds at most. */
+  maxPerClient: number;
+  now: () => number;
+}
+
+const RETRY_AFTER = { "retry-after": "5" };
+
 /**
  * Sessions by id, linked in least-recently-used order (a touch relinks, nothing is rehashed), so
- * eviction and expiry scan from the oldest. Bounded by `max`; idle ones expire after `ttlMs`.
+ * expiry scans from the oldest. The policy that keeps a flood of unauthenticated initialize calls from
+ * taking sessions that are in use:
+ * - a session that never got a request after its initialize is pending and expires after
+ *   `pendingTtlMs` (10 s by default); established ones after `ttlMs` idle (30 min);
+ * - at `max`, a new session takes the place of the oldest pending idle one; an established session is
+ *   never evicted: with none pending the new one is refused, 503 with Retry-After;
+ * - at `maxPerClient` for its client, likewise within that client's sessions, else 429 with Retry-After.
  */
 export class SessionRegistry<S extends Expirable> {
   readonly #sessions = new Map<string, S>();
   readonly #recent = new LinkedSet<Expirable>();
+  readonly #perClient = new Map<string, number>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
-    private readonly options: { ttlMs: number; max: number; now: () => number },
+    private readonly options: SessionPolicy,
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -48,18 +81,34 @@ export class SessionRegistry<S extends Expirable> {
     this.#recent.touch(session);
   }
 
-  /** Makes room for one more: evicts the least recently used idle session, or answers 503 if none is. */
-  reserve(): void {
+  /** Sessions `client` holds now. */
+  countOf(client: string): number {
+    return this.#perClient.get(client) ?? 0;
+  }
+
+  /**
+   * Makes room for one more session of `client`: within the client's bound, then the overall one, the
+   * oldest pending idle session gives way; established sessions never do (429 / 503 instead).
+   */
+  reserve(client?: string): void {
+    if (client !== undefined && this.countOf(client) >= this.options.maxPerClient) {
+      const victim = this.#oldestPending(client);
+      if (!victim) {
+        throw new HttpError(429, "Too Many Requests: this client holds too many sessions", RETRY_AFTER);
+      }
+      this.#drop(victim);
+    }
     if (this.#sessions.size < this.options.max) return;
-    const victim = this.#oldestIdle();
-    if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", { "retry-after": "5" });
+    const victim = this.#oldestPending();
+    if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", RETRY_AFTER);
     this.#drop(victim);
   }
 
   add(session: S): void {
     const old = this.#sessions.get(session.id);
-    if (old && old !== session) this.#recent.delete(old);
+    if (old && old !== session) this.delete(old);
     this.#sessions.set(session.id, session);
+    if (session.client !== undefined) this.#perClient.set(session.client, this.countOf(session.client) + 1);
     session.lastActive = this.options.now();
     this.#recent.add(session);
     this.#arm();
@@ -69,16 +118,30 @@ export class SessionRegistry<S extends Expirable> {
     if (this.#sessions.get(session.id) === session) {
       this.#sessions.delete(session.id);
       this.#recent.delete(session);
+      const client = session.client;
+      if (client !== undefined) {
+        const left = this.countOf(client) - 1;
+        if (left > 0) this.#perClient.set(client, left);
+        else this.#perClient.delete(client);
+      }
     }
     if (this.#sessions.size === 0) this.#disarm();
   }
 
-  /** Closes idle sessions unused for longer than the TTL. Bounded by the number of sessions. */
+  /**
+   * Closes idle sessions unused for longer than their TTL: pending ones after `pendingTtlMs`, established
+   * ones after `ttlMs`. Bounded by the number of sessions.
+   */
   sweep(): void {
-    const cutoff = this.options.now() - this.options.ttlMs;
+    const now = this.options.now();
+    const cutoff = now - this.options.ttlMs;
+    const pendingCutoff = now - this.options.pendingTtlMs;
     for (const session of this.#recent.oldestFirst() as S[]) {
-      if (session.lastActive > cutoff) break; // LRU order: everything after is newer
-      if (session.idle) this.#drop(session);
+      // LRU order: after the first session newer than both cutoffs, nothing is due.
+      if (session.lastActive > pendingCutoff && session.lastActive > cutoff) break;
+      if (!session.idle) continue;
+      if (session.lastActive <= cutoff || (!session.established && session.lastActive <= pendingCutoff))
+        this.#drop(session);
     }
   }
 
@@ -90,9 +153,11 @@ export class SessionRegistry<S extends Expirable> {
     await Promise.all(all.map((session) => session.close().catch(this.onError)));
   }
 
-  #oldestIdle(): S | undefined {
+  /** The least recently used idle session that never got past initialize (of `client`, if given). */
+  #oldestPending(client?: string): S | undefined {
     for (let session = this.#recent.oldest; session; session = session.linkPrev) {
-      if (session.idle) return session as S;
+      if (!session.established && session.idle && (client === undefined || session.client === client))
+        return session as S;
     }
     return undefined;
   }
@@ -102,10 +167,11 @@ export class SessionRegistry<S extends Expirable> {
     session.close().catch(this.onError);
   }
 
-  /** A periodic sweep while sessions exist, at a fraction of the TTL (between 1 s and 1 min). */
+  /** A periodic sweep while sessions exist, at a fraction of the shorter TTL (between 1 s and 1 min). */
   #arm(): void {
     if (this.#timer) return;
-    const every = Math.min(Math.max(this.options.ttlMs / 4, 1000), 60_000);
+    const shorter = Math.min(this.options.ttlMs, this.options.pendingTtlMs);
+    const every = Math.min(Math.max(shorter / 4, 1000), 60_000);
     this.#timer = setInterval(() => this.sweep(), every);
     unref(this.#timer);
   }

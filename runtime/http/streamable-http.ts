@@ -29,6 +29,7 @@ import { DEFAULT_KEEPALIVE_MS, keepAliveTicker } from "./keep-alive.js";
 import { errorReply, jsonReply, replyForError } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_PENDING_SESSION_TTL_MS,
   DEFAULT_SESSION_TTL_MS,
   newSessionId,
   SessionRegistry,
@@ -50,8 +51,27 @@ export interface StreamableHttpOptions {
   maxBodyBytes?: number;
   /** Idle sessions (nothing in flight, no open stream) are closed after this long (default 30 min). */
   sessionIdleTtlMs?: number;
-  /** Beyond it the least recently used idle session is evicted, or 503 when none is idle (default 10,000). */
+  /**
+   * A session that no request has named since its initialize is pending (anyone can make one) and is
+   * closed after this long idle (default 10 s). A request naming it makes it established.
+   */
+  pendingSessionTtlMs?: number;
+  /**
+   * Sessions held at most (default 10,000). When full, a new session takes the place of the oldest
+   * pending idle one; established sessions are never evicted: with none pending, 503 + Retry-After.
+   */
   maxSessions?: number;
+  /**
+   * Sessions one client holds at most (default: no bound but maxSessions); beyond it the client's oldest
+   * pending idle session gives way, else 429 + Retry-After. Clients are told apart by `sessionClient`.
+   */
+  maxSessionsPerClient?: number;
+  /**
+   * Who a new session belongs to for maxSessionsPerClient: default the peer's address where the adapter
+   * knows it (serveHttp, toNodeListener). Return an authenticated subject to count by user instead;
+   * undefined: not counted.
+   */
+  sessionClient?: (request: CoreRequest) => string | undefined;
   /** Default: a new InMemoryEventStore. */
   eventStore?: EventStore;
   /** Interval of `: keepalive` comments on SSE streams (default 15 s). */
@@ -142,7 +162,9 @@ class StreamableHttp {
     this.sessions = new SessionRegistry(
       {
         ttlMs: options.sessionIdleTtlMs ?? DEFAULT_SESSION_TTL_MS,
+        pendingTtlMs: options.pendingSessionTtlMs ?? DEFAULT_PENDING_SESSION_TTL_MS,
         max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+        maxPerClient: options.maxSessionsPerClient ?? Number.POSITIVE_INFINITY,
         now,
       },
       report,
@@ -242,7 +264,11 @@ class StreamableHttp {
         : "Bad Request: Mcp-Session-Id header is required";
       return errorReply(400, ErrorCode.InvalidRequest, message);
     }
-    return this.#initialize(body, extra);
+    return this.#initialize(body, extra, this.#clientOf(request));
+  }
+
+  #clientOf(request: CoreRequest): string | undefined {
+    return this.options.sessionClient ? this.options.sessionClient(request) : request.remoteAddress;
   }
 
   /**
@@ -325,9 +351,10 @@ class StreamableHttp {
   }
   #statelessEnvMemo: SessionEnv | undefined;
 
-  #initialize(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
-    this.sessions.reserve();
+  #initialize(body: unknown, extra: MessageExtra, client: string | undefined): Reply | Promise<Reply> {
+    this.sessions.reserve(client);
     const session = new HttpSession(newSessionId(), true, this.#env);
+    session.client = client;
     this.sessions.add(session);
     session.serverSession = this.server.open(session, { sessionId: session.id });
     return session.post(body, { ...extra, sessionId: session.id });
@@ -364,6 +391,8 @@ class StreamableHttp {
     if (!id) throw new HttpError(400, "Bad Request: Mcp-Session-Id header is required");
     const session = this.sessions.get(id);
     if (!session) throw new HttpError(404, "Not Found: no such session (it may have expired)");
+    // Its client came back with the id: the session is in use, no longer a pending one.
+    session.established = true;
     this.sessions.touch(session);
     return session;
   }

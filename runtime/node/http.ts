@@ -42,7 +42,23 @@ export interface ServeHttpOptions extends StreamableHttpOptions {
   path?: string;
   /** Also serve the legacy HTTP+SSE transport (before Streamable HTTP): GET /sse, POST /messages (default true). */
   legacySse?: boolean;
+  /**
+   * A connection that has not sent a request's complete headers this long after it started is closed
+   * (default 10 s): slow-header (slowloris) connections go while other clients keep being served.
+   */
+  headersTimeoutMs?: number;
+  /** Receiving one whole request (headers and body) may take this long (default 60 s); answers are not bounded. */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this long (default 5 s). */
+  keepAliveTimeoutMs?: number;
+  /** Connections held at once; beyond it new ones are closed at once (default 10,000). */
+  maxConnections?: number;
 }
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
 
 export interface HttpServerHandle {
   /** `http://<host>:<port><path>` */
@@ -158,6 +174,10 @@ class NodeRequest implements CoreRequest {
   ) {
     this.method = req.method ?? "GET";
     this.url = req.url ?? "/";
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.req.socket.remoteAddress;
   }
 
   header(name: string): string | null {
@@ -326,7 +346,18 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
 export async function serveHttp(server: Server, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
-  const http = createServer({ noDelay: true });
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
+  const http = createServer({
+    noDelay: true,
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    // Node checks the two timeouts above on this interval (30 s by default, which would let a slow
+    // connection live three times the header timeout).
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))),
+  });
+  http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port ?? 0, host, () => {

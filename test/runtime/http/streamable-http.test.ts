@@ -468,22 +468,29 @@ describe("event stores", () => {
 });
 
 describe("sessions", () => {
-  it("1,000 sessions created and abandoned are freed by the idle TTL", async () => {
+  it("1,000 sessions abandoned after initialize are pending: freed after pendingSessionTtlMs (default 10 s)", async () => {
     let now = 0;
     const { handler, server } = await setup({ now: () => now, sessionIdleTtlMs: 60_000 });
+    const kept = await open(handler); // named by a request after its initialize: established
     for (let i = 0; i < 1000; i++) {
       const r = await post(handler, initializeBody());
       await r.body?.cancel();
     }
-    expect(handler.sessionCount).toBe(1000);
-    expect(server.sessions.size).toBe(1000);
-    now = 30_000;
+    expect(handler.sessionCount).toBe(1001);
+    expect(server.sessions.size).toBe(1001);
+    now = 9_000;
     handler.sweep();
-    expect(handler.sessionCount).toBe(1000); // not yet expired
-    now = 60_001;
+    expect(handler.sessionCount).toBe(1001); // not yet expired
+    now = 10_001;
     handler.sweep();
-    expect(handler.sessionCount).toBe(0);
-    await expect.poll(() => server.sessions.size).toBe(0);
+    expect(handler.sessionCount).toBe(1);
+    await expect.poll(() => server.sessions.size).toBe(1);
+    expect(
+      (await answer(await post(handler, { jsonrpc: "2.0", id: 2, method: "ping" }, kept.headers)))[0],
+    ).toMatchObject({ id: 2, result: {} });
+    now = 70_002;
+    handler.sweep();
+    expect(handler.sessionCount).toBe(0); // the established one after sessionIdleTtlMs
   });
 
   it("a session in use is not expired; its idle time counts from its last use", async () => {
@@ -508,19 +515,27 @@ describe("sessions", () => {
     expect(handler.sessionCount).toBe(0);
   });
 
-  it("maxSessions: the least recently used idle session is evicted, 503 when none is idle", async () => {
-    const { handler } = await setup({ maxSessions: 2 });
+  it("maxSessions: a flood of initialize calls takes only pending places; established sessions are never evicted (503)", async () => {
+    const { handler } = await setup({ maxSessions: 3 });
+    const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
     const a = await open(handler);
-    const b = await open(handler);
-    const c = await open(handler); // evicts a
-    await expectError(await post(handler, { jsonrpc: "2.0", id: 1, method: "ping" }, a.headers), 404, -32000);
-    for (const s of [b, c]) {
-      const get = await handler(
-        new Request(URL_, { headers: { ...s.headers, accept: "text/event-stream" } }),
-      );
-      expect(get.status).toBe(200); // an open GET stream: not idle
+    // 50 initialize calls nobody comes back to: each takes the place of the oldest pending one.
+    for (let i = 0; i < 50; i++) {
+      const r = await post(handler, initializeBody());
+      expect(r.status).toBe(200);
+      await r.body?.cancel();
     }
-    await expectError(await post(handler, initializeBody()), 503, -32000);
+    expect(handler.sessionCount).toBe(3);
+    expect((await answer(await post(handler, ping(1), a.headers)))[0]).toMatchObject({ id: 1, result: {} });
+    const b = await open(handler);
+    const c = await open(handler);
+    // Full of established sessions, idle ones included: refused, nothing evicted.
+    const refused = await post(handler, initializeBody());
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    await refused.body?.cancel();
+    for (const [i, s] of [a, b, c].entries())
+      expect((await answer(await post(handler, ping(10 + i), s.headers)))[0]).toMatchObject({ result: {} });
     await handler.close();
     await expectError(await post(handler, initializeBody()), 503, -32000);
   });
