@@ -106,6 +106,7 @@ export const errors = {
   invalidParams: (message: string, data?: unknown) => new McpError(-32602, message, data),
   unknownTool: (name: string) => new McpError(-32602, `Unknown tool: ${name}`),
   unknownPrompt: (name: string) => new McpError(-32602, `Unknown prompt: ${name}`),
-  resourceNotFound: (uri: string) => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri }),
+  /** An unknown resource. `ctx` is taken (and not needed) so that handlers pass it the same way in every version. */
+  resourceNotFound: (uri: string, _ctx?: unknown) => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri }),
   internal: (message: string) => new McpError(-32603, message),
 };

@@ -6,7 +6,15 @@
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -318,6 +326,8 @@ describe("a new user's server project", () => {
       expect(client.getServerVersion()).toMatchObject({ name: "my-server" });
       const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
       expect(result.content).toEqual([{ type: "text", text: "Hi there, Ada! (edited)" }]);
+      // A 2025-era client's unknown resource is -32002, as its era asks (not the 2026 -32602).
+      await expect(client.readResource({ uri: "info://nope" })).rejects.toMatchObject({ code: -32002 });
     } finally {
       await client.close();
     }
