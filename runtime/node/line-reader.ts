@@ -1,5 +1,6 @@
 /** Reading newline-delimited JSON: bytes in, one parsed value (or one framing error) per line out. */
 
+import { isUtf8 } from "node:buffer";
 import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
 import { messageOf } from "../util/errors.js";
 
@@ -15,15 +16,16 @@ const BLANK = /^\s*$/;
 
 /**
  * Splits bytes into lines and parses each as JSON. Splitting happens on the newline byte, which never
- * occurs inside a UTF-8 sequence. A line inside one chunk is decoded in one go; a line spread over
- * chunks goes through the streaming decoder, which carries characters split between them.
+ * occurs inside a UTF-8 sequence. A line that is not valid UTF-8 is refused with -32700, as a Streamable
+ * HTTP body is (JSON text is UTF-8; replacing bad bytes with U+FFFD would run a request nobody sent).
+ * A line inside one chunk is checked and decoded in one go; a line spread over chunks is kept as bytes
+ * until its newline.
  */
 export class LineReader {
-  readonly #decoder = new TextDecoder();
   readonly #maxBytes: number;
   readonly #sink: LineSink;
-  /** The decoded start of a line spread over chunks, and its length in bytes. */
-  #parts: string[] = [];
+  /** The start of a line spread over chunks, and its length in bytes. */
+  #parts: Uint8Array[] = [];
   #bytes = 0;
   /** Set once the current line passed the limit: its bytes are dropped until the newline. */
   #discarding = false;
@@ -43,7 +45,7 @@ export class LineReader {
       // whatever surrounds it (an invalid sequence before it becomes U+FFFD, never swallows it), so the
       // pieces are exactly the lines.
       const last = bytes.lastIndexOf(NEWLINE);
-      if (last > 0 && last <= this.#maxBytes) {
+      if (last > 0 && last <= this.#maxBytes && isUtf8(bytes.subarray(0, last))) {
         for (const line of bytes.toString("utf8", 0, last).split("\n")) this.#parse(line);
         start = last + 1;
       }
@@ -62,6 +64,7 @@ export class LineReader {
 
   #whole(bytes: Buffer, start: number, end: number): void {
     if (end - start > this.#maxBytes) this.#oversize();
+    else if (!isUtf8(bytes.subarray(start, end))) this.#notUtf8();
     else this.#parse(bytes.toString("utf8", start, end));
   }
 
@@ -73,7 +76,8 @@ export class LineReader {
       this.#reset();
       return;
     }
-    this.#parts.push(this.#decoder.decode(bytes, { stream: true }));
+    // Copied: the chunk's buffer may be reused by the stream once this returns.
+    this.#parts.push(Uint8Array.prototype.slice.call(bytes));
   }
 
   /** Ends a line that began in an earlier chunk with its last bytes. */
@@ -84,10 +88,10 @@ export class LineReader {
       this.#oversize();
       return;
     }
-    this.#parts.push(this.#decoder.decode());
-    const text = this.#parts.join("");
+    const line = Buffer.concat(this.#parts);
     this.#reset();
-    this.#parse(text);
+    if (!isUtf8(line)) this.#notUtf8();
+    else this.#parse(line.toString("utf8"));
   }
 
   #parse(text: string): void {
@@ -103,6 +107,10 @@ export class LineReader {
     this.#sink.value(value);
   }
 
+  #notUtf8(): void {
+    this.#sink.error({ code: -32700, message: "Parse error: the line is not valid UTF-8" });
+  }
+
   #oversize(): void {
     this.#sink.error({ code: -32600, message: `Message exceeds the ${this.#maxBytes}-byte limit` });
   }
@@ -110,6 +118,5 @@ export class LineReader {
   #reset(): void {
     this.#parts = [];
     this.#bytes = 0;
-    this.#decoder.decode();
   }
 }

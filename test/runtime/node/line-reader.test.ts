@@ -148,12 +148,18 @@ describe("LineReader", () => {
       expect(r.values).toEqual([2]);
     });
 
-    it("turns invalid UTF-8 into replacement characters rather than failing the line", () => {
+    it("refuses a line that is not valid UTF-8 with -32700, whole or in pieces, as an HTTP body is refused", () => {
       const r = reader();
       r.lines.push(Uint8Array.of(0x22, 0xff, 0x22, 0x0a));
       r.lines.push(Uint8Array.of(0x22, 0xc3));
       r.lines.push(Uint8Array.of(0x22, 0x0a));
-      expect(r.values).toEqual(["\ufffd", "\ufffd"]);
+      // A character cut between chunks is not invalid: the line is put together first.
+      r.lines.push(Uint8Array.of(0x22, 0xc3));
+      r.lines.push(Uint8Array.of(0xa9, 0x22, 0x0a));
+      r.lines.push(Uint8Array.of(0x22, 0xed, 0xa0, 0x80, 0x22, 0x0a, 0x22, 0x6f, 0x6b, 0x22, 0x0a)); // a lone surrogate
+      const notUtf8 = { code: -32700, message: "Parse error: the line is not valid UTF-8" };
+      expect(r.errors).toEqual([notUtf8, notUtf8, notUtf8]);
+      expect(r.values).toEqual(["é", "ok"]);
     });
   });
 });

@@ -65,11 +65,12 @@ describe("reading", () => {
     expect(t.messages.items).toEqual([{ ok: 1 }]);
   });
 
-  it("survives invalid UTF-8", async () => {
+  it("refuses invalid UTF-8 with -32700 (the HTTP rule) and reads on", async () => {
     const t = await open();
-    await t.feed(Uint8Array.of(0x22, 0xff, 0xfe, 0x22, 0x0a), Uint8Array.of(0xc3), '"\n');
-    expect(t.messages.items).toEqual(["\ufffd\ufffd"]);
-    expect(t.frameErrors.items).toHaveLength(1);
+    await t.feed(Uint8Array.of(0x22, 0xff, 0xfe, 0x22, 0x0a), Uint8Array.of(0xc3), '"\n', '{"ok":1}\n');
+    const notUtf8 = { code: -32700, message: "Parse error: the line is not valid UTF-8" };
+    expect(t.frameErrors.items).toEqual([notUtf8, notUtf8]);
+    expect(t.messages.items).toEqual([{ ok: 1 }]);
   });
 
   it("skips a line over the limit without buffering it, reports it once at its end, then reads on", async () => {
