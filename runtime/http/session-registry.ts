@@ -39,7 +39,8 @@ export interface SessionPolicy {
   now: () => number;
 }
 
-const RETRY_AFTER = { "retry-after": "5" };
+/** A fresh header object per refusal: nothing module-level is mutable. */
+const retryAfter = () => ({ "retry-after": "5" });
 
 /**
  * Sessions by id, linked in least-recently-used order (a touch relinks, nothing is rehashed), so
@@ -94,13 +95,13 @@ export class SessionRegistry<S extends Expirable> {
     if (client !== undefined && this.countOf(client) >= this.options.maxPerClient) {
       const victim = this.#oldestPending(client);
       if (!victim) {
-        throw new HttpError(429, "Too Many Requests: this client holds too many sessions", RETRY_AFTER);
+        throw new HttpError(429, "Too Many Requests: this client holds too many sessions", retryAfter());
       }
       this.#drop(victim);
     }
     if (this.#sessions.size < this.options.max) return;
     const victim = this.#oldestPending();
-    if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", RETRY_AFTER);
+    if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", retryAfter());
     this.#drop(victim);
   }
 

@@ -19,6 +19,10 @@ import { Listeners } from "./listen.js";
 import { addInputHelpers } from "./request-context.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
 
+/** The default error report (stderr) writes at most this many lines per window. */
+const REPORTS_PER_WINDOW = 10;
+const REPORT_WINDOW_MS = 10_000;
+
 export interface ServerOptions {
   info: ImplementationInfo;
   /** Handlers by name (`callTool`, `onRootsListChanged`); the generated ServerHandlers types them. */
@@ -214,8 +218,29 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
-    else console.error(`mcp server: ${detailOf(error)}`);
+    else this.#defaultReport(error);
   }
+
+  /**
+   * Without `onError`, errors go to stderr, at most REPORTS_PER_WINDOW per REPORT_WINDOW_MS: a client
+   * that makes a handler throw in a loop cannot flood the log. What was held back is counted in the next
+   * line written.
+   */
+  #defaultReport(error: unknown): void {
+    const now = Date.now();
+    if (now - this.#reportWindow >= REPORT_WINDOW_MS) {
+      if (this.#heldBack > 0)
+        console.error(`mcp server: ${this.#heldBack} more errors in ${REPORT_WINDOW_MS / 1000} s not shown`);
+      this.#reportWindow = now;
+      this.#reported = 0;
+      this.#heldBack = 0;
+    }
+    if (this.#reported++ < REPORTS_PER_WINDOW) console.error(`mcp server: ${detailOf(error)}`);
+    else this.#heldBack++;
+  }
+  #reportWindow = 0;
+  #reported = 0;
+  #heldBack = 0;
 
   /** An internal error of the server's own making (a handler breaking a rule): reported, then thrown. */
   fault(message: string): McpError {

@@ -13,7 +13,8 @@ describe("reporter", () => {
     try {
       const { chunks, s } = stream(true);
       const step = createReporter({ stream: s }).step("working");
-      await new Promise((r) => setTimeout(r, 200));
+      // Frames are drawn on a timer: wait until the second one is, however slow the machine.
+      await expect.poll(() => chunks.some((c) => c.startsWith("\r⠙"))).toBe(true);
       step.done("finished");
       expect(chunks[0]).toBe("⠋ working");
       expect(chunks.filter((c) => c.startsWith("\r⠙") || c.startsWith("\r⠹")).length).toBeGreaterThan(0);

@@ -214,13 +214,22 @@ function startServer(): Promise<StartedServer> {
 function tally(checks: Check[]) {
   const count = (status: Check["status"]) => checks.filter((c) => c.status === status).length;
   const failures = checks.filter((c) => c.status === "FAILURE");
+  const warned = checks.filter((c) => c.status === "WARNING").map((c) => c.id);
   return {
     passed: count("SUCCESS"),
     failed: failures.length,
-    warnings: count("WARNING"),
+    warnings: warned.length,
     firstFailure: failures[0] && `${failures[0].id}: ${failures[0].errorMessage ?? "failed"}`,
+    /** The warnings by check id, for the note: a row never hides them. */
+    warned: warned.length > 0 ? `warnings: ${warned.join(", ")}` : undefined,
   };
 }
+
+/**
+ * A row passes only on evidence: at least one passing check and no failure. The suite exits 0 for a
+ * scenario it skips as not applicable (no checks at all): that is not a pass.
+ */
+const noEvidence = (t: { passed: number }) => (t.passed === 0 ? "no passing check (skipped?)" : undefined);
 
 /** checks.json of each scenario the suite wrote under `dir` (folders `<prefix><scenario>-<timestamp>`). */
 function resultsIn(dir: string, prefix: string): Map<string, Check[]> {
@@ -277,8 +286,10 @@ async function serverSuite(url: string, version: string, scenario?: string, suit
         warnings: 0,
         note: "no results",
       };
-    const t = tally(checks);
-    return { scenario, version, side: "server", ok: t.failed === 0, ...t, note: t.firstFailure };
+    const { warned, firstFailure, ...t } = tally(checks);
+    const ok = t.failed === 0 && t.passed > 0;
+    const note = [firstFailure ?? noEvidence(t), warned].filter(Boolean).join("; ") || undefined;
+    return { scenario, version, side: "server", ok, ...t, note };
   });
   if (result.timedOut || rows.length === 0 || (result.code !== 0 && rows.every((r) => r.ok))) {
     const why = result.timedOut ? `timed out after ${SERVER_SUITE_MS} ms` : `exit code ${result.code}`;
@@ -319,13 +330,16 @@ async function clientScenario(scenario: string, version: string): Promise<Row> {
     join(OUT, `${name}.log`),
   );
   const checks = [...resultsIn(dir, "").values()][0] ?? [];
-  const t = tally(checks);
-  const note = result.timedOut
+  const { warned, firstFailure, ...t } = tally(checks);
+  const why = result.timedOut
     ? `timed out after ${CLIENT_SCENARIO_MS} ms`
-    : (t.firstFailure ??
-      (/CLIENT (EXITED WITH ERROR \(code \d+\)|TIMED OUT)/.exec(result.output)?.[0]?.toLowerCase() ||
-        (t.warnings > 0 ? "warnings fail a client scenario" : undefined)));
-  return { scenario, version, side: "client", ok: result.code === 0 && !result.timedOut, ...t, note };
+    : (firstFailure ??
+      /CLIENT (EXITED WITH ERROR \(code \d+\)|TIMED OUT)/.exec(result.output)?.[0]?.toLowerCase() ??
+      noEvidence(t));
+  const note = [why, warned && `${warned} (warnings fail a client scenario)`].filter(Boolean).join("; ");
+  // The suite's exit code (warnings fail a client scenario), and evidence: checks passed, none failed.
+  const ok = result.code === 0 && !result.timedOut && t.failed === 0 && t.warnings === 0 && t.passed > 0;
+  return { scenario, version, side: "client", ok, ...t, note: note || undefined };
 }
 
 function table(rows: Row[]): string {

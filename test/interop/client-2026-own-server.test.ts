@@ -142,9 +142,13 @@ function commonChecks(connect: () => Promise<{ client: McpClient; seen: Seen }>)
     await sub.close();
     expect(await sub.closed).toEqual({ by: "client" });
     await client.callTool({ name: "test_trigger_tool_change" });
-    // The server forgot the subscription: a second call brings no notification.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(seen.toolChanges).toEqual([sub.id]);
+    // The server forgot the subscription: that change brings it no notification. Proof by a later one:
+    // a new subscription's notification for a later change arrives, and nothing came for the old one.
+    const after = await client.listen({ toolsListChanged: true });
+    await client.callTool({ name: "test_trigger_tool_change" });
+    await expect.poll(() => seen.toolChanges).toContain(after.id);
+    expect(seen.toolChanges).toEqual([sub.id, after.id]);
+    await after.close();
   });
 
   it("reports nothing unexpected", () => {

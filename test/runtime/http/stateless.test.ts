@@ -318,6 +318,32 @@ describe("multi round-trip requests", () => {
     expect(expired.answer?.error?.message).toMatch(/expired/);
   });
 
+  it("without a stateSecret each server draws a random key: a second instance rejects the first one's state; with one secret both accept it", async () => {
+    const args = { name: "test_input_required_result_tampered_state", arguments: {} };
+    const answer = { confirm: { action: "accept", content: { ok: true } } };
+    const stateFrom = async (url: string) => {
+      const r = await call(url, "tools/call", args);
+      return (r.answer!.result as { requestState: string }).requestState;
+    };
+    const finish = (url: string, requestState: string) =>
+      call(url, "tools/call", { ...args, inputResponses: answer, requestState });
+    const a = await everything();
+    const b = await everything();
+    const fromA = await stateFrom(a.http.url);
+    const atB = await finish(b.http.url, fromA);
+    expect(atB.answer?.error?.code).toBe(-32602);
+    expect(atB.answer?.error?.message).toMatch(/requestState integrity check failed/);
+    expect((await finish(a.http.url, fromA)).answer?.result).toMatchObject({
+      content: [{ type: "text", text: "confirmed=true" }],
+    });
+    // Behind a load balancer, one configured secret: either instance finishes what the other began.
+    const c = await everything({ stateSecret: "shared secret" });
+    const d = await everything({ stateSecret: "shared secret" });
+    expect((await finish(d.http.url, await stateFrom(c.http.url))).answer?.result).toMatchObject({
+      content: [{ type: "text", text: "confirmed=true" }],
+    });
+  });
+
   it("an answer of the wrong shape is invalid params; input is asked only of capabilities the client declared", async () => {
     const { http } = await everything();
     const wrong = await call(http.url, "tools/call", {

@@ -186,6 +186,38 @@ describe("serveHttp", () => {
     await expect(fetch(http.url, { method: "POST", headers: POST_HEADERS, body: "{}" })).rejects.toThrow();
   });
 
+  it("close() drains a session: the call in flight is answered (-32000 at the deadline), the GET stream ends cleanly, new sessions get 503", async () => {
+    const { http } = await serve();
+    const headers = await initialize(http.url);
+    const get = await fetch(http.url, { headers: { ...headers, accept: "text/event-stream" } });
+    const standalone = readSse(get.body!);
+    const slow = await fetch(http.url, {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...headers },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow" } }),
+    });
+    expect(slow.status).toBe(200);
+    const answer = readSse(slow.body!);
+    const closing = http.close({ timeoutMs: 300 });
+    const refused = await fetch(http.url, {
+      method: "POST",
+      headers: POST_HEADERS,
+      body: JSON.stringify(initializeBody()),
+    }).catch(() => undefined);
+    // Still listening while it drains: a new session is refused with Retry-After, not dropped.
+    expect(refused?.status).toBe(503);
+    expect(refused?.headers.get("retry-after")).toBe("5");
+    await refused?.body?.cancel();
+    const read = await answer;
+    expect(messagesOf(read.events).find((m) => (m as { id?: unknown }).id === 7)).toMatchObject({
+      error: { code: -32000, message: expect.stringMatching(/did not finish in time/) },
+    });
+    expect(read.ended).toBe(true);
+    expect((await standalone).ended).toBe(true);
+    await closing;
+    handles.splice(handles.indexOf(http), 1);
+  });
+
   it("toNodeListener passes a thrown handler error on as a bare 500", async () => {
     const { createServer } = await import("node:http");
     const node = createServer(

@@ -113,7 +113,8 @@ describe("generated 2025-11-25 server and client", () => {
     ]);
     await client.setLevel({ level: "warning" });
     await client.callTool({ name: "log" });
-    await new Promise((r) => setTimeout(r, 10));
+    // A round trip after the call: anything it logged, in order on the pair, has arrived by its answer.
+    await client.ping();
     expect(logs).toEqual([{ level: "error", data: { loud: true } }]);
   });
 
