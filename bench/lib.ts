@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,10 +22,15 @@ export const MODE: "compiled" | "source" = process.env.BENCH_SOURCE ? "source" :
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 
-/** Builds dist/ and bench/.build once per bench run (compiled mode only). */
+/**
+ * Builds the runtime package (runtime/dist/, what "ours" imports), dist/ and bench/.build once per bench
+ * run (compiled mode only). runtime/dist/ is rebuilt from scratch: a stale one measured old code.
+ */
 export function prepareBuild(): void {
   if (MODE !== "compiled") return;
   const tsc = `${REPO}node_modules/.bin/tsc`;
+  rmSync(`${REPO}runtime/dist`, { recursive: true, force: true });
+  execFileSync(tsc, ["-p", `${REPO}runtime/tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
 }

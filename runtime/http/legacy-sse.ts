@@ -4,17 +4,17 @@
  * where to POST; every message the server sends, responses included, goes on that one stream.
  */
 
-import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import { type JsonRpcMessage, requestIds } from "../jsonrpc/messages.js";
 import type { MessageExtra, Transport } from "../jsonrpc/transport.js";
 import type { Server } from "../server/server.js";
 import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { accepts } from "./content-types.js";
-import { type CoreRequest, handlerObject, type Reply } from "./core.js";
+import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
 import { DEFAULT_KEEPALIVE_MS, type KeepAlive, keepAliveTicker } from "./keep-alive.js";
-import { errorReply, replyForError } from "./replies.js";
+import { errorReply, replyForError, shuttingDown } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_TTL_MS,
@@ -46,7 +46,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
   return handlerObject(
     (request, web) => legacy.handle(request, web),
     {
-      close: () => legacy.sessions.closeAll(),
+      close: (options?: DrainOptions) => legacy.close(options),
       sweep: () => legacy.sessions.sweep(),
       sessionCount: () => legacy.sessions.size,
     },
@@ -95,7 +95,22 @@ class LegacySse {
     }
   }
 
+  #closed = false;
+
+  /**
+   * Drains, then closes: new streams and new requests get 503 + Retry-After, the requests in flight are
+   * answered on their streams (aborted and answered -32000 past `timeoutMs`), then every stream ends.
+   */
+  async close(options: DrainOptions = {}): Promise<void> {
+    this.#closed = true;
+    await Promise.all(
+      this.sessions.values().map((session) => session.serverSession?.drain(options.timeoutMs)),
+    );
+    await this.sessions.closeAll();
+  }
+
   async #open(request: CoreRequest, auth: unknown): Promise<Reply> {
+    if (this.#closed) return shuttingDown();
     if (!accepts(request.header("accept") ?? "text/event-stream", "text/event-stream")) {
       return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
@@ -128,6 +143,9 @@ class LegacySse {
     }
     const parsed = parseJson(await request.body(this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
     if ("error" in parsed) return parsed.error;
+    // Closing: answers and notifications still pass (what is in flight may need them), requests do not.
+    const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    if (this.#closed && requestIds(messages).length > 0) return shuttingDown();
     session.deliver(parsed.value, auth === undefined ? { sessionId: id } : { auth, sessionId: id });
     return { status: 202, headers: { "content-type": "text/plain" }, body: "Accepted" };
   }
@@ -141,7 +159,7 @@ class SseSession implements Transport, Expirable {
   /** Its place in the registry's recency order. */
   linkPrev?: Expirable;
   linkNext?: Expirable;
-  serverSession?: { close(): Promise<void> };
+  serverSession?: { close(): Promise<void>; drain(timeoutMs?: number): Promise<void> };
   onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;

@@ -46,3 +46,7 @@ export function replyForError(error: unknown, report: (error: unknown) => void):
   report(error);
   return errorReply(500, ErrorCode.InternalError, "Internal error");
 }
+
+/** 503 with Retry-After: a handler that is closing takes nothing new (the client may retry elsewhere). */
+export const shuttingDown = (): Reply =>
+  errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down", { "retry-after": "5" });

@@ -26,7 +26,7 @@ import {
   STATELESS_ID,
 } from "./http-session.js";
 import { DEFAULT_KEEPALIVE_MS, keepAliveTicker } from "./keep-alive.js";
-import { errorReply, jsonReply, replyForError } from "./replies.js";
+import { errorReply, jsonReply, replyForError, shuttingDown } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PENDING_SESSION_TTL_MS,
@@ -436,9 +436,6 @@ class StreamableHttp {
     return option ?? version === this.#newest;
   }
 }
-
-const shuttingDown = (): Reply =>
-  errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down", { "retry-after": "5" });
 
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */
 const STATELESS_ERROR_STATUS: ReadonlyMap<number, number> = new Map([

@@ -385,7 +385,7 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     ...(legacy ? { legacy } : {}),
     close: (closeOptions) => {
       closing ??= (async () => {
-        await Promise.all([handler.close(closeOptions), legacy?.close()]);
+        await Promise.all([handler.close(closeOptions), legacy?.close(closeOptions)]);
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
         http.closeIdleConnections();
         // Every answer has been handed to its socket: give the bytes a moment to leave, then cut the rest.

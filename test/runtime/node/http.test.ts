@@ -261,6 +261,50 @@ describe("legacy HTTP+SSE endpoints", () => {
     await expect.poll(() => http.legacy?.sessionCount).toBe(0);
     expect((await post(`?sessionId=${session.id}`, "{}")).status).toBe(404);
   });
+
+  it("close() drains a legacy session: its call in flight is answered on the stream (-32000 at the deadline), new streams and requests get 503, then the stream ends", async () => {
+    const { http } = await serve();
+    const sse = await fetch(new URL("/sse", http.url), { headers: { accept: "text/event-stream" } });
+    let resolveId!: (id: string) => void;
+    const id = new Promise<string>((resolve) => {
+      resolveId = resolve;
+    });
+    const reading = readSse(sse.body!, (e) => {
+      if (e.event === "endpoint") resolveId(new URLSearchParams(e.data.split("?")[1]).get("sessionId")!);
+      return false;
+    });
+    const messages = `${new URL("/messages", http.url).href}?sessionId=${await id}`;
+    const post = (body: unknown) =>
+      fetch(messages, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await post(initializeBody("2024-11-05"))).status).toBe(202);
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    expect(
+      (await post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow" } })).status,
+    ).toBe(202);
+    const closing = http.close({ timeoutMs: 300 });
+    const again = await fetch(new URL("/sse", http.url), { headers: { accept: "text/event-stream" } });
+    expect(again.status).toBe(503);
+    expect(again.headers.get("retry-after")).toBe("5");
+    await again.body?.cancel();
+    const late = await post({ jsonrpc: "2.0", id: 8, method: "ping" });
+    expect(late.status).toBe(503);
+    await late.body?.cancel();
+    const read = await reading;
+    expect(read.ended).toBe(true);
+    const answers = read.events
+      .filter((e) => e.event === "message")
+      .map((e) => JSON.parse(e.data) as { id?: unknown });
+    expect(answers.find((m) => m.id === 7)).toMatchObject({
+      error: { code: -32000, message: expect.stringMatching(/did not finish in time/) },
+    });
+    expect(answers.some((m) => m.id === 8)).toBe(false);
+    await closing;
+    handles.splice(handles.indexOf(http), 1);
+  });
 });
 
 /** Opens a legacy stream and reads its endpoint event; the reader then waits for the first message. */
