@@ -11,7 +11,7 @@
  * Then: npx conformance server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
  */
 import { parseArgs } from "node:util";
-import { StdioServerTransport, serveHttp } from "@mcp-codegen/runtime/node";
+import { StdioServerTransport, serveHttp, shutdownOnSignals } from "@mcp-codegen/runtime/node";
 import { createServer } from "../../generated/2026-07-28/index.js";
 import { changes, handlers, info, instructions } from "./handlers.js";
 
@@ -65,6 +65,7 @@ const server = createServer({
 changes.notify = (method) => server.notifyAll(method, {});
 
 if (args.stdio) {
+  shutdownOnSignals(() => server.close());
   const session = await server.connect(new StdioServerTransport());
   await session.closed;
   process.exit(0);
@@ -90,10 +91,5 @@ const http = await serveHttp(server, {
 });
 process.stdout.write(`listening on ${http.url}\n`);
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    void Promise.race([http.close(), new Promise((resolve) => setTimeout(resolve, 2000))]).then(() =>
-      process.exit(0),
-    );
-  });
-}
+// SIGTERM or SIGINT: new requests get 503, those in flight are answered (up to 2 s), then exit 0.
+shutdownOnSignals(() => http.close({ timeoutMs: 2000 }));

@@ -5,7 +5,7 @@
  */
 
 import { paginate } from "@mcp-codegen/runtime";
-import { StdioServerTransport } from "@mcp-codegen/runtime/node";
+import { StdioServerTransport, shutdownOnSignals } from "@mcp-codegen/runtime/node";
 import { createServer, errors, type ServerHandlers } from "../../generated/2025-11-25/index.js";
 
 const notes = new Map<string, string>([["welcome", "Hello from mcp-codegen."]]);
@@ -54,6 +54,8 @@ const handlers: ServerHandlers = {
 };
 
 const server = createServer({ info: { name: "mcp-codegen-quickstart", version: "1.0.0" }, handlers });
+// SIGTERM or SIGINT: requests in flight are answered (up to 5 s), then exit 0; a second signal exits at once.
+shutdownOnSignals(() => server.close());
 const session = await server.connect(new StdioServerTransport());
 process.stderr.write(
   `mcp-codegen quickstart server ready on stdio (protocol 2025-11-25; capabilities: ${Object.keys(server.capabilities).join(", ")})\n`,
