@@ -6,14 +6,13 @@
  * exactly once with the code its kind decides, never -32603, the owed id-null answers and nothing else;
  * no stack trace on stderr; the heap after a forced gc back within 8 MB of its baseline.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Frame, frameCount, frames } from "./frames.js";
 import { type Answer, Ledger, STACK_LINE } from "./ledger.js";
+import { spawnTarget } from "./target.js";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const FRAMES = frameCount(100_000);
 const CHUNK = 1000;
 const INFLIGHT = 16;
@@ -28,19 +27,7 @@ afterAll(() => {
 
 /** The fuzz target as a child: its port, a forced gc's heapUsed, its stderr. */
 async function target(flags: string[]) {
-  const child = spawn(
-    process.execPath,
-    [
-      "--expose-gc",
-      "--import",
-      "tsx",
-      "--conditions=mcp-codegen-source",
-      "test/fixtures/fuzz/server.ts",
-      "--http",
-      ...flags,
-    ],
-    { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] },
-  );
+  const child = spawnTarget(["--http", ...flags]);
   children.push(child);
   const state = { stderr: "", exited: undefined as string | undefined };
   child.stderr.setEncoding("utf8").on("data", (c: string) => {

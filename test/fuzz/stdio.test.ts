@@ -5,13 +5,12 @@
  * owed id-null answers and nothing else; the process alive; no stack trace on stderr; the heap after a
  * forced gc back within 8 MB of its baseline.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { bytesOf, frameCount, frames } from "./frames.js";
 import { type Answer, Ledger, STACK_LINE } from "./ledger.js";
+import { spawnTarget } from "./target.js";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const FRAMES = frameCount(100_000);
 const CHUNK = 500;
 const SEED = 0x5eed;
@@ -27,18 +26,7 @@ describe(`fuzz: stdio, ${FRAMES} frames`, () => {
   it(
     "answers every request exactly once with the right code, stays up, logs no stack, keeps its heap",
     async () => {
-      const child = spawn(
-        process.execPath,
-        [
-          "--expose-gc",
-          "--import",
-          "tsx",
-          "--conditions=mcp-codegen-source",
-          "test/fixtures/fuzz/server.ts",
-          "--stdio",
-        ],
-        { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] },
-      );
+      const child = spawnTarget(["--stdio"]);
       children.push(child);
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (c: string) => {

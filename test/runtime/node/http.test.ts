@@ -264,16 +264,8 @@ describe("legacy HTTP+SSE endpoints", () => {
 
   it("close() drains a legacy session: its call in flight is answered on the stream (-32000 at the deadline), new streams and requests get 503, then the stream ends", async () => {
     const { http } = await serve();
-    const sse = await fetch(new URL("/sse", http.url), { headers: { accept: "text/event-stream" } });
-    let resolveId!: (id: string) => void;
-    const id = new Promise<string>((resolve) => {
-      resolveId = resolve;
-    });
-    const reading = readSse(sse.body!, (e) => {
-      if (e.event === "endpoint") resolveId(new URLSearchParams(e.data.split("?")[1]).get("sessionId")!);
-      return false;
-    });
-    const messages = `${new URL("/messages", http.url).href}?sessionId=${await id}`;
+    const { id, reading } = await endpointId(http, { toTheEnd: true });
+    const messages = `${new URL("/messages", http.url).href}?sessionId=${id}`;
     const post = (body: unknown) =>
       fetch(messages, {
         method: "POST",
@@ -307,8 +299,11 @@ describe("legacy HTTP+SSE endpoints", () => {
   });
 });
 
-/** Opens a legacy stream and reads its endpoint event; the reader then waits for the first message. */
-async function endpointId(http: HttpServerHandle) {
+/**
+ * Opens a legacy stream and reads its endpoint event; the reader then waits for the first message, or
+ * with `toTheEnd` reads until the stream ends.
+ */
+async function endpointId(http: HttpServerHandle, { toTheEnd = false } = {}) {
   const sse = await fetch(new URL("/sse", http.url), { headers: { accept: "text/event-stream" } });
   let resolveId!: (id: string) => void;
   const id = new Promise<string>((resolve) => {
@@ -316,7 +311,7 @@ async function endpointId(http: HttpServerHandle) {
   });
   const reading = readSse(sse.body!, (e) => {
     if (e.event === "endpoint") resolveId(new URLSearchParams(e.data.split("?")[1]).get("sessionId")!);
-    return e.event === "message";
+    return !toTheEnd && e.event === "message";
   });
   return { id: await id, reading };
 }
