@@ -398,12 +398,9 @@ class StreamableHttp {
   }
 
   /**
-   * A version header must name a supported version; without one the session's own version applies.
-   * The header's value, or null.
-   */
-  /**
-   * The MCP-Protocol-Version header, which must name a supported version and, in a session that has
-   * negotiated one, that version (400 otherwise: a 2024-11-05 header on a 2025-06-18 session is refused).
+   * The MCP-Protocol-Version header's value, or null (then the session's own version applies). It must
+   * name a supported version and, in a session that has negotiated one, that version (400 otherwise: a
+   * 2024-11-05 header on a 2025-06-18 session is refused).
    */
   #checkVersion(request: CoreRequest, session?: HttpSession): string | null {
     const version = request.header(VERSION_HEADER);
