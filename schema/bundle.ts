@@ -6,6 +6,7 @@
  * the version when one cannot be had.
  */
 
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { writeFileAtomic } from "./fs.js";
@@ -15,11 +16,12 @@ import { getVersion, listVersions } from "./registry.js";
 export async function bundleSchemas(dir: string = BUNDLED_DIR): Promise<string[]> {
   const written: string[] = [];
   for (const version of listVersions()) {
+    // The loader refuses anything but the pinned bytes; it hands over their text, so what is written is
+    // that text encoded again, checked against the pin once more.
     const source = await loadSchemaSource({ version, bundledDir: false });
     const bytes = Buffer.from(source.text, "utf8");
-    // The loader verified the pin on the bytes it read; pinned content is UTF-8, so this is the same bytes.
-    if (!source.pinned || source.sha256 !== getVersion(version)!.sha256)
-      throw new Error(`${version}: ${source.location} is not the pinned schema`);
+    if (createHash("sha256").update(bytes).digest("hex") !== getVersion(version)!.sha256)
+      throw new Error(`${version}: cannot reproduce the pinned bytes from ${source.location}`);
     const path = join(dir, version, "schema.json");
     await writeFileAtomic(path, bytes);
     written.push(`${version} ${source.origin} ${source.location} -> ${path}`);

@@ -40,10 +40,10 @@ export class LineReader {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     let start = 0;
     if (this.#bytes === 0 && !this.#discarding) {
-      // The common case: the chunk holds whole lines, none over the limit (the span of all of them is not).
-      // One decode and one split cost less than one decode per line. A newline byte decodes to "\n"
-      // whatever surrounds it (an invalid sequence before it becomes U+FFFD, never swallows it), so the
-      // pieces are exactly the lines.
+      // The common case: the chunk holds whole lines of valid UTF-8, none over the limit (the span of all
+      // of them is not). One check, one decode and one split cost less than one of each per line; the
+      // newline byte never occurs inside a UTF-8 sequence, so the pieces are exactly the lines. Otherwise
+      // the lines go one by one below, where each is checked on its own.
       const last = bytes.lastIndexOf(NEWLINE);
       if (last > 0 && last <= this.#maxBytes && isUtf8(bytes.subarray(0, last))) {
         for (const line of bytes.toString("utf8", 0, last).split("\n")) this.#parse(line);
