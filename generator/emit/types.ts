@@ -12,7 +12,7 @@ import { formatTs } from "../write.js";
 
 const ROOT = "__McpCodegenRoot";
 
-export async function emitTypes(model: ProtocolModel): Promise<Record<string, string>> {
+export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Promise<Record<string, string>> {
   const definitions: Record<string, JSONSchema> = {};
   for (const def of model.definitions) definitions[def.name] = toJsonSchema(def.schema);
   const out = await compile({ title: ROOT, type: "object", additionalProperties: false, definitions }, ROOT, {

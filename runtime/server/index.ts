@@ -13,3 +13,13 @@ export { notImplemented } from "../mcp/not-implemented.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
 export { type ConnectOptions, type Era, ServerSession } from "./session.js";
+export {
+  type Completer,
+  type ContractImplementation,
+  type ContractProtocol,
+  type ContractTables,
+  describeFailure,
+  serveContract,
+  type ToolResult,
+  toolResult,
+} from "./contract.js";

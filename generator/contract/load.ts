@@ -1,0 +1,588 @@
+/**
+ * Reads a contract: one JSON or YAML file, or a folder of them, declaring
+ *
+ *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?, _meta? } }
+ *   prompts:           { <name>: { title?, description?, arguments?: [{ name, description?, required?, enum? }], icons?, _meta? } }
+ *   resources:         { <name>: { uri, title?, description?, mimeType?, size?, annotations?, icons?, _meta? } }
+ *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta? } }
+ *   $defs:             { <Name>: schema }   shared definitions, `$ref: "#/$defs/Name"`
+ *
+ * `$ref` may also name other files (`./shapes.yaml#/$defs/Point`); they are bundled by
+ * @apidevtools/json-schema-ref-parser. Schemas are JSON Schema 2020-12 and go through the same strict
+ * parser as the protocol schema, so a keyword the emitters cannot honour is refused with the file and
+ * the place, never ignored.
+ */
+
+import { createHash } from "node:crypto";
+import { readdir, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import $RefParser from "@apidevtools/json-schema-ref-parser";
+import { parse as parseUriTemplate } from "uri-template";
+import { escapePointer, type Json, parseSchema, SchemaLoadError } from "../load.js";
+import { collectRefs, type DefinitionModel } from "../model.js";
+import type {
+  ContractModel,
+  ContractPrompt,
+  ContractResource,
+  ContractTemplate,
+  ContractTemplateVariable,
+  ContractTool,
+  JsonObject,
+  TemplatePartModel,
+} from "./model.js";
+
+/** A contract the user can fix: the file, where in it, and why. Exit 2 in the CLI. */
+export class ContractError extends Error {
+  override name = "ContractError";
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    reason: string,
+  ) {
+    super(where ? `${file}: ${where}: ${reason}` : `${file}: ${reason}`);
+  }
+}
+
+const CONTRACT_FILE = /\.(json|ya?ml)$/i;
+const TOP_LEVEL = new Set([
+  "tools",
+  "prompts",
+  "resources",
+  "resourceTemplates",
+  "$defs",
+  "$schema",
+  "$comment",
+  "description",
+]);
+const TOOL_KEYS = new Set([
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "icons",
+  "execution",
+  "_meta",
+]);
+const PROMPT_KEYS = new Set(["title", "description", "arguments", "icons", "_meta"]);
+const ARGUMENT_KEYS = new Set(["name", "title", "description", "required", "enum"]);
+const RESOURCE_KEYS = new Set([
+  "uri",
+  "title",
+  "description",
+  "mimeType",
+  "size",
+  "annotations",
+  "icons",
+  "_meta",
+]);
+const TEMPLATE_KEYS = new Set([
+  "uriTemplate",
+  "title",
+  "description",
+  "mimeType",
+  "variables",
+  "annotations",
+  "icons",
+  "_meta",
+]);
+/** The tool name rule of the specification (2025-11-25, "Tool names"). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `get_user` → `GetUser`; the form a contract name takes inside type names. */
+export function typeNameOf(name: string): string {
+  const pascal = name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+  return /^[0-9]/.test(pascal) || pascal === "" ? `N${pascal}` : pascal;
+}
+
+/** The files of a contract: the file itself, or a folder's `.json`/`.yaml`/`.yml` files, sorted. */
+async function contractFiles(path: string): Promise<string[]> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new ContractError(path, "", "not found");
+  if (!info.isDirectory()) return [path];
+  const names = (await readdir(path)).filter((n) => CONTRACT_FILE.test(n)).sort();
+  if (names.length === 0) throw new ContractError(path, "", "the folder holds no .json, .yaml or .yml file");
+  return names.map((n) => join(path, n));
+}
+
+/** One file's declarations with every `$ref` bundled into it (`#/...` pointers only). */
+async function bundle(file: string, label: string): Promise<Record<string, unknown>> {
+  let doc: unknown;
+  try {
+    doc = await $RefParser.bundle(file, { resolve: { http: false } });
+  } catch (e) {
+    throw new ContractError(label, "", (e as Error).message.split("\n")[0]!);
+  }
+  if (!isObject(doc))
+    throw new ContractError(
+      label,
+      "",
+      "must hold an object (tools, prompts, resources, resourceTemplates, $defs)",
+    );
+  return structuredClone(doc);
+}
+
+/** Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. */
+export async function loadContract(path: string, label = path): Promise<ContractModel> {
+  const files = await contractFiles(path);
+  const tools: Record<string, { raw: Record<string, unknown>; file: string }> = {};
+  const prompts: Record<string, { raw: Record<string, unknown>; file: string }> = {};
+  const resources: Record<string, { raw: Record<string, unknown>; file: string }> = {};
+  const templates: Record<string, { raw: Record<string, unknown>; file: string }> = {};
+  const defs: Record<string, { raw: unknown; file: string }> = {};
+  for (const file of files) {
+    const where = files.length === 1 ? label : join(label, relative(path, file));
+    const doc = await bundle(file, where);
+    for (const key of Object.keys(doc)) {
+      if (!TOP_LEVEL.has(key))
+        throw new ContractError(
+          where,
+          key,
+          `unknown section (expected ${[...TOP_LEVEL].filter((k) => !k.startsWith("$") && k !== "description").join(", ")}, $defs)`,
+        );
+    }
+    const pointers = new Refs(doc, where);
+    const section = (key: string, into: Record<string, { raw: Record<string, unknown>; file: string }>) => {
+      const value = doc[key];
+      if (value === undefined) return;
+      if (!isObject(value)) throw new ContractError(where, key, "must be an object of name → declaration");
+      for (const [name, raw] of Object.entries(value)) {
+        if (!isObject(raw)) throw new ContractError(where, `${key}.${name}`, "must be an object");
+        if (into[name])
+          throw new ContractError(where, `${key}.${name}`, `declared twice (also in ${into[name]!.file})`);
+        into[name] = {
+          raw: pointers.rewrite(raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
+          file: where,
+        };
+      }
+    };
+    section("tools", tools);
+    section("prompts", prompts);
+    section("resources", resources);
+    section("resourceTemplates", templates);
+    if (doc.$defs !== undefined && !isObject(doc.$defs))
+      throw new ContractError(where, "$defs", "must be an object of schemas");
+    for (const [name, raw] of [
+      ...Object.entries((doc.$defs as Record<string, unknown>) ?? {}),
+      ...pointers.extra(),
+    ]) {
+      if (!DEF_NAME.test(name))
+        throw new ContractError(
+          where,
+          `$defs.${name}`,
+          "a definition name must be an identifier (letters, digits, _)",
+        );
+      const rewritten = pointers.rewrite(raw, `/$defs/${escapePointer(name)}`);
+      if (defs[name] && JSON.stringify(defs[name]!.raw) !== JSON.stringify(rewritten))
+        throw new ContractError(where, `$defs.${name}`, `defined differently in ${defs[name]!.file}`);
+      defs[name] = { raw: rewritten, file: where };
+    }
+  }
+  return buildContract(label, { tools, prompts, resources, templates, defs });
+}
+
+/**
+ * `$ref`s after bundling point anywhere in the document; the emitters take `#/$defs/<Name>` only. A
+ * reference to another place gets a definition of its own, named by where it points.
+ */
+class Refs {
+  readonly #named = new Map<string, string>();
+  readonly #extra: [string, unknown][] = [];
+  constructor(
+    readonly doc: Record<string, unknown>,
+    readonly file: string,
+  ) {}
+
+  rewrite(node: unknown, pointer: string): unknown {
+    if (Array.isArray(node)) return node.map((x, i) => this.rewrite(x, `${pointer}/${i}`));
+    if (!isObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$ref" && typeof v === "string") out[k] = this.#target(v, pointer);
+      else out[k] = this.rewrite(v, `${pointer}/${escapePointer(k)}`);
+    }
+    return out;
+  }
+
+  extra(): [string, unknown][] {
+    return this.#extra;
+  }
+
+  #target(ref: string, at: string): string {
+    if (!ref.startsWith("#/"))
+      throw new ContractError(
+        this.file,
+        at.slice(1).replaceAll("/", "."),
+        `cannot resolve $ref ${JSON.stringify(ref)}`,
+      );
+    const path = ref
+      .slice(2)
+      .split("/")
+      .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
+    if (path.length === 2 && path[0] === "$defs") return ref;
+    let named = this.#named.get(ref);
+    if (!named) {
+      let target: unknown = this.doc;
+      for (const step of path)
+        target =
+          isObject(target) || Array.isArray(target) ? (target as Record<string, unknown>)[step] : undefined;
+      if (target === undefined)
+        throw new ContractError(
+          this.file,
+          at.slice(1).replaceAll("/", "."),
+          `dangling $ref ${JSON.stringify(ref)}`,
+        );
+      named = `Ref_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+      this.#named.set(ref, named);
+      this.#extra.push([named, target]);
+    }
+    return `#/$defs/${named}`;
+  }
+}
+
+interface Declared {
+  tools: Record<string, { raw: Record<string, unknown>; file: string }>;
+  prompts: Record<string, { raw: Record<string, unknown>; file: string }>;
+  resources: Record<string, { raw: Record<string, unknown>; file: string }>;
+  templates: Record<string, { raw: Record<string, unknown>; file: string }>;
+  defs: Record<string, { raw: unknown; file: string }>;
+}
+
+const sorted = <T>(record: Record<string, T>): [string, T][] =>
+  Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** Drops a schema's own `$schema` (zod's `toJSONSchema` writes one at each root): the dialect is 2020-12. */
+function rootSchema(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const { $schema: _, ...rest } = raw;
+  return rest;
+}
+
+/** Builds the model from declarations whose `$ref`s all read `#/$defs/<Name>`. */
+export function buildContract(source: string, declared: Declared): ContractModel {
+  const schemaDefs: Record<string, unknown> = {};
+  /** Synthetic definition → where the user wrote it, for messages. */
+  const origin = new Map<string, { file: string; where: string }>();
+  const typeNames = new Map<string, string>();
+  const claim = (def: string, file: string, where: string) => {
+    if (origin.has(def) || declared.defs[def])
+      throw new ContractError(
+        file,
+        where,
+        `its type name ${def} is already taken by ${origin.get(def)?.where ?? `$defs.${def}`}; rename one`,
+      );
+    origin.set(def, { file, where });
+  };
+  const unique = (kind: string, name: string, file: string) => {
+    const typeName = typeNameOf(name);
+    const key = `${kind}:${typeName}`;
+    const other = typeNames.get(key);
+    if (other !== undefined)
+      throw new ContractError(
+        file,
+        `${kind}.${name}`,
+        `its type name ${typeName} is also that of ${kind}.${other}; rename one`,
+      );
+    typeNames.set(key, name);
+    return typeName;
+  };
+  const keysOf = (raw: Record<string, unknown>, allowed: Set<string>, file: string, where: string) => {
+    for (const k of Object.keys(raw))
+      if (!allowed.has(k))
+        throw new ContractError(file, `${where}.${k}`, `unknown field (allowed: ${[...allowed].join(", ")})`);
+  };
+
+  for (const [name, { raw }] of sorted(declared.defs)) {
+    schemaDefs[name] = rootSchema(raw);
+    origin.set(name, { file: declared.defs[name]!.file, where: `$defs.${name}` });
+  }
+
+  const tools: Omit<ContractTool, "definition">[] = [];
+  const toolRaw = new Map<string, Record<string, unknown>>();
+  for (const [name, { raw, file }] of sorted(declared.tools)) {
+    const where = `tools.${name}`;
+    if (!TOOL_NAME.test(name))
+      throw new ContractError(
+        file,
+        where,
+        "a tool name is 1 to 128 of A-Z a-z 0-9 _ - . (the specification's rule)",
+      );
+    keysOf(raw, TOOL_KEYS, file, where);
+    const typeName = unique("tools", name, file);
+    const objectSchema = (key: "inputSchema" | "outputSchema") => {
+      const schema = rootSchema(raw[key]);
+      if (!isObject(schema) || schema.type !== "object")
+        throw new ContractError(file, `${where}.${key}`, 'must be a JSON Schema with `type: "object"`');
+      return schema;
+    };
+    if (raw.inputSchema === undefined) throw new ContractError(file, where, "needs an inputSchema");
+    const input = `${typeName}Input`;
+    claim(input, file, `${where}.inputSchema`);
+    schemaDefs[input] = objectSchema("inputSchema");
+    let output: string | null = null;
+    if (raw.outputSchema !== undefined) {
+      output = `${typeName}Output`;
+      claim(output, file, `${where}.outputSchema`);
+      schemaDefs[output] = objectSchema("outputSchema");
+    }
+    tools.push({ name, typeName, input, output });
+    toolRaw.set(name, raw);
+  }
+
+  const prompts: ContractPrompt[] = [];
+  for (const [name, { raw, file }] of sorted(declared.prompts)) {
+    const where = `prompts.${name}`;
+    keysOf(raw, PROMPT_KEYS, file, where);
+    const typeName = unique("prompts", name, file);
+    const args = raw.arguments ?? [];
+    if (!Array.isArray(args))
+      throw new ContractError(
+        file,
+        `${where}.arguments`,
+        "must be an array of { name, description?, required? }",
+      );
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    const list: ContractPrompt["arguments"] = [];
+    const wire: JsonObject[] = [];
+    args.forEach((a, i) => {
+      const at = `${where}.arguments[${i}]`;
+      if (!isObject(a) || typeof a.name !== "string" || a.name === "")
+        throw new ContractError(file, at, "must be an object with a name");
+      keysOf(a, ARGUMENT_KEYS, file, at);
+      if (properties[a.name]) throw new ContractError(file, at, `argument ${a.name} is declared twice`);
+      if (a.required !== undefined && typeof a.required !== "boolean")
+        throw new ContractError(file, `${at}.required`, "must be true or false");
+      if (
+        a.enum !== undefined &&
+        (!Array.isArray(a.enum) || a.enum.length === 0 || !a.enum.every((x) => typeof x === "string"))
+      )
+        throw new ContractError(
+          file,
+          `${at}.enum`,
+          "must be a non-empty array of strings (prompt arguments are strings)",
+        );
+      properties[a.name] = {
+        type: "string",
+        ...(typeof a.description === "string" ? { description: a.description } : {}),
+        ...(a.enum ? { enum: a.enum } : {}),
+      };
+      if (a.required === true) required.push(a.name);
+      list.push({
+        name: a.name,
+        required: a.required === true,
+        ...(a.enum ? { enum: a.enum as string[] } : {}),
+      });
+      const { enum: _, ...rest } = a;
+      wire.push(rest as JsonObject);
+    });
+    const def = `${typeName}PromptArguments`;
+    claim(def, file, `${where}.arguments`);
+    schemaDefs[def] = {
+      type: "object",
+      properties,
+      ...(required.length ? { required } : {}),
+      additionalProperties: false,
+    };
+    const { arguments: _, ...rest } = raw;
+    prompts.push({
+      name,
+      typeName,
+      definition: { name, ...(rest as JsonObject), ...(wire.length ? { arguments: wire } : {}) },
+      arguments: list,
+      args: def,
+    });
+  }
+
+  const resources: ContractResource[] = [];
+  const uris = new Map<string, string>();
+  for (const [name, { raw, file }] of sorted(declared.resources)) {
+    const where = `resources.${name}`;
+    keysOf(raw, RESOURCE_KEYS, file, where);
+    if (typeof raw.uri !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(raw.uri))
+      throw new ContractError(file, `${where}.uri`, "must be a URI (scheme:…)");
+    if (uris.has(raw.uri))
+      throw new ContractError(file, `${where}.uri`, `the same URI as resources.${uris.get(raw.uri)}`);
+    uris.set(raw.uri, name);
+    resources.push({ name, definition: { name, ...(raw as JsonObject) } });
+  }
+
+  const resourceTemplates: ContractTemplate[] = [];
+  for (const [name, { raw, file }] of sorted(declared.templates)) {
+    const where = `resourceTemplates.${name}`;
+    keysOf(raw, TEMPLATE_KEYS, file, where);
+    const typeName = unique("resourceTemplates", name, file);
+    if (typeof raw.uriTemplate !== "string")
+      throw new ContractError(file, `${where}.uriTemplate`, "must be an RFC 6570 URI template");
+    const parts = templateParts(raw.uriTemplate, file, `${where}.uriTemplate`);
+    const names = parts.flatMap((p) => (typeof p === "string" ? [] : p.vars.map((v) => v.name)));
+    const requiredVars = parts.flatMap((p) =>
+      typeof p !== "string" && (p.op === "" || p.op === "+") ? p.vars.map((v) => v.name) : [],
+    );
+    const declaredVars = raw.variables ?? {};
+    if (!isObject(declaredVars))
+      throw new ContractError(file, `${where}.variables`, "must be an object of variable → schema");
+    for (const v of Object.keys(declaredVars))
+      if (!names.includes(v))
+        throw new ContractError(
+          file,
+          `${where}.variables.${v}`,
+          `the template ${raw.uriTemplate} has no variable ${v}`,
+        );
+    const properties: Record<string, unknown> = {};
+    const variables: ContractTemplateVariable[] = [];
+    for (const v of [...new Set(names)]) {
+      const schema = rootSchema(declaredVars[v] ?? { type: "string" });
+      if (!isObject(schema)) throw new ContractError(file, `${where}.variables.${v}`, "must be a schema");
+      const type = schema.type ?? (Array.isArray(schema.enum) ? "string" : undefined);
+      if (typeof type !== "string" || !["string", "number", "integer", "boolean", "array"].includes(type))
+        throw new ContractError(
+          file,
+          `${where}.variables.${v}`,
+          "type must be string, number, integer, boolean or array (of strings)",
+        );
+      properties[v] = schema;
+      const choices = Array.isArray(schema.enum) ? (schema.enum as (string | number | boolean)[]) : undefined;
+      variables.push({
+        name: v,
+        type: type as ContractTemplateVariable["type"],
+        ...(choices ? { enum: choices } : {}),
+      });
+    }
+    const def = `${typeName}TemplateVariables`;
+    claim(def, file, `${where}.variables`);
+    schemaDefs[def] = {
+      type: "object",
+      properties,
+      required: [...new Set(requiredVars)].sort(),
+      additionalProperties: false,
+    };
+    const { variables: _, ...rest } = raw;
+    resourceTemplates.push({
+      name,
+      typeName,
+      definition: { name, ...(rest as JsonObject) },
+      parts,
+      variables,
+      vars: def,
+    });
+  }
+
+  const label = source;
+  let parsed: ReturnType<typeof parseSchema>;
+  try {
+    parsed = parseSchema(
+      JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", $defs: schemaDefs }),
+      label,
+    );
+  } catch (e) {
+    if (!(e instanceof SchemaLoadError)) throw e;
+    // `/$defs/AddInput/properties/a` → where the user wrote it: `tools.add.inputSchema/properties/a`.
+    const m = /^\/\$defs\/([^/]+)(.*)$/.exec(e.pointer);
+    const at = m ? origin.get(m[1]!.replaceAll("~1", "/").replaceAll("~0", "~")) : undefined;
+    throw new ContractError(at?.file ?? label, at ? `${at.where}${m![2]}` : e.pointer, e.reason);
+  }
+  const definitions: DefinitionModel[] = Object.keys(parsed.definitions)
+    .sort()
+    .map((name) => {
+      const schema = parsed.definitions[name]!;
+      return {
+        name,
+        ...(schema.description === undefined ? {} : { description: schema.description }),
+        schema,
+        refs: [...collectRefs(schema)].sort(),
+      };
+    });
+  const refsOf = new Map(definitions.map((d) => [d.name, d.refs]));
+  /** A schema as it goes on the wire: the `$defs` it reaches travel inside it. */
+  const selfContained = (def: string): JsonObject => {
+    const reach = new Set<string>();
+    const visit = (n: string) => {
+      for (const r of refsOf.get(n) ?? []) {
+        if (!reach.has(r) && r !== def) {
+          reach.add(r);
+          visit(r);
+        }
+      }
+    };
+    visit(def);
+    const schema = structuredClone(schemaDefs[def]) as JsonObject;
+    if (reach.size === 0) return schema;
+    const carried: JsonObject = {};
+    for (const r of [...reach].sort()) carried[r] = schemaDefs[r] as Json;
+    return { ...schema, $defs: carried };
+  };
+  const toolModels: ContractTool[] = tools.map((t) => {
+    const raw = toolRaw.get(t.name)!;
+    const { inputSchema: _i, outputSchema: _o, ...rest } = raw;
+    return {
+      ...t,
+      definition: {
+        name: t.name,
+        ...(rest as JsonObject),
+        inputSchema: selfContained(t.input),
+        ...(t.output ? { outputSchema: selfContained(t.output) } : {}),
+      },
+    };
+  });
+  const canonical = canonicalJson({
+    tools: toolModels.map((t) => t.definition),
+    prompts: prompts.map((p) => p.definition),
+    resources: resources.map((r) => r.definition),
+    resourceTemplates: resourceTemplates.map((t) => t.definition),
+  });
+  return {
+    source,
+    sha256: createHash("sha256").update(canonical).digest("hex"),
+    tools: toolModels,
+    prompts,
+    resources,
+    resourceTemplates,
+    definitions,
+  };
+}
+
+/** JSON with object keys sorted at every level: the same declarations always hash alike. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => value[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value);
+}
+
+/** RFC 6570 template text → the runtime's parts, parsed by the uri-template library. */
+export function templateParts(template: string, file: string, where: string): TemplatePartModel[] {
+  let ast: ReturnType<typeof parseUriTemplate>["ast"];
+  try {
+    ast = parseUriTemplate(template).ast;
+  } catch (e) {
+    throw new ContractError(
+      file,
+      where,
+      `not an RFC 6570 URI template: ${(e as Error).message.split("\n")[0]}`,
+    );
+  }
+  return ast.parts.map((part): TemplatePartModel => {
+    if (part.type === "literal") return part.value;
+    return {
+      op: part.operator,
+      vars: part.variables.map((v) => ({
+        name: v.name,
+        ...(v.modifier?.type === "explode" ? { explode: true as const } : {}),
+        ...(v.modifier?.type === "substr" ? { prefix: v.modifier.length } : {}),
+      })),
+    };
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * The contract model: what a server declares (tools, prompts, resources, resource templates) as plain
+ * data, with every schema it uses as a definition of one synthetic JSON Schema document, so the protocol's
+ * emitters (types, plain validators) compile users' schemas exactly as they compile the specification's.
+ * Built by contract/load.ts from the user's files, or from a live server's lists by `pull`.
+ */
+
+import type { Json } from "../load.js";
+import type { DefinitionModel } from "../model.js";
+
+export type JsonObject = { [key: string]: Json };
+
+export interface ContractTool {
+  name: string;
+  /** The name's form in type names: `get_user` → `GetUser`. */
+  typeName: string;
+  /** The `tools/list` entry, self-contained (`$defs` carried inside each schema that needs them). */
+  definition: JsonObject;
+  /** Definitions of the input and output types (`<TypeName>Input`, `<TypeName>Output`). */
+  input: string;
+  output: string | null;
+}
+
+export interface ContractPromptArgument {
+  name: string;
+  required: boolean;
+  enum?: string[];
+}
+
+export interface ContractPrompt {
+  name: string;
+  typeName: string;
+  definition: JsonObject;
+  arguments: ContractPromptArgument[];
+  /** Definition of the arguments object (`<TypeName>PromptArguments`). */
+  args: string;
+}
+
+export interface ContractResource {
+  name: string;
+  definition: JsonObject;
+}
+
+export interface ContractTemplateVariable {
+  name: string;
+  type: "string" | "number" | "integer" | "boolean" | "array";
+  enum?: (string | number | boolean)[];
+}
+
+/** A template part as the runtime takes it (runtime/mcp/uri-template.ts). */
+export type TemplatePartModel =
+  | string
+  | {
+      op: "" | "+" | "#" | "." | "/" | ";" | "?" | "&";
+      vars: { name: string; explode?: true; prefix?: number }[];
+    };
+
+export interface ContractTemplate {
+  name: string;
+  typeName: string;
+  definition: JsonObject;
+  parts: TemplatePartModel[];
+  variables: ContractTemplateVariable[];
+  /** Definition of the variables object (`<TypeName>TemplateVariables`). */
+  vars: string;
+}
+
+export interface ContractModel {
+  /** The contract's file or folder as the user named it, for headers and messages. */
+  source: string;
+  /** sha256 of the canonical JSON of everything declared: the header names it, as for the protocol. */
+  sha256: string;
+  tools: ContractTool[];
+  prompts: ContractPrompt[];
+  resources: ContractResource[];
+  resourceTemplates: ContractTemplate[];
+  /** Every schema: the user's shared `$defs` and one per tool input/output, prompt and template. */
+  definitions: DefinitionModel[];
+}

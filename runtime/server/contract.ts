@@ -1,0 +1,354 @@
+/**
+ * Serving a contract: the tools, prompts, resources and resource templates a user declared in JSON Schema,
+ * with the validators and definitions the generator compiled from it. `serveContract` turns them and the
+ * user's per-item handlers into the protocol handlers (`listTools`, `callTool`, `getPrompt`, …), so the
+ * lists come from the contract, arguments are checked before a handler runs, and structured results are
+ * checked against their output schema before they are sent. Version-agnostic: the generated contract
+ * module types everything and hands over what differs between protocol versions.
+ */
+
+import type { Check, Fail } from "../check/check.js";
+import { ErrorCode, McpError } from "../jsonrpc/messages.js";
+import type { AnyHandler } from "../mcp/handler-context.js";
+import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
+
+const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
+
+/** A tool's full result, when a handler needs content blocks, `_meta` or `isError` beside its output. */
+export type ToolResult<Output, Content = unknown> = (
+  | { structuredContent: Output; content?: Content[]; isError?: false; _meta?: Record<string, unknown> }
+  | { isError: true; content: Content[]; _meta?: Record<string, unknown> }
+) & { readonly [TOOL_RESULT]: true };
+
+/** Marks `result` as a whole tool result rather than the tool's output. */
+export function toolResult<Output, Content>(
+  result:
+    | { structuredContent: Output; content?: Content[]; isError?: false; _meta?: Record<string, unknown> }
+    | { isError: true; content: Content[]; _meta?: Record<string, unknown> },
+): ToolResult<Output, Content> {
+  return Object.defineProperty({ ...result }, TOOL_RESULT, { value: true }) as ToolResult<Output, Content>;
+}
+
+const isToolResult = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && TOOL_RESULT in value;
+
+export interface ContractTool {
+  /** The `tools/list` entry, as declared. */
+  readonly definition: Readonly<Record<string, unknown>> & { readonly name: string };
+  readonly input: Check;
+  /** Present when the tool declares an `outputSchema`. */
+  readonly output?: Check;
+}
+
+export interface ContractPromptArgument {
+  readonly name: string;
+  readonly enum?: readonly string[];
+}
+
+export interface ContractPrompt {
+  readonly definition: Readonly<Record<string, unknown>> & { readonly name: string };
+  readonly arguments: readonly ContractPromptArgument[];
+  readonly check: Check;
+}
+
+export interface ContractResource {
+  readonly definition: Readonly<Record<string, unknown>> & { readonly uri: string; readonly name: string };
+}
+
+export interface ContractVariable {
+  readonly name: string;
+  /** How the URI's text becomes the handler's value. */
+  readonly type: "string" | "number" | "integer" | "boolean" | "array";
+  readonly enum?: readonly (string | number | boolean)[];
+}
+
+export interface ContractTemplate {
+  readonly definition: Readonly<Record<string, unknown>> & {
+    readonly uriTemplate: string;
+    readonly name: string;
+  };
+  readonly parts: readonly TemplatePart[];
+  readonly variables: readonly ContractVariable[];
+  readonly check: Check;
+}
+
+/** What the generator compiled from a contract, keyed by the names the contract gives. */
+export interface ContractTables {
+  readonly tools: Readonly<Record<string, ContractTool>>;
+  readonly prompts: Readonly<Record<string, ContractPrompt>>;
+  readonly resources: Readonly<Record<string, ContractResource>>;
+  readonly resourceTemplates: Readonly<Record<string, ContractTemplate>>;
+}
+
+/** What differs between protocol versions, from the generated module. */
+export interface ContractProtocol {
+  /**
+   * Whether arguments that fail the input schema are a protocol error (-32602) in `version`, as before
+   * 2025-11-25, rather than a tool execution error the model can read and correct.
+   */
+  argumentsErrorIsProtocolError(version: string): boolean;
+  /** The error an unknown resource gets (it differs between versions and eras). */
+  resourceNotFound(uri: string, ctx: unknown): Error;
+}
+
+/** The user's handlers, by contract name; each category is optional when the contract declares none. */
+export interface ContractImplementation {
+  tools?: Record<string, AnyHandler>;
+  prompts?: Record<string, AnyHandler>;
+  resources?: Record<string, (ctx: never, uri: string) => unknown>;
+  resourceTemplates?: Record<string, (variables: never, ctx: never, uri: string) => unknown>;
+  completions?: {
+    prompts?: Record<string, Record<string, Completer | undefined> | undefined>;
+    resourceTemplates?: Record<string, Record<string, Completer | undefined> | undefined>;
+  };
+}
+
+/** Suggests values for one prompt argument or template variable from what the user typed so far. */
+export type Completer = (
+  value: string,
+  context: { arguments: Record<string, string>; ctx: never },
+) => readonly string[] | Promise<readonly string[]>;
+
+const own = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined =>
+  typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
+
+/** `a.b[2]: Expected number`: where in the value and which rule. */
+export function describeFailure(failure: Fail): string {
+  let where = "";
+  for (const step of failure.path)
+    where += typeof step === "number" ? `[${step}]` : where ? `.${step}` : step;
+  return where ? `${where}: ${failure.message}` : failure.message;
+}
+
+const MAX_COMPLETIONS = 100;
+
+/** The protocol handlers serving `tables` with `impl`, for a server's `handlers` option. */
+export function serveContract(
+  tables: ContractTables,
+  impl: ContractImplementation,
+  protocol: ContractProtocol,
+): Record<string, AnyHandler> {
+  const handlers: Record<string, AnyHandler> = {};
+  const tools = Object.values(tables.tools);
+  if (tools.length > 0) {
+    const list = Object.freeze({ tools: tools.map((t) => t.definition) });
+    handlers.listTools = () => list;
+    handlers.callTool = (
+      params: { name: string; arguments?: unknown },
+      ctx: { session: { protocolVersion: string } },
+    ) => callTool(tables, impl, protocol, params, ctx);
+  }
+  const prompts = Object.values(tables.prompts);
+  if (prompts.length > 0) {
+    const list = Object.freeze({ prompts: prompts.map((p) => p.definition) });
+    handlers.listPrompts = () => list;
+    handlers.getPrompt = async (
+      params: { name: string; arguments?: Record<string, string> },
+      ctx: unknown,
+    ) => {
+      const prompt = own(tables.prompts, params.name);
+      const handler = prompt && own(impl.prompts ?? {}, params.name);
+      if (!prompt || !handler) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
+      const args = params.arguments ?? {};
+      const failure = prompt.check(args);
+      if (failure)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid arguments for prompt "${params.name}": ${describeFailure(failure)}`,
+          { field: failure.path.join("."), reason: failure.message },
+        );
+      const result = await handler(args, ctx);
+      return typeof result === "string"
+        ? { messages: [{ role: "user", content: { type: "text", text: result } }] }
+        : result;
+    };
+  }
+  const resources = Object.values(tables.resources);
+  const templates = Object.entries(tables.resourceTemplates).map(([name, t]) => ({
+    name,
+    entry: t,
+    uri: new UriTemplate(t.definition.uriTemplate, t.parts),
+  }));
+  if (resources.length > 0 || templates.length > 0) {
+    const byUri = new Map(
+      Object.entries(tables.resources).map(([name, r]) => [r.definition.uri, { name, r }]),
+    );
+    const list = Object.freeze({ resources: resources.map((r) => r.definition) });
+    const templateList = Object.freeze({ resourceTemplates: templates.map((t) => t.entry.definition) });
+    handlers.listResources = () => list;
+    if (templates.length > 0) handlers.listResourceTemplates = () => templateList;
+    handlers.readResource = async (params: { uri: string }, ctx: unknown) => {
+      const uri = params.uri;
+      const fixed = byUri.get(uri);
+      if (fixed) {
+        const handler = own(impl.resources ?? {}, fixed.name);
+        if (handler)
+          return resourceResult(await handler(ctx as never, uri), uri, fixed.r.definition.mimeType);
+      }
+      let invalid: string | undefined;
+      for (const t of templates) {
+        const values = t.uri.match(uri);
+        if (!values) continue;
+        const handler = own(impl.resourceTemplates ?? {}, t.name);
+        if (!handler) continue;
+        const parsed = parseVariables(t.entry, values);
+        if (typeof parsed === "string") {
+          invalid ??= `${uri} matches resource template "${t.name}", but ${parsed}`;
+          continue;
+        }
+        return resourceResult(
+          await handler(parsed as never, ctx as never, uri),
+          uri,
+          t.entry.definition.mimeType,
+        );
+      }
+      if (invalid) throw new McpError(ErrorCode.InvalidParams, invalid, { uri });
+      throw protocol.resourceNotFound(uri, ctx);
+    };
+  }
+  const completes =
+    prompts.some((p) => p.arguments.some((a) => a.enum)) ||
+    templates.some((t) => t.entry.variables.some((v) => v.enum)) ||
+    impl.completions !== undefined;
+  if (completes) {
+    handlers.complete = (
+      params: {
+        ref: { type: string; name?: string; uri?: string };
+        argument: { name: string; value: string };
+        context?: { arguments?: Record<string, string> };
+      },
+      ctx: unknown,
+    ) => complete(tables, templates, impl, params, ctx as never);
+  }
+  return handlers;
+}
+
+async function callTool(
+  tables: ContractTables,
+  impl: ContractImplementation,
+  protocol: ContractProtocol,
+  params: { name: string; arguments?: unknown },
+  ctx: { session: { protocolVersion: string } },
+): Promise<unknown> {
+  const tool = own(tables.tools, params.name);
+  const handler = tool && own(impl.tools ?? {}, params.name);
+  if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+  const args = params.arguments ?? {};
+  const failure = tool.input(args);
+  if (failure) {
+    const message = `Invalid arguments for tool "${params.name}": ${describeFailure(failure)}`;
+    if (protocol.argumentsErrorIsProtocolError(ctx.session.protocolVersion))
+      throw new McpError(ErrorCode.InvalidParams, message, {
+        field: failure.path.join("."),
+        reason: failure.message,
+      });
+    return { content: [{ type: "text", text: message }], isError: true };
+  }
+  const returned = await handler(args, ctx);
+  if (!tool.output) {
+    if (typeof returned === "string") return { content: [{ type: "text", text: returned }] };
+    if (isToolResult(returned)) return { ...returned };
+    return returned;
+  }
+  const result: Record<string, unknown> = isToolResult(returned)
+    ? { ...returned }
+    : { structuredContent: returned };
+  if (result.isError === true) return result;
+  const mismatch = tool.output(result.structuredContent);
+  if (mismatch) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Tool "${params.name}" returned output that does not match its outputSchema: ${describeFailure(mismatch)}`,
+    );
+  }
+  // Clients that predate structured content read the text block.
+  result.content ??= [{ type: "text", text: JSON.stringify(result.structuredContent) }];
+  return result;
+}
+
+function resourceResult(returned: unknown, uri: string, mimeType: unknown): unknown {
+  const mime = typeof mimeType === "string" ? { mimeType } : {};
+  if (typeof returned === "string") return { contents: [{ uri, ...mime, text: returned }] };
+  if (typeof returned === "object" && returned !== null && !("contents" in returned)) {
+    return { contents: [{ uri, ...mime, ...returned }] };
+  }
+  return returned;
+}
+
+/** A template's variables from the URI's text to the types the contract declares, or why not. */
+function parseVariables(
+  template: ContractTemplate,
+  values: TemplateValues,
+): Record<string, unknown> | string {
+  const out: Record<string, unknown> = {};
+  for (const variable of template.variables) {
+    const raw = values[variable.name];
+    if (raw === undefined) continue;
+    const text = Array.isArray(raw) ? raw.join(",") : raw;
+    switch (variable.type) {
+      case "array":
+        out[variable.name] = Array.isArray(raw) ? raw : raw === "" ? [] : [raw];
+        break;
+      case "integer":
+      case "number": {
+        const n = Number(text);
+        if (text.trim() === "" || !Number.isFinite(n))
+          return `variable "${variable.name}" is not a number: ${text}`;
+        out[variable.name] = n;
+        break;
+      }
+      case "boolean":
+        if (text !== "true" && text !== "false")
+          return `variable "${variable.name}" is not true or false: ${text}`;
+        out[variable.name] = text === "true";
+        break;
+      default:
+        out[variable.name] = text;
+    }
+  }
+  const failure = template.check(out);
+  return failure ? describeFailure(failure) : out;
+}
+
+async function complete(
+  tables: ContractTables,
+  templates: { name: string; entry: ContractTemplate }[],
+  impl: ContractImplementation,
+  params: {
+    ref: { type: string; name?: string; uri?: string };
+    argument: { name: string; value: string };
+    context?: { arguments?: Record<string, string> };
+  },
+  ctx: never,
+): Promise<unknown> {
+  const { ref, argument } = params;
+  let choices: readonly (string | number | boolean)[] | undefined;
+  let completer: Completer | undefined;
+  if (ref.type === "ref/prompt") {
+    const prompt = own(tables.prompts, ref.name);
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    const arg = prompt.arguments.find((a) => a.name === argument.name);
+    if (!arg)
+      throw new McpError(ErrorCode.InvalidParams, `Prompt "${ref.name}" has no argument "${argument.name}"`);
+    choices = arg.enum;
+    completer = own(own(impl.completions?.prompts ?? {}, ref.name) ?? {}, argument.name);
+  } else {
+    const template = templates.find((t) => t.entry.definition.uriTemplate === ref.uri);
+    if (!template) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+    const variable = template.entry.variables.find((v) => v.name === argument.name);
+    if (!variable)
+      throw new McpError(ErrorCode.InvalidParams, `Template "${ref.uri}" has no variable "${argument.name}"`);
+    choices = variable.enum;
+    completer = own(own(impl.completions?.resourceTemplates ?? {}, template.name) ?? {}, argument.name);
+  }
+  const values = completer
+    ? await completer(argument.value, { arguments: params.context?.arguments ?? {}, ctx })
+    : (choices ?? []).map(String).filter((c) => c.startsWith(argument.value));
+  return {
+    completion: {
+      values: values.slice(0, MAX_COMPLETIONS),
+      total: values.length,
+      hasMore: values.length > MAX_COMPLETIONS,
+    },
+  };
+}
