@@ -23,6 +23,11 @@ export interface ProjectConfig {
   output: string;
   handlers: string;
   schema: string | null;
+  /**
+   * The contract (tools, prompts, resources, resource templates in JSON Schema): a JSON/YAML file or a
+   * folder of them; generated into `<output>/contract/`. Absent: none.
+   */
+  contract?: string;
 }
 
 export async function readConfig(dir: string): Promise<ProjectConfig | undefined> {
@@ -48,12 +53,15 @@ export async function readConfig(dir: string): Promise<ProjectConfig | undefined
   if (typeof c.handlers !== "string" || c.handlers === "") throw bad("handlers", "a file path");
   if (c.schema !== undefined && c.schema !== null && typeof c.schema !== "string")
     throw bad("schema", "null or a file/URL");
+  if (c.contract !== undefined && (typeof c.contract !== "string" || c.contract === ""))
+    throw bad("contract", "the path of the contract file or folder");
   return {
     kind: c.kind,
     protocol: c.protocol,
     output: c.output,
     handlers: c.handlers,
     schema: c.schema ?? null,
+    ...(c.contract === undefined ? {} : { contract: c.contract }),
   };
 }
 
@@ -98,6 +106,7 @@ export function scaffold(
     "README.md": common("README.md"),
     [config.handlers]: own("src/handlers.ts"),
     "src/main.ts": own("src/main.ts"),
+    ...(config.contract ? { [config.contract]: own("contract.yaml") } : {}),
   };
 }
 

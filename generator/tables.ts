@@ -142,3 +142,10 @@ export function unusedTableEntries(used: Iterable<string>): string[] {
   }
   return out;
 }
+
+/**
+ * From this version on, arguments that fail a tool's inputSchema are a tool execution error (an
+ * `isError` result the model can read and correct, SEP-1303); before it, the tools page lists invalid
+ * arguments among the protocol errors (-32602). Served contracts answer by the negotiated version.
+ */
+export const TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE = "2025-11-25";

@@ -2,6 +2,9 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
+import { emitContract } from "../contract/emit.js";
+import { ContractError, loadContract } from "../contract/load.js";
+import { addContractStubs } from "../contract/stubs.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import {
@@ -12,7 +15,7 @@ import {
   readConfig,
   updateHandlers,
 } from "../project.js";
-import { unusedTableEntries } from "../tables.js";
+import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE, unusedTableEntries } from "../tables.js";
 import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
@@ -158,7 +161,16 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   });
   step.done(`generated protocol ${target}`);
   const outDir = join(root, config.output);
-  if (opts.check) return reportDrift([[outDir, next.files]], report);
+  const contract = config.contract ? await loadProjectContract(root, config.contract) : undefined;
+  const files = { ...next.files };
+  if (contract) {
+    const emitted = await emitContract(contract, {
+      protocolVersion: target,
+      protocolErrorVersions: protocolErrorVersions(),
+    });
+    for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
+  }
+  if (opts.check) return reportDrift([[outDir, files]], report);
 
   // Everything is computed before the first write, so bad input (a handlers file that does not parse)
   // leaves the project untouched.
@@ -174,21 +186,42 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
     importFrom: importPath(dirname(handlersPath), join(outDir, "server.js")),
   });
 
-  const written = await writeOutput(outDir, next.files);
-  if (update.text !== handlersText) await writeFileAtomic(handlersPath, update.text);
+  const stubs = contract ? addContractStubs(update.text, contract) : { text: update.text, added: [] };
+
+  const written = await writeOutput(outDir, files);
+  if (stubs.text !== handlersText) await writeFileAtomic(handlersPath, stubs.text);
   if (target !== config.protocol)
     await writeFileAtomic(join(root, CONFIG_FILE), configText({ ...config, protocol: target }));
 
   report.info(`${config.output}/: ${written.length} file(s) written`);
   if (target !== config.protocol) report.info(`${CONFIG_FILE}: protocol ${config.protocol} → ${target}`);
   if (update.added.length > 0) report.info(`${config.handlers}: stubs added for ${update.added.join(", ")}`);
+  if (stubs.added.length > 0)
+    report.info(`${config.handlers}: stubs added for ${stubs.added.join(", ")} (new in ${config.contract})`);
   if (update.markedRemoved.length > 0) {
     report.info(`${config.handlers}: marked as not in ${target}: ${update.markedRemoved.join(", ")}`);
   }
-  if (written.length === 0 && update.text === handlersText && target === config.protocol)
+  if (written.length === 0 && stubs.text === handlersText && target === config.protocol)
     report.info("nothing to change");
   report.info(`done in ${Math.round(performance.now() - started)} ms`);
   return EXIT.ok;
+}
+
+/** The project's contract, with a failure to read or compile it as bad input (exit 2). */
+export async function loadProjectContract(root: string, path: string) {
+  try {
+    return await loadContract(join(root, path), path);
+  } catch (e) {
+    if (e instanceof ContractError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** Versions (registry order) in which a tool's invalid arguments are a protocol error. */
+export function protocolErrorVersions(): string[] {
+  return listVersions()
+    .filter((v) => getVersion(v)!.status === "released" && v < TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE)
+    .map((v) => getVersion(v)!.protocolVersion);
 }
 
 /** A relative ESM specifier from `fromDir` to `file`. */

@@ -4,10 +4,12 @@ import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PACKAGE_ROOT, PACKAGE_VERSION } from "../../schema/package.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
+import { emitContract } from "../contract/emit.js";
+import { loadContractText } from "../contract/load.js";
 import { type ProjectConfig, scaffold } from "../project.js";
 import { writeFileAtomic } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
-import { generateVersion } from "./generate.js";
+import { generateVersion, protocolErrorVersions } from "./generate.js";
 import type { Reporter } from "./report.js";
 
 export interface InitOptions {
@@ -79,6 +81,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     output: "generated",
     handlers: "src/handlers.ts",
     schema: null,
+    ...(opts.client ? {} : { contract: "contract.yaml" }),
   };
   const step = report.step(`generating protocol ${protocol}`);
   const generated = await generateVersion({ version: protocol });
@@ -92,6 +95,15 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     ),
   };
   for (const [file, text] of Object.entries(generated.files)) files[join(config.output, file)] = text;
+  if (config.contract) {
+    // The scaffold's own contract, compiled as `generate` will compile it.
+    const contract = await loadContractText(files[config.contract]!, config.contract);
+    const emitted = await emitContract(contract, {
+      protocolVersion: protocol,
+      protocolErrorVersions: protocolErrorVersions(),
+    });
+    for (const [file, text] of Object.entries(emitted)) files[join(config.output, "contract", file)] = text;
+  }
   for (const [file, text] of Object.entries(files).sort()) await writeFileAtomic(join(dir, file), text);
   report.info(
     `created ${config.kind} project ${name} in ${dir} (${Object.keys(files).length} files, ${Math.round(performance.now() - started)} ms)`,

@@ -14,8 +14,9 @@
  */
 
 import { createHash } from "node:crypto";
-import { readdir, stat } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join, relative } from "node:path";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
 import { escapePointer, type Json, parseSchema, SchemaLoadError } from "../load.js";
@@ -187,6 +188,18 @@ export async function loadContract(path: string, label = path): Promise<Contract
     }
   }
   return buildContract(label, { tools, prompts, resources, templates, defs });
+}
+
+/** A contract not yet on disk (what `init` is about to write), named `label`. */
+export async function loadContractText(text: string, label: string): Promise<ContractModel> {
+  const dir = await mkdtemp(join(tmpdir(), "mcp-contract-"));
+  try {
+    const file = join(dir, basename(label));
+    await writeFile(file, text);
+    return await loadContract(file, label);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**
