@@ -2,10 +2,10 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
+import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import { addContractStubs } from "../contract/stubs.js";
-import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import {
   CONFIG_FILE,
