@@ -16,7 +16,8 @@
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join, relative } from "node:path";
+import { basename, join, relative, resolve as resolvePath } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
 import { escapePointer, type Json, parseSchema, SchemaLoadError } from "../load.js";
@@ -114,21 +115,76 @@ async function contractFiles(path: string): Promise<string[]> {
   return names.map((n) => join(path, n));
 }
 
-/** One file's declarations with every `$ref` bundled into it (`#/...` pointers only). */
+/**
+ * One file's declarations with every `$ref` made local (`#/...`): a reference into another file's
+ * `$defs` brings that definition into this document's `$defs` under its own name (so `./shapes.yaml#/$defs/Point`
+ * becomes `#/$defs/Point`); a reference to a whole file or another place in it is named after it.
+ * The files are read and parsed (JSON or YAML) by @apidevtools/json-schema-ref-parser.
+ */
 async function bundle(file: string, label: string): Promise<Record<string, unknown>> {
-  let doc: unknown;
-  try {
-    doc = await $RefParser.bundle(file, { resolve: { http: false } });
-  } catch (e) {
-    throw new ContractError(label, "", (e as Error).message.split("\n")[0]!);
-  }
+  const parser = new $RefParser();
+  const refs = await parser.resolve(file, { resolve: { http: false } }).catch((e: Error) => {
+    throw new ContractError(label, "", e.message.split("\n")[0]!);
+  });
+  const doc = structuredClone(parser.schema) as unknown;
   if (!isObject(doc))
     throw new ContractError(
       label,
       "",
       "must hold an object (tools, prompts, resources, resourceTemplates, $defs)",
     );
-  return structuredClone(doc);
+  const rootUrl = pathToFileURL(resolvePath(file)).href;
+  const defs: Record<string, unknown> = isObject(doc.$defs) ? doc.$defs : {};
+  /** External target (absolute URL) → local definition name. */
+  const hoisted = new Map<string, string>();
+  const localize = (node: unknown, base: string): unknown => {
+    if (Array.isArray(node)) return node.map((x) => localize(x, base));
+    if (!isObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k !== "$ref" || typeof v !== "string") {
+        out[k] = localize(v, base);
+        continue;
+      }
+      const target = new URL(v, base);
+      const fileUrl = target.href.replace(/#.*$/, "");
+      if (fileUrl === rootUrl) {
+        out[k] = target.hash === "" ? "#" : decodeURIComponent(target.hash);
+        continue;
+      }
+      let name = hoisted.get(target.href);
+      if (!name) {
+        const pointer = decodeURIComponent(target.hash.replace(/^#/, ""));
+        const segments = pointer.split("/").filter(Boolean);
+        name =
+          segments.length > 0
+            ? segments.at(-1)!.replaceAll("~1", "/").replaceAll("~0", "~")
+            : typeNameOf(basename(fileURLToPath(fileUrl)).replace(/\.(json|ya?ml)$/i, ""));
+        let value: unknown;
+        try {
+          value = refs.get(fileURLToPath(fileUrl) + (pointer ? `#${pointer}` : ""));
+        } catch (e) {
+          throw new ContractError(label, `$ref ${v}`, (e as Error).message.split("\n")[0]!);
+        }
+        if (value === undefined) throw new ContractError(label, `$ref ${v}`, "points at nothing");
+        hoisted.set(target.href, name);
+        const local = localize(structuredClone(value), fileUrl);
+        if (defs[name] !== undefined && JSON.stringify(defs[name]) !== JSON.stringify(local))
+          throw new ContractError(
+            label,
+            `$ref ${v}`,
+            `brings a definition ${name} that differs from $defs.${name}; rename one`,
+          );
+        defs[name] = local;
+      }
+      out[k] = `#/$defs/${name}`;
+    }
+    return out;
+  };
+  const local = localize(doc, rootUrl) as Record<string, unknown>;
+  if (hoisted.size > 0 || local.$defs !== undefined)
+    local.$defs = { ...((local.$defs as object) ?? {}), ...defs };
+  return local;
 }
 
 /** Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. */

@@ -26,7 +26,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const VALUE: Record<string, string> = {
   "": "[^/?#,]*",
   "+": "[^?#]*?",
-  "#": "[^#]*?",
+  "#": ".*?",
   ".": "[^/?#.]*",
   "/": "[^/?#]*",
   ";": "[^/?#;]*",
@@ -68,7 +68,9 @@ export class UriTemplate {
       source += this.#expression(part.op, part.vars);
     }
     if (this.#query.size > 0) source += "(?:\\?([^#]*))?";
-    source += "(?:#.*)?$";
+    // A fragment the template does not read is ignored.
+    if (!parts.some((p) => typeof p !== "string" && p.op === "#")) source += "(?:#.*)?";
+    source += "$";
     this.#regex = new RegExp(source, "s");
   }
 
@@ -202,13 +204,26 @@ const SEP: Record<string, string> = {
 };
 const NAMED = new Set([";", "?", "&"]);
 
-/** RFC 6570 §3.2.1: `+` and `#` keep reserved characters; the others encode everything but unreserved. */
+/** Reserved characters (RFC 3986 gen-delims and sub-delims) as encodeURIComponent escapes them. */
+const RESERVED = /%(?:21|23|24|2[6-9A-C]|2F|3[ABDF]|40|5B|5D)/gi;
+/** A percent-encoded triplet already in a value, which reserved expansion passes through. */
+const TRIPLET = /%[0-9A-F]{2}/gi;
+
+/** RFC 6570 §3.2.1: `+` and `#` keep reserved characters and triplets; the others encode all but unreserved. */
 function encode(value: string, op: string): string {
-  const reserved = op === "+" || op === "#";
-  return encodeURIComponent(value)
-    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(reserved ? /%(?:2[1-9A-C]|3[ABDF]|40|5B|5D)/gi : /(?!)/g, (e) => decodeURIComponent(e));
+  if (op !== "+" && op !== "#") return encodeUnreserved(value);
+  let out = "";
+  let last = 0;
+  for (const m of value.matchAll(TRIPLET)) {
+    out +=
+      encodeUnreserved(value.slice(last, m.index)).replace(RESERVED, (e) => decodeURIComponent(e)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + encodeUnreserved(value.slice(last)).replace(RESERVED, (e) => decodeURIComponent(e));
 }
+
+const encodeUnreserved = (value: string): string =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function expandExpression(
   op: string,

@@ -114,6 +114,7 @@ describe("a new user's server project", () => {
     expect(readdirSync(dir).sort()).toEqual([
       ".gitignore",
       "README.md",
+      "contract.yaml",
       "generated",
       "mcp-codegen.json",
       "package.json",
@@ -202,10 +203,46 @@ describe("a new user's server project", () => {
     );
     try {
       expect(client.getServerVersion()).toEqual({ name: "my-server", version: "0.1.0" });
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["greet"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["add", "greet"]);
       const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
-      expect(result.content).toEqual([{ type: "text", text: "Hello, Ada!" }]);
-      await expect(client.listResourceTemplates()).rejects.toMatchObject({ code: -32601 });
+      expect(result.content).toEqual([{ type: "text", text: "Hello, Ada." }]);
+      // The tool with an outputSchema: structured content, and the same as JSON text for older clients.
+      const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 40 } });
+      expect(sum.structuredContent).toEqual({ sum: 42 });
+      expect(sum.content).toEqual([{ type: "text", text: '{"sum":42}' }]);
+      // Protocol 2025-06-18 lists invalid arguments among the protocol errors: -32602 naming the field.
+      await expect(client.callTool({ name: "greet", arguments: { name: 12345 } })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Invalid arguments for tool "greet": name: Expected string'),
+      });
+      await expect(client.callTool({ name: "greet", arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("name: Required"),
+      });
+      await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      const prompt = await client.getPrompt({ name: "introduce", arguments: { audience: "testers" } });
+      expect(prompt.messages).toEqual([
+        { role: "user", content: { type: "text", text: "Introduce the my-server server to testers." } },
+      ]);
+      await expect(client.getPrompt({ name: "introduce", arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("audience: Required"),
+      });
+      expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+        "greeting://{name}{?lang}",
+      ]);
+      const read = await client.readResource({ uri: "greeting://Ada?lang=fr" });
+      expect(read.contents).toEqual([
+        { uri: "greeting://Ada?lang=fr", mimeType: "text/plain", text: "Bonjour, Ada !" },
+      ]);
+      await expect(client.readResource({ uri: "greeting://Ada?lang=de" })).rejects.toMatchObject({
+        code: -32602,
+      });
+      const completion = await client.complete({
+        ref: { type: "ref/resource", uri: "greeting://{name}{?lang}" },
+        argument: { name: "lang", value: "f" },
+      });
+      expect(completion.completion.values).toEqual(["fr"]);
     } finally {
       await client.close();
     }
@@ -230,9 +267,9 @@ describe("a new user's server project", () => {
       const client = new Client({ name: "new-user-http", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       try {
-        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["greet"]);
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["add", "greet"]);
         const result = await client.callTool({ name: "greet", arguments: { name: "HTTP" } });
-        expect(result.content).toEqual([{ type: "text", text: "Hello, HTTP!" }]);
+        expect(result.content).toEqual([{ type: "text", text: "Hello, HTTP." }]);
       } finally {
         await client.close();
       }
@@ -243,11 +280,12 @@ describe("a new user's server project", () => {
 
   it("moves to a newer protocol keeping the user's code byte for byte", () => {
     const handlersPath = join(dir, "src/handlers.ts");
-    const who = "$" + "{who}"; // the user's template literal, as source text
+    const who = "$" + "{name}"; // the user's template literal, as source text
     const edited = readFileSync(handlersPath, "utf8").replace(
-      `\`Hello, ${who}!\``,
+      `\`Hello, ${who}.\``,
       `\`Hi there, ${who}! (edited)\``,
     );
+    expect(edited).toContain("(edited)");
     writeFileSync(handlersPath, edited);
     const bump = cli(["generate", "--protocol", "2025-11-25"]);
     expect(bump.stderr).toContain("protocol 2025-06-18 → 2025-11-25");
@@ -280,6 +318,58 @@ describe("a new user's server project", () => {
     expect(cli(["generate"]).code).toBe(0);
   });
 
+  it("a tool added to the contract gets a stub, a removed one is a tsc error at its handler, and --check catches a contract not regenerated", () => {
+    const contractPath = join(dir, "contract.yaml");
+    const handlersPath = join(dir, "src/handlers.ts");
+    const contract = readFileSync(contractPath, "utf8");
+    const handlers = readFileSync(handlersPath, "utf8");
+    const multiply = [
+      "  multiply:",
+      "    inputSchema:",
+      "      type: object",
+      "      properties: { a: { type: number }, b: { type: number } }",
+      "      required: [a, b]",
+      "    outputSchema:",
+      "      type: object",
+      "      properties: { product: { type: number } }",
+      "      required: [product]",
+      "",
+      "prompts:",
+    ].join("\n");
+    writeFileSync(contractPath, contract.replace("\nprompts:", `\n${multiply}`));
+    const stale = cli(["generate", "--check"]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("generated/contract/server.ts");
+    const added = cli(["generate"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain("stubs added for tools.multiply (new in contract.yaml)");
+    const withStub = readFileSync(handlersPath, "utf8");
+    expect(withStub).toContain(
+      "    // tool multiply: new in the contract; write it.\n    multiply: (_args, _ctx) => {",
+    );
+    // Only inserted: the user's text is all still there, in order.
+    expect(withStub.replace(/\n {4}\/\/ tool multiply[^]*?\n {4}\},/, "")).toBe(handlers);
+    must(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
+    expect(cli(["generate"]).stderr).toContain("nothing to change");
+
+    const greet = contract.indexOf("  greet:\n");
+    writeFileSync(
+      contractPath,
+      contract.slice(0, greet) + contract.slice(contract.indexOf("\nprompts:") + 1),
+    );
+    expect(cli(["generate"]).code).toBe(0);
+    const typed = run(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
+    expect(typed.code).not.toBe(0);
+    expect(typed.stdout).toMatch(
+      /src\/handlers\.ts\(\d+,\d+\): error TS2353: .*'greet' does not exist in type 'ToolHandlers'/,
+    );
+
+    writeFileSync(contractPath, contract);
+    writeFileSync(handlersPath, handlers);
+    expect(cli(["generate"]).code).toBe(0);
+    expect(cli(["generate", "--check"]).code).toBe(0);
+  }, 240_000);
+
   it("the rebuilt server answers with the user's edit and stubs answer -32601", async () => {
     must("npm", ["run", "-s", "build"], dir);
     const client = new Client({ name: "new-user", version: "1.0.0" });
@@ -294,6 +384,12 @@ describe("a new user's server project", () => {
       const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
       expect(result.content).toEqual([{ type: "text", text: "Hi there, Ada! (edited)" }]);
       expect(client.getServerCapabilities()?.tasks).toBeUndefined();
+      // From 2025-11-25, invalid arguments are a tool execution error the model can read.
+      const wrong = await client.callTool({ name: "greet", arguments: { name: 12345 } });
+      expect(wrong).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: 'Invalid arguments for tool "greet": name: Expected string' }],
+      });
     } finally {
       await client.close();
     }
