@@ -348,7 +348,7 @@ describe("a new user's server project", () => {
       "    // tool multiply: new in the contract; write it.\n    multiply: (_args, _ctx) => {",
     );
     // Only inserted: the user's text is all still there, in order.
-    expect(withStub.replace(/\n {4}\/\/ tool multiply[^]*?\n {4}\},/, "")).toBe(handlers);
+    expect(withStub.replace(/\n {4}\/\/ tool multiply[\s\S]*?\n {4}\},/, "")).toBe(handlers);
     must(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
     expect(cli(["generate"]).stderr).toContain("nothing to change");
 
