@@ -52,13 +52,13 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const tools = contract.tools
     .map((t) => {
       const ret = t.output ? `ToolReturn<C.${t.output}>` : "CallToolReturn";
-      return `${doc(t.definition.description ?? t.definition.title, "  ")}  ${propertyKey(t.name)}(args: C.${t.input}, ctx: ServerContext): ${ret} | Promise<${ret}>;`;
+      return `${doc(t.definition.description ?? t.definition.title, "  ")}  ${propertyKey(t.name)}(args: C.${t.input}, ctx: ServerContext, request: ToolRequest): ${ret} | Promise<${ret}>;`;
     })
     .join("\n");
   const prompts = contract.prompts
     .map(
       (pr) =>
-        `${doc(pr.definition.description ?? pr.definition.title, "  ")}  ${propertyKey(pr.name)}(args: C.${pr.args}, ctx: ServerContext): PromptReturn | Promise<PromptReturn>;`,
+        `${doc(pr.definition.description ?? pr.definition.title, "  ")}  ${propertyKey(pr.name)}(args: C.${pr.args}, ctx: ServerContext, request: PromptRequest): PromptReturn | Promise<PromptReturn>;`,
     )
     .join("\n");
   const resources = contract.resources

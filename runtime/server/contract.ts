@@ -91,10 +91,14 @@ export interface ContractProtocol {
   resourceNotFound(uri: string, ctx: unknown): Error;
 }
 
+/** A tool's or prompt's handler: its checked arguments, the context, and the request's whole params. */
+// biome-ignore lint/suspicious/noExplicitAny: the generated contract module types every handler.
+export type ContractHandler = (args: any, ctx: any, request: any) => unknown;
+
 /** The user's handlers, by contract name; each category is optional when the contract declares none. */
 export interface ContractImplementation {
-  tools?: Record<string, AnyHandler>;
-  prompts?: Record<string, AnyHandler>;
+  tools?: Record<string, ContractHandler>;
+  prompts?: Record<string, ContractHandler>;
   resources?: Record<string, (ctx: never, uri: string) => unknown>;
   resourceTemplates?: Record<string, (variables: never, ctx: never, uri: string) => unknown>;
   completions?: {
@@ -157,7 +161,7 @@ export function serveContract(
           `Invalid arguments for prompt "${params.name}": ${describeFailure(failure)}`,
           { field: failure.path.join("."), reason: failure.message },
         );
-      const result = await handler(args, ctx);
+      const result = await handler(args, ctx, params);
       return typeof result === "string"
         ? { messages: [{ role: "user", content: { type: "text", text: result } }] }
         : result;
@@ -244,7 +248,7 @@ async function callTool(
       });
     return { content: [{ type: "text", text: message }], isError: true };
   }
-  const returned = await handler(args, ctx);
+  const returned = await handler(args, ctx, params);
   if (!tool.output) {
     if (typeof returned === "string") return { content: [{ type: "text", text: returned }] };
     if (isToolResult(returned)) return { ...returned };
