@@ -4,8 +4,8 @@
  * silently ignoring a keyword would make the zod validators looser than the schema.
  */
 
-import type { Dialect } from "../schema/registry.js";
 import { formats } from "@mcp-codegen/runtime/codegen";
+import type { Dialect } from "../schema/registry.js";
 import { applySchemaFixes } from "./tables.js";
 
 export type { Dialect };

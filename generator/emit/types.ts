@@ -79,7 +79,8 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
       Object.entries(node.patternProperties).map(([k, v]) => [k, toJsonSchema(v)]),
     );
   }
-  if (node.items) out.items = toJsonSchema(node.items);
+  // The library reads `{ not: {} }` items as objects; `items: false` allows only the empty array.
+  if (node.items) out.items = node.items.bool === false ? { tsType: "never" } : toJsonSchema(node.items);
   if (node.anyOf) out.anyOf = node.anyOf.map(toJsonSchema);
   if (node.oneOf) out.oneOf = node.oneOf.map(toJsonSchema);
   if (node.allOf) out.allOf = node.allOf.map(toJsonSchema);

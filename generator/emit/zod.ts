@@ -156,7 +156,8 @@ function stringExpr(node: SchemaNode, ctx: Ctx): string {
 }
 
 function arrayExpr(node: SchemaNode, ctx: Ctx): Doc {
-  const unique = node.uniqueItems ? (ctx.helpers.add("uniqueItems"), ".check(uniqueItems())") : "";
+  if (node.uniqueItems) ctx.helpers.add("uniqueItems");
+  const unique = node.uniqueItems ? ".check(uniqueItems())" : "";
   if (!node.prefixItems) {
     const items = node.items ? expr(node.items, ctx) : "z.unknown()";
     const min = node.minItems === undefined ? "" : `.min(${node.minItems})`;
@@ -226,11 +227,16 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
     expr(schema, ctx),
     required.has(key) ? "" : ".optional()",
   ]);
-  // `required` may name properties the object does not describe: present, with any value.
-  for (const key of required) if (!(key in props)) entries.push(`${propertyKey(key)}: z.unknown()`);
-  const shape = group("{", entries, "}");
   const additional = node.additionalProperties;
   const open = additional === undefined || additional.bool === true || isUnconstrained(additional);
+  // `required` may name properties the object does not describe: present, and as an additional property
+  // subject to `additionalProperties` (a shape key would escape `catchall`).
+  const undeclared =
+    additional && !open && additional.bool !== false && !node.patternProperties
+      ? expr(additional, ctx)
+      : "z.unknown()";
+  for (const key of required) if (!(key in props)) entries.push([`${propertyKey(key)}: `, undeclared]);
+  const shape = group("{", entries, "}");
 
   if (node.patternProperties) {
     ctx.helpers.add("patternProperties");

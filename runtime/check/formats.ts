@@ -132,7 +132,7 @@ function hostname(s: string): boolean {
     if (!alnum && !(c === 45 && label > 0)) return false;
     if (++label > 63) return false;
   }
-  return s.charCodeAt(end - 1) !== 45;
+  return label > 0 && s.charCodeAt(end - 1) !== 45;
 }
 
 /**
