@@ -266,23 +266,27 @@ export function ownKeyCount(o: object): number {
  * 0.01 although `0.07 / 0.01` is 7.000000000000001 in binary floating point.
  */
 export function isMultipleOf(value: number, divisor: number): boolean {
-  const q = value / divisor;
-  if (Number.isInteger(q)) return true;
-  if (!Number.isFinite(q)) return false;
-  const scale = 10 ** Math.max(decimals(value), decimals(divisor));
+  // `%` is exact on binary values: this settles integers, and every divisor a power of two apart.
+  if (value % divisor === 0) return true;
+  if (Number.isInteger(divisor)) return false;
+  const d = Math.max(decimals(value), decimals(divisor));
+  if (d > 20) return false;
+  const scale = 10 ** d;
   const a = Math.round(value * scale);
   const b = Math.round(divisor * scale);
-  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && b !== 0 && a % b === 0;
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a % b === 0;
+  // Beyond 2^53 once scaled, no decimal digit is left to disagree on: the quotient decides.
+  return Number.isInteger(value / divisor);
 }
 
-/** Digits after the decimal point in a number's shortest decimal form (`1.5e-7` has 8). */
+/**
+ * Digits after the decimal point in a number's shortest decimal form (`1.25` has 2), found by scaling
+ * rather than printing, so that the check allocates nothing. More than 20 counts as 21.
+ */
 function decimals(x: number): number {
-  const s = String(x);
-  const e = s.indexOf("e");
-  const mantissa = e < 0 ? s : s.slice(0, e);
-  const dot = mantissa.indexOf(".");
-  const fraction = dot < 0 ? 0 : mantissa.length - dot - 1;
-  return Math.max(0, fraction - (e < 0 ? 0 : Number(s.slice(e + 1))));
+  let scale = 1;
+  for (let k = 0; k <= 20; k++, scale *= 10) if (Math.round(x * scale) / scale === x) return k;
+  return 21;
 }
 
 /** `uniqueItems`: the first pair of JSON-equal items, as `[i, j]`, or undefined when all differ. */

@@ -5,6 +5,7 @@
  * the plain checks and the zod schemas judge thousands of generated instances exactly as ajv 2020 with
  * ajv-formats does, and failures name the rule.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ import { emitValidators } from "../../generator/emit/validators.js";
 import { emitZod } from "../../generator/emit/zod.js";
 import { parseSchemaDocument, SUPPORTED_FORMATS } from "../../generator/load.js";
 import { collectRefs, type ProtocolModel } from "../../generator/model.js";
-import { formats } from "../../runtime/check/formats.js";
+import { formats, isMultipleOf } from "../../runtime/check/formats.js";
 import {
   ajvFormat,
   ajvLooser,
@@ -29,6 +30,9 @@ import { REPO } from "./paths.js";
 
 const TMP = `${REPO}test/.tmp/keywords-fixture`;
 const PER_DEFINITION = 400;
+
+/** Definition names in PascalCase, as json-schema-to-typescript names the types it emits. */
+const pascal = (s: string) => s.replace(/(?:^|[-_])([a-z])/g, (_, c: string) => c.toUpperCase());
 
 const integer = { type: "integer" } as const;
 const string = { type: "string" } as const;
@@ -95,14 +99,11 @@ const HAND_WRITTEN: Record<string, object> = {
   },
   Refs: {
     type: "object",
-    properties: { when: { $ref: "#/$defs/Format_date_time" }, fives: { $ref: "#/$defs/Fives" } },
+    properties: { when: { $ref: "#/$defs/FormatDateTime" }, fives: { $ref: "#/$defs/Fives" } },
     propertyNames: { not: { const: "forbidden" } },
   },
   ...Object.fromEntries(
-    [...SUPPORTED_FORMATS].map((format) => [
-      `Format_${format.replace(/-/g, "_")}`,
-      { type: "string", format },
-    ]),
+    [...SUPPORTED_FORMATS].map((format) => [`Format${pascal(format)}`, { type: "string", format }]),
   ),
 };
 
@@ -154,7 +155,7 @@ const SCHEMA = {
   $defs: {
     ...HAND_WRITTEN,
     ...Object.fromEntries(
-      Object.entries(ZOD).map(([name, schema]) => [`Zod_${name}`, z.toJSONSchema(schema)]),
+      Object.entries(ZOD).map(([name, schema]) => [`Zod${pascal(name)}`, z.toJSONSchema(schema)]),
     ),
   },
 };
@@ -185,9 +186,7 @@ beforeAll(async () => {
   checks = (await import(`${TMP}/validators.ts`)) as Record<string, Check>;
   schemas = (await import(`${TMP}/schemas.ts`)) as Record<string, Validator>;
 });
-afterAll(() => {
-  if (!process.env.KEEP_TMP) rmSync(TMP, { recursive: true, force: true });
-});
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /**
  * ajv 2020 with ajv-formats ("full" mode for the formats the official schemas do not use). Decimal
@@ -284,17 +283,39 @@ describe("user schema keywords: checks ≡ zod ≡ ajv", () => {
       path: [],
       message: "Expected not to match the `not` schema",
     });
-    expect(checks.checkFormat_email!("a@b")).toEqual({ path: [], message: "Invalid email" });
+    expect(checks.checkFormatEmail!("a@b")).toEqual({ path: [], message: "Invalid email" });
     expect(checks.checkRefs!({ when: "2020-01-01" })).toEqual({
       path: ["when"],
       message: "Invalid date-time",
     });
   });
 
+  it("emits TypeScript that compiles under --strict", () => {
+    writeFileSync(
+      `${TMP}/tsconfig.json`,
+      JSON.stringify({
+        extends: "../../../tsconfig.json",
+        compilerOptions: { noEmit: true, strict: true, skipLibCheck: true, noUnusedLocals: false },
+        include: ["./*.ts"],
+        // The base config excludes test/.tmp; without this override tsc would check nothing here.
+        exclude: [],
+      }),
+    );
+    writeFileSync(`${TMP}/canary.ts`, "export const canary: string = 1;\n");
+    let output = "";
+    try {
+      execFileSync(`${REPO}node_modules/.bin/tsc`, ["-p", `${TMP}/tsconfig.json`], { encoding: "utf8" });
+    } catch (e) {
+      output = String((e as { stdout?: string }).stdout ?? e);
+    }
+    const errors = output.split("\n").filter((l) => l.includes("error TS"));
+    expect(errors.filter((l) => l.includes("canary.ts"))).toHaveLength(1);
+    expect(errors.filter((l) => !l.includes("canary.ts"))).toEqual([]);
+  }, 60_000);
+
   it("types tuples as TypeScript tuples, one per length they allow", () => {
     const line = (name: string) =>
       types.match(new RegExp(`export type ${name} =[^;]*;`))?.[0].replace(/\s+/g, " ");
-    // json-schema-to-typescript spells the fixture's Zod_ names in PascalCase.
     expect(line("ZodTuple")).toBe("export type ZodTuple = [string, number];");
     expect(line("ZodTupleRest")).toBe("export type ZodTupleRest = [string, ...(boolean)[]];");
     expect(line("Triple")).toBe(
@@ -303,6 +324,25 @@ describe("user schema keywords: checks ≡ zod ≡ ajv", () => {
     expect(line("Pair")).toBe("export type Pair = null | [] | [string] | [string, number];");
     expect(line("Command")).toBe('export type Command = ["cmd", ...(string)[]];');
     expect(line("Empty")).toBe("export type Empty = never[];");
+  });
+});
+
+describe("multipleOf on the decimal numbers JSON writes", () => {
+  it.each([
+    [0.07, 0.01, true],
+    [0.075, 0.01, false],
+    [0.0075, 0.0001, true],
+    [0.6799999999999999, 0.01, false],
+    [-0.3, 0.1, true],
+    [1.5e-7, 5e-8, true],
+    [1.7e-7, 5e-8, false],
+    [123456789.12, 0.01, true],
+    [1e308, 0.5, true],
+    [1e21, 3, false],
+    [1e21, 5, true],
+    [7, 5, false],
+  ])("%d is a multiple of %d: %s", (value, divisor, want) => {
+    expect(isMultipleOf(value, divisor)).toBe(want);
   });
 });
 
