@@ -84,6 +84,7 @@ describe("parseSchema rejects what it cannot honour, naming file and pointer", (
     },
     {
       name: "then without if",
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, in a fixture nothing awaits
       text: doc({ A: { then: { type: "string" } } }),
       pointer: "/$defs/A/then",
       reason: /`then` without `if` has no effect/,
