@@ -29,7 +29,7 @@ function digits(s: string, start: number, n: number): number {
 }
 
 const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 
 /** RFC 3339 `full-date` at `start`, exactly 10 characters: YYYY-MM-DD naming a day that exists. */
 function fullDate(s: string, start: number): boolean {
