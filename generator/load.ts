@@ -4,6 +4,7 @@
  * silently ignoring a keyword would make the zod validators looser than the schema.
  */
 
+import { formats } from "@mcp-codegen/runtime/codegen";
 import type { Dialect } from "../schema/registry.js";
 import { applySchemaFixes } from "./tables.js";
 
@@ -26,9 +27,18 @@ export interface SchemaNode {
   required?: string[];
   additionalProperties?: SchemaNode;
   patternProperties?: Record<string, SchemaNode>;
+  /** 2020-12 tuple positions; `items` then applies to the positions after them. */
+  prefixItems?: SchemaNode[];
   items?: SchemaNode;
   minItems?: number;
   maxItems?: number;
+  /** Present only when `true` (`uniqueItems: false` constrains nothing). */
+  uniqueItems?: true;
+  minProperties?: number;
+  maxProperties?: number;
+  propertyNames?: SchemaNode;
+  dependentRequired?: Record<string, string[]>;
+  multipleOf?: number;
   minimum?: number;
   maximum?: number;
   exclusiveMinimum?: number;
@@ -40,6 +50,10 @@ export interface SchemaNode {
   anyOf?: SchemaNode[];
   oneOf?: SchemaNode[];
   allOf?: SchemaNode[];
+  not?: SchemaNode;
+  if?: SchemaNode;
+  then?: SchemaNode;
+  else?: SchemaNode;
   description?: string;
   deprecated?: boolean;
 }
@@ -73,11 +87,35 @@ const DIALECTS: Record<string, Dialect> = {
 
 const JSON_TYPES = new Set<string>(["string", "number", "integer", "boolean", "object", "array", "null"]);
 
-/** Keywords that only annotate: accepted and, where useful (description), kept. */
-const ANNOTATIONS = new Set(["description", "title", "default", "examples", "deprecated", "$comment"]);
+/**
+ * Keywords that only annotate: accepted and, where useful (description), kept. `readOnly`/`writeOnly` and
+ * the `content*` pair assert nothing in either dialect (2020-12 makes content checks opt-in; ajv does not
+ * make them), so a validator that ignores them judges exactly as the schema does.
+ */
+const ANNOTATIONS = new Set([
+  "description",
+  "title",
+  "default",
+  "examples",
+  "deprecated",
+  "$comment",
+  "readOnly",
+  "writeOnly",
+  "contentEncoding",
+  "contentMediaType",
+]);
 
-/** Formats the zod emitter asserts; any other format is refused rather than silently unchecked. */
-export const SUPPORTED_FORMATS = new Set(["uri", "uri-template", "byte"]);
+/** Keywords 2020-12 introduced: draft-07 validators (ajv among them) ignore them, so they are refused there. */
+const ONLY_2020_12 = new Set(["prefixItems", "dependentRequired", "$anchor"]);
+
+/** Formats both validators assert (runtime/check/formats.ts); any other format is refused, never unchecked. */
+export const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(Object.keys(formats));
+
+/**
+ * `x-…` keywords are extensions that constrain nothing (2026-07-28's `x-mcp-header` names the HTTP header
+ * a tool argument is mirrored into): kept on the wire by whoever sends the schema, ignored by validators.
+ */
+export const isExtension = (key: string): boolean => key.startsWith("x-");
 
 /** A schema with no constraining keyword (`{}`, maybe annotated): it accepts every value. */
 export function isUnconstrained(node: SchemaNode): boolean {
@@ -118,19 +156,56 @@ export function parseSchema(text: string, file: string): ParsedSchema {
   if (typeof declared !== "string") {
     throw new SchemaLoadError(file, "/$schema", "not a JSON Schema: `$schema` is missing");
   }
-  const dialect = DIALECTS[declared];
-  if (!dialect) {
-    throw new SchemaLoadError(
-      file,
-      "/$schema",
-      `unsupported JSON Schema dialect ${JSON.stringify(declared)}`,
-    );
-  }
+  const dialect = dialectOf(declared, file, "/$schema");
   const defsKey = dialect === "draft-07" ? "definitions" : "$defs";
-  const rawDefs = doc[defsKey];
-  if (!isObject(rawDefs)) {
+  if (!isObject(doc[defsKey])) {
     throw new SchemaLoadError(file, `/${defsKey}`, `not an MCP schema: no \`${defsKey}\` object`);
   }
+  return { ...parseDefinitions(doc, file, dialect), fixes };
+}
+
+/**
+ * Parse an already-parsed document of users' definitions (a contract's tool schemas) into the same shape
+ * as `parseSchema`, with the same strictness. Unlike a protocol schema it needs no `$schema` (the caller
+ * names the dialect; a `$schema` that is present must agree) and may have no definitions at all, and no
+ * protocol fixes apply to it.
+ */
+export function parseSchemaDocument(doc: object, file: string, dialect: Dialect): ParsedSchema {
+  if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  const declared = doc.$schema;
+  if (declared !== undefined) {
+    if (typeof declared !== "string" || dialectOf(declared, file, "/$schema") !== dialect) {
+      throw new SchemaLoadError(
+        file,
+        "/$schema",
+        `the document declares ${JSON.stringify(declared)}, expected the ${dialect} dialect`,
+      );
+    }
+  }
+  const defsKey = dialect === "draft-07" ? "definitions" : "$defs";
+  const defs = doc[defsKey];
+  if (defs !== undefined && !isObject(defs)) {
+    throw new SchemaLoadError(file, `/${defsKey}`, `\`${defsKey}\` must be an object of schemas`);
+  }
+  return { ...parseDefinitions({ ...doc, [defsKey]: defs ?? {} }, file, dialect), fixes: [] };
+}
+
+function dialectOf(declared: string, file: string, pointer: string): Dialect {
+  const dialect = DIALECTS[declared];
+  if (!dialect) {
+    throw new SchemaLoadError(file, pointer, `unsupported JSON Schema dialect ${JSON.stringify(declared)}`);
+  }
+  return dialect;
+}
+
+/** The definitions of a document whose dialect is known and whose definitions object exists. */
+function parseDefinitions(
+  doc: Record<string, unknown>,
+  file: string,
+  dialect: Dialect,
+): Omit<ParsedSchema, "fixes"> {
+  const defsKey = dialect === "draft-07" ? "definitions" : "$defs";
+  const rawDefs = doc[defsKey] as Record<string, unknown>;
   for (const key of Object.keys(doc)) {
     if (key !== "$schema" && key !== defsKey && !ANNOTATIONS.has(key)) {
       throw new SchemaLoadError(file, `/${escapePointer(key)}`, `unsupported top-level keyword \`${key}\``);
@@ -139,9 +214,9 @@ export function parseSchema(text: string, file: string): ParsedSchema {
   const ctx: Ctx = { file, dialect, defsKey, names: new Set(Object.keys(rawDefs)) };
   const definitions: Record<string, SchemaNode> = {};
   for (const name of Object.keys(rawDefs).sort()) {
-    definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx);
+    definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx, true);
   }
-  return { file, dialect, defsKey, definitions, fixes };
+  return { file, dialect, defsKey, definitions };
 }
 
 interface Ctx {
@@ -155,7 +230,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
+/** `root`: the node is a definition itself, where zod's `z.toJSONSchema` puts a `$schema`. */
+function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false): SchemaNode {
   if (typeof raw === "boolean") return { pointer, bool: raw };
   if (!isObject(raw)) throw new SchemaLoadError(ctx.file, pointer, "a schema must be an object or a boolean");
   const node: SchemaNode = { pointer };
@@ -181,7 +257,30 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
   };
 
   for (const [key, value] of Object.entries(raw)) {
+    if (ctx.dialect === "draft-07" && ONLY_2020_12.has(key)) {
+      fail(key, `\`${key}\` is a 2020-12 keyword, which draft-07 validators ignore`);
+    }
     switch (key) {
+      case "$schema":
+        // Harmless only where it restates the document's dialect at a definition's root.
+        if (!root) fail(key, "`$schema` is only allowed at the root of a definition");
+        if (typeof value !== "string" || DIALECTS[value] !== ctx.dialect) {
+          fail(
+            key,
+            `\`$schema\` ${JSON.stringify(value)} differs from the document's ${ctx.dialect} dialect`,
+          );
+        }
+        break;
+      case "$anchor":
+        // Only `#/$defs/<Name>` references are accepted, so no reference can resolve through an anchor.
+        if (typeof value !== "string") fail(key, "must be a string");
+        break;
+      case "$id":
+        // A new base URI would change what a `$ref` below it resolves against; without one it is inert.
+        if (typeof value !== "string") fail(key, "must be a string");
+        if (containsRef(raw))
+          fail(key, "`$id` above a `$ref` is not supported (it changes what the `$ref` resolves against)");
+        break;
       case "$ref":
         node.ref = resolveRef(value, `${pointer}/$ref`, ctx);
         break;
@@ -219,14 +318,55 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
         node.additionalProperties = sub(key, value);
         break;
       case "items":
-        if (Array.isArray(value)) fail(key, "tuple `items` is not supported");
+        if (Array.isArray(value)) {
+          fail(key, "tuple `items` (an array) is not supported; 2020-12 spells tuples `prefixItems`");
+        }
         node.items = sub(key, value);
+        break;
+      case "prefixItems":
+        node.prefixItems = schemaList(key, value);
+        break;
+      case "uniqueItems":
+        if (typeof value !== "boolean") fail(key, "must be a boolean");
+        if (value) node.uniqueItems = true;
         break;
       case "minItems":
       case "maxItems":
       case "minLength":
       case "maxLength":
+      case "minProperties":
+      case "maxProperties":
         node[key] = nonNegInt(key, value);
+        break;
+      case "multipleOf":
+        if (!(typeof value === "number" && Number.isFinite(value) && value > 0)) {
+          fail(key, "must be a number greater than 0");
+        }
+        node.multipleOf = value as number;
+        break;
+      case "propertyNames":
+        node.propertyNames = sub(key, value);
+        break;
+      case "dependentRequired": {
+        if (!isObject(value)) fail(key, "must be an object of string arrays");
+        const deps = value as Record<string, unknown>;
+        for (const [k, list] of Object.entries(deps)) {
+          if (!Array.isArray(list) || !list.every((x) => typeof x === "string")) {
+            throw new SchemaLoadError(
+              ctx.file,
+              `${pointer}/dependentRequired/${escapePointer(k)}`,
+              "must be an array of strings",
+            );
+          }
+        }
+        node.dependentRequired = deps as Record<string, string[]>;
+        break;
+      }
+      case "not":
+      case "if":
+      case "then":
+      case "else":
+        node[key] = sub(key, value);
         break;
       case "minimum":
       case "maximum":
@@ -264,8 +404,12 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx): SchemaNode {
         node.deprecated = value === true;
         break;
       default:
-        if (!ANNOTATIONS.has(key)) fail(key, `unsupported keyword \`${key}\``);
+        if (!ANNOTATIONS.has(key) && !isExtension(key)) fail(key, `unsupported keyword \`${key}\``);
     }
+  }
+  for (const key of ["then", "else"] as const) {
+    if (node[key] !== undefined && node.if === undefined)
+      fail(key, `\`${key}\` without \`if\` has no effect`);
   }
   checkTypedKeywords(node, fail);
   // In draft-07 `$ref` replaces its siblings; only annotations survive.
@@ -285,9 +429,15 @@ const TYPED_KEYWORDS: Record<string, JsonType[]> = {
   required: ["object"],
   additionalProperties: ["object"],
   patternProperties: ["object"],
+  minProperties: ["object"],
+  maxProperties: ["object"],
+  propertyNames: ["object"],
+  dependentRequired: ["object"],
+  prefixItems: ["array"],
   items: ["array"],
   minItems: ["array"],
   maxItems: ["array"],
+  uniqueItems: ["array"],
   minLength: ["string"],
   maxLength: ["string"],
   pattern: ["string"],
@@ -296,6 +446,7 @@ const TYPED_KEYWORDS: Record<string, JsonType[]> = {
   maximum: ["number", "integer"],
   exclusiveMinimum: ["number", "integer"],
   exclusiveMaximum: ["number", "integer"],
+  multipleOf: ["number", "integer"],
 };
 
 /**
@@ -309,6 +460,13 @@ function checkTypedKeywords(node: SchemaNode, fail: (key: string, reason: string
       fail(key, `\`${key}\` without \`type: ${types.join(" | ")}\` is not supported`);
     }
   }
+}
+
+/** Whether a raw schema holds a `$ref` string anywhere (conservatively: one inside `const` data counts too). */
+function containsRef(raw: unknown): boolean {
+  if (Array.isArray(raw)) return raw.some(containsRef);
+  if (!isObject(raw)) return false;
+  return Object.entries(raw).some(([k, v]) => (k === "$ref" && typeof v === "string") || containsRef(v));
 }
 
 function resolveRef(value: unknown, pointer: string, ctx: Ctx): string {

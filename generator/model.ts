@@ -289,9 +289,12 @@ export function childNodes(node: SchemaNode): SchemaNode[] {
     ...Object.values(node.properties ?? {}),
     ...Object.values(node.patternProperties ?? {}),
     ...(node.additionalProperties ? [node.additionalProperties] : []),
+    ...(node.propertyNames ? [node.propertyNames] : []),
+    ...(node.prefixItems ?? []),
     ...(node.items ? [node.items] : []),
     ...(node.anyOf ?? []),
     ...(node.oneOf ?? []),
     ...(node.allOf ?? []),
+    ...[node.not, node.if, node.then, node.else].filter((n) => n !== undefined),
   ];
 }

@@ -5,8 +5,19 @@
  * names are kept stable across runtime versions so committed generated code keeps compiling.
  */
 
-export { anyOf, at, type Check, type Fail, fail, inJson, isObject, oneOf } from "./check/check.js";
-export { codePoints, type Format, formats, jsonEqual } from "./check/formats.js";
+export {
+  anyOf,
+  at,
+  type Check,
+  type Fail,
+  fail,
+  inJson,
+  isObject,
+  oneOf,
+  propertyName,
+  uniqueItems,
+} from "./check/check.js";
+export { codePoints, type Format, formats, isMultipleOf, jsonEqual, ownKeyCount } from "./check/formats.js";
 export { McpError } from "./jsonrpc/messages.js";
 export type { HandlerContext, InputOptions, NotificationContext } from "./mcp/handler-context.js";
 export { inputRequired } from "./mcp/input-rounds.js";

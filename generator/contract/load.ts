@@ -20,7 +20,7 @@ import { basename, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
-import { escapePointer, type Json, parseSchema, SchemaLoadError } from "../load.js";
+import { escapePointer, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
 import type {
   ContractModel,
@@ -546,12 +546,9 @@ export function buildContract(source: string, declared: Declared): ContractModel
   }
 
   const label = source;
-  let parsed: ReturnType<typeof parseSchema>;
+  let parsed: ReturnType<typeof parseSchemaDocument>;
   try {
-    parsed = parseSchema(
-      JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", $defs: schemaDefs }),
-      label,
-    );
+    parsed = parseSchemaDocument({ $defs: schemaDefs }, label, "2020-12");
   } catch (e) {
     if (!(e instanceof SchemaLoadError)) throw e;
     // `/$defs/AddInput/properties/a` → where the user wrote it: `tools.add.inputSchema/properties/a`.

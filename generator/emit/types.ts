@@ -63,6 +63,7 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
     out.allOf = [{ tsType: ref }, toJsonSchema(rest)];
     return out;
   }
+  if (node.prefixItems && node.type?.includes("array")) return { ...out, ...tupleType(node) };
   if (node.type) out.type = node.type.length === 1 ? node.type[0] : node.type;
   if (node.hasConst) out.const = node.const;
   if (node.enum) out.enum = node.enum;
@@ -78,9 +79,40 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
       Object.entries(node.patternProperties).map(([k, v]) => [k, toJsonSchema(v)]),
     );
   }
-  if (node.items) out.items = toJsonSchema(node.items);
+  // The library reads `{ not: {} }` items as objects; `items: false` allows only the empty array.
+  if (node.items) out.items = node.items.bool === false ? { tsType: "never" } : toJsonSchema(node.items);
   if (node.anyOf) out.anyOf = node.anyOf.map(toJsonSchema);
   if (node.oneOf) out.oneOf = node.oneOf.map(toJsonSchema);
   if (node.allOf) out.allOf = node.allOf.map(toJsonSchema);
   return out;
+}
+
+/**
+ * A node with `prefixItems` as TypeScript tuples, one per length it allows (`[] | [A] | [A, B, ...C[]]`):
+ * the library's own tuple reading ignores optional positions once min/max items are ignored.
+ */
+function tupleType(node: SchemaNode): JSONSchema {
+  const { prefixItems, items, minItems, maxItems, anyOf, oneOf, allOf, description: _, ...shape } = node;
+  const prefix = prefixItems!.map(toJsonSchema);
+  const rest =
+    items === undefined ? { tsType: "unknown" } : items.bool === false ? false : toJsonSchema(items);
+  const lo = Math.min(minItems ?? 0, prefix.length);
+  const hi = Math.min(maxItems ?? prefix.length, prefix.length);
+  const open = maxItems === undefined || maxItems > prefix.length;
+  const tuples: JSONSchema[] = [];
+  for (let n = lo; n <= hi; n++) {
+    tuples.push({
+      type: "array",
+      items: prefix.slice(0, n),
+      additionalItems: n === prefix.length && open ? rest : false,
+    });
+  }
+  const others = node.type!.filter((t) => t !== "array");
+  const options = others.length === 0 ? tuples : [toJsonSchema({ ...shape, type: others }), ...tuples];
+  const typed: JSONSchema = options.length === 1 ? options[0]! : { anyOf: options };
+  const applied: JSONSchema[] = [];
+  if (anyOf) applied.push({ anyOf: anyOf.map(toJsonSchema) });
+  if (oneOf) applied.push({ oneOf: oneOf.map(toJsonSchema) });
+  for (const n of allOf ?? []) applied.push(toJsonSchema(n));
+  return applied.length === 0 ? typed : { allOf: [typed, ...applied] };
 }

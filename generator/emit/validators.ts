@@ -127,6 +127,29 @@ function emitNode(node: SchemaNode, v: string, path: string[], w: Lines, scope: 
   if (node.anyOf) emitUnion("anyOf", node.anyOf, node, v, path, w, scope);
   if (node.oneOf) emitUnion("oneOf", node.oneOf, node, v, path, w, scope);
   for (const n of node.allOf ?? []) emitNode(n, v, path, w, scope);
+  if (node.not) {
+    const fn = branchFunction(node.not, scope);
+    w.line(
+      `if (${fn}(${v}) === undefined) ${failWith("Expected not to match the `not` schema", path, scope)}`,
+    );
+  }
+  emitCondition(node, v, path, w, scope);
+}
+
+/** `if`/`then`/`else`: which of `then` and `else` applies depends on whether `if` holds. */
+function emitCondition(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  const then = node.then && constrains(node.then) ? node.then : undefined;
+  const otherwise = node.else && constrains(node.else) ? node.else : undefined;
+  if (!node.if || (!then && !otherwise)) return;
+  const holds = `${branchFunction(node.if, scope)}(${v}) === undefined`;
+  if (then && otherwise) {
+    w.line(`if (${holds}) {`);
+    w.depth++;
+    emitNode(then, v, path, w, scope);
+    w.depth--;
+    w.block("} else {", () => emitNode(otherwise, v, path, w, scope));
+  } else if (then) w.block(`if (${holds}) {`, () => emitNode(then, v, path, w, scope));
+  else w.block(`if (!(${holds})) {`, () => emitNode(otherwise!, v, path, w, scope));
 }
 
 /** A check function for a union branch: the referenced definition's, or a hoisted one. */
@@ -260,6 +283,12 @@ function emitKeywords(
         if (bound !== undefined)
           w.line(`if (${v} ${op} ${bound}) ${failWith(`Expected ${words} ${bound}`, path, scope)}`);
       }
+      if (node.multipleOf !== undefined) {
+        scope.module.helpers.add("isMultipleOf");
+        w.line(
+          `if (!isMultipleOf(${v}, ${node.multipleOf})) ${failWith(`Expected a multiple of ${node.multipleOf}`, path, scope)}`,
+        );
+      }
       return;
     case "array":
       emitArray(node, v, path, w, scope);
@@ -309,10 +338,30 @@ function emitArray(node: SchemaNode, v: string, path: string[], w: Lines, scope:
     w.line(
       `if (${v}.length > ${node.maxItems}) ${failWith(`Expected at most ${node.maxItems} items`, path, scope)}`,
     );
+  if (node.uniqueItems) {
+    scope.module.helpers.add("uniqueItems");
+    callCheck(`uniqueItems(${v})`, path, w, scope);
+  }
+  const prefix = node.prefixItems ?? [];
+  prefix.forEach((schema, index) => {
+    if (!constrains(schema)) return;
+    const x = `x${scope.next++}`;
+    w.block(`if (${v}.length > ${index}) {`, () => {
+      w.line(`const ${x}: unknown = ${v}[${index}];`);
+      emitNode(schema, x, [...path, String(index)], w, scope);
+    });
+  });
   if (!node.items || !constrains(node.items)) return;
+  if (node.items.bool === false) {
+    const most = prefix.length;
+    w.line(
+      `if (${v}.length > ${most}) ${failWith(`Expected at most ${most} item${most === 1 ? "" : "s"}`, path, scope)}`,
+    );
+    return;
+  }
   const i = `i${scope.next++}`;
   const x = `x${scope.next++}`;
-  w.block(`for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {`, () => {
+  w.block(`for (let ${i} = ${prefix.length}; ${i} < ${v}.length; ${i}++) {`, () => {
     w.line(`const ${x}: unknown = ${v}[${i}];`);
     emitNode(node.items!, x, [...path, i], w, scope);
   });
@@ -322,6 +371,56 @@ function emitArray(node: SchemaNode, v: string, path: string[], w: Lines, scope:
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 function emitObject(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  emitObjectShape(node, v, path, w, scope);
+  emitObjectKeywords(node, v, path, w, scope);
+}
+
+/** The whole-object keywords: property counts, `dependentRequired`, `propertyNames`. */
+function emitObjectKeywords(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
+  const { minProperties: min, maxProperties: max } = node;
+  if (min !== undefined || max !== undefined) {
+    scope.module.helpers.add("ownKeyCount");
+    const n = `n${scope.next++}`;
+    w.line(`const ${n} = ownKeyCount(${v});`);
+    if (min !== undefined)
+      w.line(
+        `if (${n} < ${min}) ${failWith(`Expected at least ${min} propert${min === 1 ? "y" : "ies"}`, path, scope)}`,
+      );
+    if (max !== undefined)
+      w.line(
+        `if (${n} > ${max}) ${failWith(`Expected at most ${max} propert${max === 1 ? "y" : "ies"}`, path, scope)}`,
+      );
+  }
+  for (const key of Object.keys(node.dependentRequired ?? {}).sort()) {
+    const needed = node.dependentRequired![key]!.filter((d) => d !== key);
+    if (needed.length === 0) continue;
+    w.block(`if (Object.hasOwn(${v}, ${JSON.stringify(key)})) {`, () => {
+      for (const d of needed) {
+        w.line(
+          `if (!Object.hasOwn(${v}, ${JSON.stringify(d)})) ${failWith(`Required (because ${JSON.stringify(key)} is present)`, [...path, JSON.stringify(d)], scope)}`,
+        );
+      }
+    });
+  }
+  if (node.propertyNames && constrains(node.propertyNames)) {
+    const fn = branchFunction(node.propertyNames, scope);
+    const k = `k${scope.next++}`;
+    const e = `e${scope.next++}`;
+    scope.module.helpers.add("propertyName");
+    w.block(`for (const ${k} in ${v}) {`, () => {
+      w.line(`if (!Object.hasOwn(${v}, ${k})) continue;`);
+      w.line(`const ${e} = ${fn}(${k});`);
+      if (path.length === 0) w.line(`if (${e} !== undefined) return propertyName(${e}, ${k});`);
+      else {
+        scope.module.helpers.add("at");
+        w.line(`if (${e} !== undefined) return at(propertyName(${e}, ${k}), ${path.join(", ")});`);
+      }
+    });
+  }
+}
+
+/** `properties`, `required`, `patternProperties` and `additionalProperties`. */
+function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
   const props = node.properties ?? {};
   const required = new Set(node.required ?? []);
   for (const key of Object.keys(props).sort()) {

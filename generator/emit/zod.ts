@@ -63,9 +63,31 @@ function expr(node: SchemaNode, ctx: Ctx): Doc {
     }
   }
   for (const n of node.allOf ?? []) parts.push(expr(n, ctx));
-  if (parts.length === 0) return "z.unknown()";
-  return parts.reduce((acc, p) => group("z.intersection(", [acc, p], ")"));
+  const checks = applicatorChecks(node, ctx);
+  const combined =
+    parts.length === 0 ? "z.unknown()" : parts.reduce((acc, p) => group("z.intersection(", [acc, p], ")"));
+  return checks.length === 0 ? combined : [combined, group(".check(", checks, ")")];
 }
+
+/** `not` and `if`/`then`/`else`, which judge the whole value: refinements on it. */
+function applicatorChecks(node: SchemaNode, ctx: Ctx): Doc[] {
+  const checks: Doc[] = [];
+  if (node.not) {
+    ctx.helpers.add("not");
+    checks.push(group("not(", [expr(node.not, ctx)], ")"));
+  }
+  const then = node.then && constrains(node.then) ? node.then : undefined;
+  const otherwise = node.else && constrains(node.else) ? node.else : undefined;
+  if (node.if && (then || otherwise)) {
+    ctx.helpers.add("ifThenElse");
+    const branch = (n: SchemaNode | undefined): Doc => (n ? expr(n, ctx) : "undefined");
+    checks.push(group("ifThenElse(", [expr(node.if, ctx), branch(then), branch(otherwise)], ")"));
+  }
+  return checks;
+}
+
+/** Whether a schema can refuse anything (a `{}` or `true` accepts every value and needs no check). */
+const constrains = (node: SchemaNode): boolean => node.bool !== true && !isUnconstrained(node);
 
 const union = (options: Doc[]): Doc =>
   options.length === 1 ? options[0]! : ["z.union(", group("[", options, "]"), ")"];
@@ -98,20 +120,16 @@ function typeBranch(type: string, node: SchemaNode, ctx: Ctx): Doc {
     case "string":
       return stringExpr(node, ctx);
     case "number":
-      return `z.number()${bounds(node)}`;
+      return `z.number()${bounds(node)}${multipleOf(node, ctx)}`;
     case "integer":
       ctx.helpers.add("integer");
-      return `integer()${bounds(node)}`;
+      return `integer()${bounds(node)}${multipleOf(node, ctx)}`;
     case "boolean":
       return "z.boolean()";
     case "null":
       return "z.null()";
-    case "array": {
-      const items = node.items ? expr(node.items, ctx) : "z.unknown()";
-      const min = node.minItems === undefined ? "" : `.min(${node.minItems})`;
-      const max = node.maxItems === undefined ? "" : `.max(${node.maxItems})`;
-      return [group("z.array(", [items], ")"), min, max];
-    }
+    case "array":
+      return arrayExpr(node, ctx);
     case "object":
       return objectExpr(node, ctx);
     default:
@@ -137,6 +155,36 @@ function stringExpr(node: SchemaNode, ctx: Ctx): string {
   return checks.length === 0 ? "z.string()" : `z.string().check(${checks.join(", ")})`;
 }
 
+function arrayExpr(node: SchemaNode, ctx: Ctx): Doc {
+  if (node.uniqueItems) ctx.helpers.add("uniqueItems");
+  const unique = node.uniqueItems ? ".check(uniqueItems())" : "";
+  if (!node.prefixItems) {
+    const items = node.items ? expr(node.items, ctx) : "z.unknown()";
+    const min = node.minItems === undefined ? "" : `.min(${node.minItems})`;
+    const max = node.maxItems === undefined ? "" : `.max(${node.maxItems})`;
+    return [group("z.array(", [items], ")"), min, max, unique];
+  }
+  // A tuple: positions from minItems on may be missing; `items` (or any value) fills the rest.
+  const required = node.minItems ?? 0;
+  const elements = node.prefixItems.map(
+    (p, i): Doc => (i < required ? expr(p, ctx) : [expr(p, ctx), ".optional()"]),
+  );
+  const rest =
+    node.items === undefined ? ["z.unknown()"] : node.items.bool === false ? [] : [expr(node.items, ctx)];
+  const lengths: string[] = [];
+  if (node.minItems !== undefined && node.minItems > node.prefixItems.length)
+    lengths.push(`z.minLength(${node.minItems})`);
+  if (node.maxItems !== undefined) lengths.push(`z.maxLength(${node.maxItems})`);
+  const checks = lengths.length === 0 ? "" : `.check(${lengths.join(", ")})`;
+  return [group("z.tuple(", [group("[", elements, "]"), ...rest], ")"), checks, unique];
+}
+
+function multipleOf(node: SchemaNode, ctx: Ctx): string {
+  if (node.multipleOf === undefined) return "";
+  ctx.helpers.add("multipleOf");
+  return `.check(multipleOf(${node.multipleOf}))`;
+}
+
 function bounds(node: SchemaNode): string {
   let out = "";
   if (node.minimum !== undefined) out += `.gte(${node.minimum})`;
@@ -147,6 +195,31 @@ function bounds(node: SchemaNode): string {
 }
 
 function objectExpr(node: SchemaNode, ctx: Ctx): Doc {
+  const base = objectShape(node, ctx);
+  const checks = objectChecks(node, ctx);
+  return checks.length === 0 || base === "z.never()" ? base : [base, group(".check(", checks, ")")];
+}
+
+/** The whole-object keywords as refinements: property counts, `dependentRequired`, `propertyNames`. */
+function objectChecks(node: SchemaNode, ctx: Ctx): Doc[] {
+  const checks: Doc[] = [];
+  for (const key of ["minProperties", "maxProperties"] as const) {
+    if (node[key] === undefined) continue;
+    ctx.helpers.add(key);
+    checks.push(`${key}(${node[key]})`);
+  }
+  if (node.dependentRequired) {
+    ctx.helpers.add("dependentRequired");
+    checks.push(`dependentRequired(${JSON.stringify(node.dependentRequired)})`);
+  }
+  if (node.propertyNames && constrains(node.propertyNames)) {
+    ctx.helpers.add("propertyNames");
+    checks.push(group("propertyNames(", [expr(node.propertyNames, ctx)], ")"));
+  }
+  return checks;
+}
+
+function objectShape(node: SchemaNode, ctx: Ctx): Doc {
   const required = new Set(node.required ?? []);
   const props = node.properties ?? {};
   const entries: Doc[] = Object.entries(props).map(([key, schema]) => [
@@ -154,11 +227,16 @@ function objectExpr(node: SchemaNode, ctx: Ctx): Doc {
     expr(schema, ctx),
     required.has(key) ? "" : ".optional()",
   ]);
-  // `required` may name properties the object does not describe: present, with any value.
-  for (const key of required) if (!(key in props)) entries.push(`${propertyKey(key)}: z.unknown()`);
-  const shape = group("{", entries, "}");
   const additional = node.additionalProperties;
   const open = additional === undefined || additional.bool === true || isUnconstrained(additional);
+  // `required` may name properties the object does not describe: present, and as an additional property
+  // subject to `additionalProperties` (a shape key would escape `catchall`).
+  const undeclared =
+    additional && !open && additional.bool !== false && !node.patternProperties
+      ? expr(additional, ctx)
+      : "z.unknown()";
+  for (const key of required) if (!(key in props)) entries.push([`${propertyKey(key)}: `, undeclared]);
+  const shape = group("{", entries, "}");
 
   if (node.patternProperties) {
     ctx.helpers.add("patternProperties");

@@ -26,7 +26,7 @@ export function at(failure: Fail, ...prefix: (string | number)[]): Fail {
 
 export { isObject } from "../jsonrpc/messages.js";
 
-import { jsonEqual } from "./formats.js";
+import { duplicateItems, jsonEqual } from "./formats.js";
 
 /** The failure that got furthest into the value: the most useful one to report for a union. */
 const deepest = (a: Fail | undefined, b: Fail): Fail =>
@@ -59,3 +59,18 @@ export function oneOf(value: unknown, checks: readonly Check[]): Fail | undefine
 /** `enum` or `const` with object or array members, compared as JSON. */
 export const inJson = (value: unknown, members: readonly unknown[]): boolean =>
   members.some((m) => jsonEqual(value, m));
+
+/** `uniqueItems`: which two items are equal, the only allocation being the failure itself. */
+export function uniqueItems(items: readonly unknown[]): Fail | undefined {
+  const pair = duplicateItems(items);
+  return pair === undefined
+    ? undefined
+    : fail(`Expected unique items (items ${pair[0]} and ${pair[1]} are equal)`);
+}
+
+/** `propertyNames`: a key's failure, reported at the key and saying that the name is what is wrong. */
+export function propertyName(failure: Fail, key: string): Fail {
+  failure.message = `Invalid property name ${JSON.stringify(key)}: ${failure.message}`;
+  failure.path = [key];
+  return failure;
+}

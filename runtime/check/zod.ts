@@ -5,13 +5,85 @@
  */
 
 import * as z from "zod";
-import { codePoints, type Format, formats, jsonEqual } from "./formats.js";
+import {
+  codePoints,
+  duplicateItems,
+  type Format,
+  formats,
+  isMultipleOf,
+  jsonEqual,
+  ownKeyCount,
+} from "./formats.js";
 
 /** JSON Schema `integer`: any integral number. zod's `int()` also caps at 2^53, which JSON Schema does not. */
 export const integer = (): z.ZodNumber => z.number().check(z.refine(Number.isInteger, "Expected an integer"));
 
 /** A string check for a JSON Schema `format`. */
 export const format = (name: Format) => z.refine<string>(formats[name], `Invalid ${name}`);
+
+/** `multipleOf` on decimal values, as the plain checks judge it (zod's own uses another tolerance). */
+export const multipleOf = (n: number) =>
+  z.refine<number>((v) => isMultipleOf(v, n), `Expected a multiple of ${n}`);
+
+/** `uniqueItems` with JSON equality (zod has no such check). */
+export const uniqueItems = () =>
+  z.refine<unknown[]>((v) => duplicateItems(v) === undefined, "Expected unique items");
+
+export const minProperties = (n: number) =>
+  z.refine<Record<string, unknown>>((o) => ownKeyCount(o) >= n, `Expected at least ${n} properties`);
+export const maxProperties = (n: number) =>
+  z.refine<Record<string, unknown>>((o) => ownKeyCount(o) <= n, `Expected at most ${n} properties`);
+
+/** `propertyNames`: every key of the object matches `schema`. */
+export const propertyNames = (schema: z.ZodType) =>
+  z.superRefine<Record<string, unknown>>((obj, ctx) => {
+    for (const key of Object.keys(obj)) {
+      if (!schema.safeParse(key).success) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `Invalid property name ${JSON.stringify(key)}`,
+        });
+      }
+    }
+  });
+
+/** `dependentRequired`: when a key is present, the keys it lists must be too. */
+export const dependentRequired = (deps: Readonly<Record<string, readonly string[]>>) =>
+  z.superRefine<Record<string, unknown>>((obj, ctx) => {
+    for (const [key, needed] of Object.entries(deps)) {
+      if (!Object.hasOwn(obj, key)) continue;
+      for (const n of needed) {
+        if (!Object.hasOwn(obj, n)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [n],
+            message: `Required (because ${JSON.stringify(key)} is present)`,
+          });
+        }
+      }
+    }
+  });
+
+/** `not`: the value must fail `schema`. */
+export const not = (schema: z.ZodType) =>
+  z.refine<unknown>((v) => !schema.safeParse(v).success, "Expected not to match the `not` schema");
+
+/** `if`/`then`/`else`: `then` must hold where `if` does, `else` where it does not (either may be absent). */
+export const ifThenElse = (
+  condition: z.ZodType,
+  then: z.ZodType | undefined,
+  otherwise: z.ZodType | undefined,
+) =>
+  z.superRefine<unknown>((v, ctx) => {
+    const branch = condition.safeParse(v).success ? then : otherwise;
+    if (branch !== undefined && !branch.safeParse(v).success) {
+      ctx.addIssue({
+        code: "custom",
+        message: `Expected to match the \`${branch === then ? "then" : "else"}\` schema`,
+      });
+    }
+  });
 
 export const minLength = (n: number) =>
   z.refine<string>((s) => codePoints(s) >= n, `Expected at least ${n} characters`);
