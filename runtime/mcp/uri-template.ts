@@ -23,14 +23,14 @@ export type TemplateValues = Record<string, string | string[]>;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** What a variable's value may contain before it ends, per operator (reserved expansion allows more). */
-const VALUE: Record<string, string> = {
+const VALUE: Readonly<Record<string, string>> = Object.freeze({
   "": "[^/?#,]*",
   "+": "[^?#]*?",
   "#": ".*?",
   ".": "[^/?#.]*",
   "/": "[^/?#]*",
   ";": "[^/?#;]*",
-};
+});
 
 /**
  * A compiled template: one anchored regular expression for the path-like parts, with the query
@@ -182,7 +182,7 @@ function v(op: string, several: boolean): string {
   return several ? VALUE[op]!.replace("]*", ",]*") : VALUE[op]!;
 }
 
-const FIRST: Record<string, string> = {
+const FIRST: Readonly<Record<string, string>> = Object.freeze({
   "": "",
   "+": "",
   "#": "#",
@@ -191,8 +191,8 @@ const FIRST: Record<string, string> = {
   ";": ";",
   "?": "?",
   "&": "&",
-};
-const SEP: Record<string, string> = {
+});
+const SEP: Readonly<Record<string, string>> = Object.freeze({
   "": ",",
   "+": ",",
   "#": ",",
@@ -201,8 +201,9 @@ const SEP: Record<string, string> = {
   ";": ";",
   "?": "&",
   "&": "&",
-};
-const NAMED = new Set([";", "?", "&"]);
+});
+/** Operators whose expansion names each variable (`name=value`). */
+const isNamed = (op: string): boolean => op === ";" || op === "?" || op === "&";
 
 /** Reserved characters (RFC 3986 gen-delims and sub-delims) as encodeURIComponent escapes them. */
 const RESERVED = /%(?:21|23|24|2[6-9A-C]|2F|3[ABDF]|40|5B|5D)/gi;
@@ -234,7 +235,7 @@ function expandExpression(
   for (const variable of vars) {
     const value = values[variable.name];
     if (value === undefined || value === null) continue;
-    const named = NAMED.has(op);
+    const named = isNamed(op);
     if (Array.isArray(value)) {
       if (value.length === 0) continue;
       const items = value.map((x) => encode(String(x), op));
