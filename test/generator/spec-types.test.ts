@@ -77,7 +77,7 @@ function eqFile(spec: string, ours: string, names: string[]): string {
 function asSchemaJsonSays(version: string, text: string): string {
   let out = text;
   for (const d of DISAGREEMENTS.filter((e) => e.versions.includes(version))) {
-    const declaration = new RegExp(`export type ${d.type} =\\s*${escape(d.spec)};`, "g");
+    const declaration = new RegExp(`export type ${d.type} =\\s*${escapeRegExp(d.spec)};`, "g");
     const found = out.match(declaration) ?? [];
     if (found.length !== 1)
       throw new Error(
@@ -88,7 +88,7 @@ function asSchemaJsonSays(version: string, text: string): string {
   return out;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 interface Plan {
   names: string[];
