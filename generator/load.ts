@@ -122,6 +122,28 @@ export function isUnconstrained(node: SchemaNode): boolean {
   return Object.keys(node).every((k) => k === "pointer" || k === "description" || k === "deprecated");
 }
 
+/**
+ * `{ type: "object", additionalProperties: true }` with no (or empty) `properties` and nothing else:
+ * how the specification's schema.json states its TypeScript `object` (any object, no members known),
+ * as opposed to `additionalProperties: {}`, its `{ [key: string]: unknown }`. The two differ in
+ * TypeScript (`object` has no index signature), so the emitters keep them apart.
+ */
+export function isOpaqueObject(node: SchemaNode): boolean {
+  if (node.additionalProperties?.bool !== true) return false;
+  if (node.type?.length !== 1 || node.type[0] !== "object") return false;
+  if (node.properties && Object.keys(node.properties).length > 0) return false;
+  return Object.keys(node).every((k) => OPAQUE_OBJECT_KEYS.has(k));
+}
+
+const OPAQUE_OBJECT_KEYS = new Set([
+  "pointer",
+  "description",
+  "deprecated",
+  "type",
+  "properties",
+  "additionalProperties",
+]);
+
 /** Whether a JSON value is of a JSON Schema type (`integer`: a number without a fractional part). */
 export function isOfType(value: Json, type: string): boolean {
   switch (type) {

@@ -23,6 +23,7 @@ export type { HandlerContext, InputOptions, NotificationContext } from "./mcp/ha
 export { inputRequired } from "./mcp/input-rounds.js";
 export { notImplemented } from "./mcp/not-implemented.js";
 export type { CallMeta } from "./mcp/request-meta.js";
+export type { Returned, Sendable } from "./mcp/returned.js";
 export type { ProtocolTables } from "./mcp/tables.js";
 export {
   type TemplatePart,

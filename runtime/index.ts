@@ -29,6 +29,7 @@ export {
 export type { MessageExtra, SendOptions, Transport } from "./jsonrpc/transport.js";
 export { LOG_LEVELS, type LogLevel } from "./mcp/logging.js";
 export { pages, paginate } from "./mcp/pagination.js";
+export { FILLED_RESULT_MEMBERS } from "./mcp/returned.js";
 export {
   type CapabilityRef,
   type Direction,

@@ -78,10 +78,12 @@ type InputRequired = ReturnType<typeof inputRequired>;
 
 const NO_ARGUMENTS: T.Tool["inputSchema"] = { type: "object", properties: {} };
 
-/** SEP-1613 / SEP-2106: a 2020-12 input schema that must reach the client keyword for keyword. */
-const JSON_SCHEMA_2020_12: T.Tool["inputSchema"] = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
+/**
+ * The keywords of JSON_SCHEMA_2020_12 beyond the four `Tool["inputSchema"]` names. The schema leaves
+ * inputSchema open (no `additionalProperties`), so they are valid on the wire; the type, like the
+ * specification's own, lists only the four, so they come in through a spread (not excess-checked).
+ */
+const KEYWORDS_2020_12 = {
   $defs: {
     address: {
       $anchor: "addressDef",
@@ -89,6 +91,19 @@ const JSON_SCHEMA_2020_12: T.Tool["inputSchema"] = {
       properties: { street: { type: "string" }, city: { type: "string" } },
     },
   },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, not a thenable; the scenario checks it.
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
+  additionalProperties: false,
+};
+
+/** SEP-1613 / SEP-2106: a 2020-12 input schema that must reach the client keyword for keyword. */
+const JSON_SCHEMA_2020_12: T.Tool["inputSchema"] = {
+  ...KEYWORDS_2020_12,
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
   properties: {
     name: { type: "string" },
     address: { $ref: "#/$defs/address" },
@@ -96,12 +111,6 @@ const JSON_SCHEMA_2020_12: T.Tool["inputSchema"] = {
     phone: { type: "string" },
     email: { type: "string" },
   },
-  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
-  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
-  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, not a thenable; the scenario checks it.
-  then: { required: ["phone"] },
-  else: { required: ["email"] },
-  additionalProperties: false,
 };
 
 function stringArgument(args: Record<string, unknown>, name: string): string {
@@ -336,7 +345,8 @@ const STATELESS_TOOLS: Record<string, ToolEntry> = {
  * on the retry finds that state (verified and unsealed by the runtime) and the answer in its params.
  */
 function requestStateTool(params: ToolParams): T.CallToolResult | InputRequired {
-  if (params.requestState !== undefined) {
+  // Only the stateless era's params carry requestState (a handshake-era client never retries).
+  if ("requestState" in params && params.requestState !== undefined) {
     const confirm = (params.inputResponses as Record<string, T.ElicitResult> | undefined)?.confirm;
     if (params.requestState !== "awaiting-confirmation" || confirm?.action !== "accept")
       throw errors.invalidParams("expected the confirmation asked for");

@@ -74,12 +74,12 @@ export type ServerResult =
   | CallToolResult
   | CompleteResult;
 
-export interface __McpCodegenRoot {
-}
+export type __McpCodegenRoot = {
+};
 /**
  * Base for objects that include optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */
-export interface Annotated {
+export type Annotated = {
   annotations?: {
     /**
      * Describes who the intended customer of this object or data is.
@@ -95,11 +95,9 @@ export interface Annotated {
      * the data is entirely optional.
      */
     priority?: number;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface BlobResourceContents {
+};
+export type BlobResourceContents = {
   /**
    * A base64-encoded string representing the binary data of the item.
    */
@@ -112,22 +110,19 @@ export interface BlobResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to invoke a tool provided by the server.
  */
-export interface CallToolRequest {
+export type CallToolRequest = {
   method: "tools/call";
   params: {
     arguments?: {
       [k: string]: unknown;
     };
     name: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a tool call.
  *
@@ -140,7 +135,7 @@ export interface CallToolRequest {
  * server does not support tool calls, or any other exceptional conditions,
  * should be reported as an MCP error response.
  */
-export interface CallToolResult {
+export type CallToolResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -154,8 +149,7 @@ export interface CallToolResult {
    * If not set, this is assumed to be false (the call was successful).
    */
   isError?: boolean;
-  [k: string]: unknown;
-}
+};
 /**
  * This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
  *
@@ -165,7 +159,7 @@ export interface CallToolResult {
  *
  * A client MUST NOT attempt to cancel its `initialize` request.
  */
-export interface CancelledNotification {
+export type CancelledNotification = {
   method: "notifications/cancelled";
   params: {
     /**
@@ -178,21 +172,17 @@ export interface CancelledNotification {
      * This MUST correspond to the ID of a request previously issued in the same direction.
      */
     requestId: RequestId;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
  */
-export interface ClientCapabilities {
+export type ClientCapabilities = {
   /**
    * Experimental, non-standard capabilities that the client supports.
    */
   experimental?: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: object;
   };
   /**
    * Present if the client supports listing roots.
@@ -202,20 +192,16 @@ export interface ClientCapabilities {
      * Whether the client supports notifications for changes to the roots list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the client supports sampling from an LLM.
    */
-  sampling?: {
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
-}
+  sampling?: object;
+};
 /**
  * A request from the client to the server, to ask for completion options.
  */
-export interface CompleteRequest {
+export type CompleteRequest = {
   method: "completion/complete";
   params: {
     /**
@@ -230,17 +216,14 @@ export interface CompleteRequest {
        * The value of the argument to use for completion matching.
        */
       value: string;
-      [k: string]: unknown;
     };
     ref: PromptReference | ResourceReference;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a completion/complete request
  */
-export interface CompleteResult {
+export type CompleteResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -260,14 +243,12 @@ export interface CompleteResult {
      * An array of completion values. Must not exceed 100 items.
      */
     values: string[];
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
  */
-export interface CreateMessageRequest {
+export type CreateMessageRequest = {
   method: "sampling/createMessage";
   params: {
     /**
@@ -282,9 +263,7 @@ export interface CreateMessageRequest {
     /**
      * Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
      */
-    metadata?: {
-      [k: string]: unknown;
-    };
+    metadata?: object;
     /**
      * The server's preferences for which model to select. The client MAY ignore these preferences.
      */
@@ -295,14 +274,12 @@ export interface CreateMessageRequest {
      */
     systemPrompt?: string;
     temperature?: number;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
  */
-export interface CreateMessageResult {
+export type CreateMessageResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -319,15 +296,14 @@ export interface CreateMessageResult {
    * The reason why sampling stopped, if known.
    */
   stopReason?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a resource, embedded into a prompt or tool call result.
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
  */
-export interface EmbeddedResource {
+export type EmbeddedResource = {
   annotations?: {
     /**
      * Describes who the intended customer of this object or data is.
@@ -343,16 +319,14 @@ export interface EmbeddedResource {
      * the data is entirely optional.
      */
     priority?: number;
-    [k: string]: unknown;
   };
   resource: TextResourceContents | BlobResourceContents;
   type: "resource";
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to get a prompt provided by the server.
  */
-export interface GetPromptRequest {
+export type GetPromptRequest = {
   method: "prompts/get";
   params: {
     /**
@@ -365,14 +339,12 @@ export interface GetPromptRequest {
      * The name of the prompt or prompt template.
      */
     name: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a prompts/get request from the client.
  */
-export interface GetPromptResult {
+export type GetPromptResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -384,12 +356,11 @@ export interface GetPromptResult {
    */
   description?: string;
   messages: PromptMessage[];
-  [k: string]: unknown;
-}
+};
 /**
  * An image provided to or from an LLM.
  */
-export interface ImageContent {
+export type ImageContent = {
   annotations?: {
     /**
      * Describes who the intended customer of this object or data is.
@@ -405,7 +376,6 @@ export interface ImageContent {
      * the data is entirely optional.
      */
     priority?: number;
-    [k: string]: unknown;
   };
   /**
    * The base64-encoded image data.
@@ -416,20 +386,18 @@ export interface ImageContent {
    */
   mimeType: string;
   type: "image";
-  [k: string]: unknown;
-}
+};
 /**
  * Describes the name and version of an MCP implementation.
  */
-export interface Implementation {
+export type Implementation = {
   name: string;
   version: string;
-  [k: string]: unknown;
-}
+};
 /**
  * This request is sent from the client to the server when it first connects, asking it to begin initialization.
  */
-export interface InitializeRequest {
+export type InitializeRequest = {
   method: "initialize";
   params: {
     capabilities: ClientCapabilities;
@@ -438,14 +406,12 @@ export interface InitializeRequest {
      * The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
      */
     protocolVersion: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * After receiving an initialize request from the client, the server sends this response.
  */
-export interface InitializeResult {
+export type InitializeResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -464,12 +430,11 @@ export interface InitializeResult {
    */
   protocolVersion: string;
   serverInfo: Implementation;
-  [k: string]: unknown;
-}
+};
 /**
  * This notification is sent from the client to the server after initialization has finished.
  */
-export interface InitializedNotification {
+export type InitializedNotification = {
   method: "notifications/initialized";
   params?: {
     /**
@@ -480,12 +445,11 @@ export interface InitializedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A response to a request that indicates an error occurred.
  */
-export interface JSONRPCError {
+export type JSONRPCError = {
   error: {
     /**
      * The error type that occurred.
@@ -499,16 +463,14 @@ export interface JSONRPCError {
      * A short description of the error. The message SHOULD be limited to a concise single sentence.
      */
     message: string;
-    [k: string]: unknown;
   };
   id: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * A notification which does not expect a response.
  */
-export interface JSONRPCNotification {
+export type JSONRPCNotification = {
   jsonrpc: "2.0";
   method: string;
   params?: {
@@ -520,12 +482,11 @@ export interface JSONRPCNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request that expects a response.
  */
-export interface JSONRPCRequest {
+export type JSONRPCRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: string;
@@ -535,25 +496,22 @@ export interface JSONRPCRequest {
        * If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
        */
       progressToken?: ProgressToken;
-      [k: string]: unknown;
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A successful (non-error) response to a request.
  */
-export interface JSONRPCResponse {
+export type JSONRPCResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: Result;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
  */
-export interface ListPromptsRequest {
+export type ListPromptsRequest = {
   method: "prompts/list";
   params?: {
     /**
@@ -561,14 +519,12 @@ export interface ListPromptsRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a prompts/list request from the client.
  */
-export interface ListPromptsResult {
+export type ListPromptsResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -581,12 +537,11 @@ export interface ListPromptsResult {
    */
   nextCursor?: string;
   prompts: Prompt[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resource templates the server has.
  */
-export interface ListResourceTemplatesRequest {
+export type ListResourceTemplatesRequest = {
   method: "resources/templates/list";
   params?: {
     /**
@@ -594,14 +549,12 @@ export interface ListResourceTemplatesRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/templates/list request from the client.
  */
-export interface ListResourceTemplatesResult {
+export type ListResourceTemplatesResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -614,12 +567,11 @@ export interface ListResourceTemplatesResult {
    */
   nextCursor?: string;
   resourceTemplates: ResourceTemplate[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resources the server has.
  */
-export interface ListResourcesRequest {
+export type ListResourcesRequest = {
   method: "resources/list";
   params?: {
     /**
@@ -627,14 +579,12 @@ export interface ListResourcesRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/list request from the client.
  */
-export interface ListResourcesResult {
+export type ListResourcesResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -647,8 +597,7 @@ export interface ListResourcesResult {
    */
   nextCursor?: string;
   resources: Resource[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the server to request a list of root URIs from the client. Roots allow
  * servers to ask for specific directories or files to operate on. A common example
@@ -658,7 +607,7 @@ export interface ListResourcesResult {
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
  */
-export interface ListRootsRequest {
+export type ListRootsRequest = {
   method: "roots/list";
   params?: {
     _meta?: {
@@ -666,18 +615,16 @@ export interface ListRootsRequest {
        * If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
        */
       progressToken?: ProgressToken;
-      [k: string]: unknown;
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to a roots/list request from the server.
  * This result contains an array of Root objects, each representing a root directory
  * or file that the server can operate on.
  */
-export interface ListRootsResult {
+export type ListRootsResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -685,12 +632,11 @@ export interface ListRootsResult {
     [k: string]: unknown;
   };
   roots: Root[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of tools the server has.
  */
-export interface ListToolsRequest {
+export type ListToolsRequest = {
   method: "tools/list";
   params?: {
     /**
@@ -698,14 +644,12 @@ export interface ListToolsRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a tools/list request from the client.
  */
-export interface ListToolsResult {
+export type ListToolsResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -718,12 +662,11 @@ export interface ListToolsResult {
    */
   nextCursor?: string;
   tools: Tool[];
-  [k: string]: unknown;
-}
+};
 /**
  * Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
  */
-export interface LoggingMessageNotification {
+export type LoggingMessageNotification = {
   method: "notifications/message";
   params: {
     /**
@@ -738,17 +681,15 @@ export interface LoggingMessageNotification {
      * An optional name of the logger issuing this message.
      */
     logger?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Hints to use for model selection.
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
  */
-export interface ModelHint {
+export type ModelHint = {
   /**
    * A hint for a model name.
    *
@@ -761,8 +702,7 @@ export interface ModelHint {
    *  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
    */
   name?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's preferences for model selection, requested of the client during sampling.
  *
@@ -776,7 +716,7 @@ export interface ModelHint {
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
  */
-export interface ModelPreferences {
+export type ModelPreferences = {
   /**
    * How much to prioritize cost when selecting a model. A value of 0 means cost
    * is not important, while a value of 1 means cost is the most important
@@ -805,9 +745,8 @@ export interface ModelPreferences {
    * the most important factor.
    */
   speedPriority?: number;
-  [k: string]: unknown;
-}
-export interface Notification {
+};
+export type Notification = {
   method: string;
   params?: {
     /**
@@ -818,9 +757,8 @@ export interface Notification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface PaginatedRequest {
+};
+export type PaginatedRequest = {
   method: string;
   params?: {
     /**
@@ -828,11 +766,9 @@ export interface PaginatedRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface PaginatedResult {
+};
+export type PaginatedResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -844,12 +780,11 @@ export interface PaginatedResult {
    * If present, there may be more results available.
    */
   nextCursor?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
  */
-export interface PingRequest {
+export type PingRequest = {
   method: "ping";
   params?: {
     _meta?: {
@@ -857,16 +792,14 @@ export interface PingRequest {
        * If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
        */
       progressToken?: ProgressToken;
-      [k: string]: unknown;
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
  */
-export interface ProgressNotification {
+export type ProgressNotification = {
   method: "notifications/progress";
   params: {
     /**
@@ -881,14 +814,12 @@ export interface ProgressNotification {
      * Total number of items to process (or total progress required), if known.
      */
     total?: number;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A prompt or prompt template that the server offers.
  */
-export interface Prompt {
+export type Prompt = {
   /**
    * A list of arguments to use for templating the prompt.
    */
@@ -901,12 +832,11 @@ export interface Prompt {
    * The name of the prompt or prompt template.
    */
   name: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes an argument that a prompt can accept.
  */
-export interface PromptArgument {
+export type PromptArgument = {
   /**
    * A human-readable description of the argument.
    */
@@ -919,12 +849,11 @@ export interface PromptArgument {
    * Whether this argument must be provided.
    */
   required?: boolean;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface PromptListChangedNotification {
+export type PromptListChangedNotification = {
   method: "notifications/prompts/list_changed";
   params?: {
     /**
@@ -935,48 +864,43 @@ export interface PromptListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message returned as part of a prompt.
  *
  * This is similar to `SamplingMessage`, but also supports the embedding of
  * resources from the MCP server.
  */
-export interface PromptMessage {
+export type PromptMessage = {
   content: TextContent | ImageContent | EmbeddedResource;
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Identifies a prompt.
  */
-export interface PromptReference {
+export type PromptReference = {
   /**
    * The name of the prompt or prompt template
    */
   name: string;
   type: "ref/prompt";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to the server, to read a specific resource URI.
  */
-export interface ReadResourceRequest {
+export type ReadResourceRequest = {
   method: "resources/read";
   params: {
     /**
      * The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/read request from the client.
  */
-export interface ReadResourceResult {
+export type ReadResourceResult = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -984,9 +908,8 @@ export interface ReadResourceResult {
     [k: string]: unknown;
   };
   contents: (TextResourceContents | BlobResourceContents)[];
-  [k: string]: unknown;
-}
-export interface Request {
+};
+export type Request = {
   method: string;
   params?: {
     _meta?: {
@@ -994,16 +917,14 @@ export interface Request {
        * If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
        */
       progressToken?: ProgressToken;
-      [k: string]: unknown;
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A known resource that the server is capable of reading.
  */
-export interface Resource {
+export type Resource = {
   annotations?: {
     /**
      * Describes who the intended customer of this object or data is.
@@ -1019,7 +940,6 @@ export interface Resource {
      * the data is entirely optional.
      */
     priority?: number;
-    [k: string]: unknown;
   };
   /**
    * A description of what this resource represents.
@@ -1047,12 +967,11 @@ export interface Resource {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a specific resource or sub-resource.
  */
-export interface ResourceContents {
+export type ResourceContents = {
   /**
    * The MIME type of this resource, if known.
    */
@@ -1061,12 +980,11 @@ export interface ResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface ResourceListChangedNotification {
+export type ResourceListChangedNotification = {
   method: "notifications/resources/list_changed";
   params?: {
     /**
@@ -1077,23 +995,21 @@ export interface ResourceListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A reference to a resource or resource template definition.
  */
-export interface ResourceReference {
+export type ResourceReference = {
   type: "ref/resource";
   /**
    * The URI or URI template of the resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A template description for resources available on the server.
  */
-export interface ResourceTemplate {
+export type ResourceTemplate = {
   annotations?: {
     /**
      * Describes who the intended customer of this object or data is.
@@ -1109,7 +1025,6 @@ export interface ResourceTemplate {
      * the data is entirely optional.
      */
     priority?: number;
-    [k: string]: unknown;
   };
   /**
    * A description of what this template is for.
@@ -1131,23 +1046,20 @@ export interface ResourceTemplate {
    * A URI template (according to RFC 6570) that can be used to construct resource URIs.
    */
   uriTemplate: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
  */
-export interface ResourceUpdatedNotification {
+export type ResourceUpdatedNotification = {
   method: "notifications/resources/updated";
   params: {
     /**
      * The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface Result {
+};
+export type Result = {
   /**
    * This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
    */
@@ -1155,11 +1067,11 @@ export interface Result {
     [k: string]: unknown;
   };
   [k: string]: unknown;
-}
+};
 /**
  * Represents a root directory or file that the server can operate on.
  */
-export interface Root {
+export type Root = {
   /**
    * An optional name for the root. This can be used to provide a human-readable
    * identifier for the root, which may be useful for display purposes or for
@@ -1172,14 +1084,13 @@ export interface Root {
    * other URI schemes.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the client to the server, informing it that the list of roots has changed.
  * This notification should be sent whenever the client adds, removes, or modifies any root.
  * The server should then request an updated list of roots using the ListRootsRequest.
  */
-export interface RootsListChangedNotification {
+export type RootsListChangedNotification = {
   method: "notifications/roots/list_changed";
   params?: {
     /**
@@ -1190,34 +1101,28 @@ export interface RootsListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message issued to or received from an LLM API.
  */
-export interface SamplingMessage {
+export type SamplingMessage = {
   content: TextContent | ImageContent;
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
  */
-export interface ServerCapabilities {
+export type ServerCapabilities = {
   /**
    * Experimental, non-standard capabilities that the server supports.
    */
   experimental?: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: object;
   };
   /**
    * Present if the server supports sending log messages to the client.
    */
-  logging?: {
-    [k: string]: unknown;
-  };
+  logging?: object;
   /**
    * Present if the server offers any prompt templates.
    */
@@ -1226,7 +1131,6 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the prompt list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any resources to read.
@@ -1240,7 +1144,6 @@ export interface ServerCapabilities {
      * Whether this server supports subscribing to resource updates.
      */
     subscribe?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any tools to call.
@@ -1250,42 +1153,36 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the tool list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the client to the server, to enable or adjust logging.
  */
-export interface SetLevelRequest {
+export type SetLevelRequest = {
   method: "logging/setLevel";
   params: {
     /**
      * The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
      */
     level: LoggingLevel;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
  */
-export interface SubscribeRequest {
+export type SubscribeRequest = {
   method: "resources/subscribe";
   params: {
     /**
      * The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Text provided to or from an LLM.
  */
-export interface TextContent {
+export type TextContent = {
   annotations?: {
     /**
      * Describes who the intended customer of this object or data is.
@@ -1301,16 +1198,14 @@ export interface TextContent {
      * the data is entirely optional.
      */
     priority?: number;
-    [k: string]: unknown;
   };
   /**
    * The text content of the message.
    */
   text: string;
   type: "text";
-  [k: string]: unknown;
-}
-export interface TextResourceContents {
+};
+export type TextResourceContents = {
   /**
    * The MIME type of this resource, if known.
    */
@@ -1323,12 +1218,11 @@ export interface TextResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Definition for a tool the client can call.
  */
-export interface Tool {
+export type Tool = {
   /**
    * A human-readable description of the tool.
    */
@@ -1338,24 +1232,20 @@ export interface Tool {
    */
   inputSchema: {
     properties?: {
-      [k: string]: {
-        [k: string]: unknown;
-      };
+      [k: string]: object;
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
   /**
    * The name of the tool.
    */
   name: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface ToolListChangedNotification {
+export type ToolListChangedNotification = {
   method: "notifications/tools/list_changed";
   params?: {
     /**
@@ -1366,19 +1256,16 @@ export interface ToolListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
  */
-export interface UnsubscribeRequest {
+export type UnsubscribeRequest = {
   method: "resources/unsubscribe";
   params: {
     /**
      * The URI of the resource to unsubscribe from.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};

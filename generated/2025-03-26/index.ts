@@ -3,5 +3,7 @@
 export * from "./client.js";
 export * from "./protocol.js";
 export * from "./server.js";
+// The protocol's types; server.ts's types of these names are what handlers return.
+export type { CallToolResult, CompleteResult, EmptyResult, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ReadResourceResult } from "./types.js";
 export type * from "./types.js";
 export * from "./validators.js";

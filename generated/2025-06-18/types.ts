@@ -83,12 +83,12 @@ export type ServerResult =
   | CallToolResult
   | CompleteResult;
 
-export interface __McpCodegenRoot {
-}
+export type __McpCodegenRoot = {
+};
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */
-export interface Annotations {
+export type Annotations = {
   /**
    * Describes who the intended customer of this object or data is.
    *
@@ -112,12 +112,11 @@ export interface Annotations {
    * the data is entirely optional.
    */
   priority?: number;
-  [k: string]: unknown;
-}
+};
 /**
  * Audio provided to or from an LLM.
  */
-export interface AudioContent {
+export type AudioContent = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -137,12 +136,11 @@ export interface AudioContent {
    */
   mimeType: string;
   type: "audio";
-  [k: string]: unknown;
-}
+};
 /**
  * Base interface for metadata with name (identifier) and title (display name) properties.
  */
-export interface BaseMetadata {
+export type BaseMetadata = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -156,9 +154,8 @@ export interface BaseMetadata {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
-export interface BlobResourceContents {
+};
+export type BlobResourceContents = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -177,33 +174,29 @@ export interface BlobResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
-export interface BooleanSchema {
+};
+export type BooleanSchema = {
   default?: boolean;
   description?: string;
   title?: string;
   type: "boolean";
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to invoke a tool provided by the server.
  */
-export interface CallToolRequest {
+export type CallToolRequest = {
   method: "tools/call";
   params: {
     arguments?: {
       [k: string]: unknown;
     };
     name: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a tool call.
  */
-export interface CallToolResult {
+export type CallToolResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -235,8 +228,7 @@ export interface CallToolResult {
   structuredContent?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
  *
@@ -246,7 +238,7 @@ export interface CallToolResult {
  *
  * A client MUST NOT attempt to cancel its `initialize` request.
  */
-export interface CancelledNotification {
+export type CancelledNotification = {
   method: "notifications/cancelled";
   params: {
     /**
@@ -259,27 +251,21 @@ export interface CancelledNotification {
      * This MUST correspond to the ID of a request previously issued in the same direction.
      */
     requestId: RequestId;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
  */
-export interface ClientCapabilities {
+export type ClientCapabilities = {
   /**
    * Present if the client supports elicitation from the server.
    */
-  elicitation?: {
-    [k: string]: unknown;
-  };
+  elicitation?: object;
   /**
    * Experimental, non-standard capabilities that the client supports.
    */
   experimental?: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: object;
   };
   /**
    * Present if the client supports listing roots.
@@ -289,20 +275,16 @@ export interface ClientCapabilities {
      * Whether the client supports notifications for changes to the roots list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the client supports sampling from an LLM.
    */
-  sampling?: {
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
-}
+  sampling?: object;
+};
 /**
  * A request from the client to the server, to ask for completion options.
  */
-export interface CompleteRequest {
+export type CompleteRequest = {
   method: "completion/complete";
   params: {
     /**
@@ -317,7 +299,6 @@ export interface CompleteRequest {
        * The value of the argument to use for completion matching.
        */
       value: string;
-      [k: string]: unknown;
     };
     /**
      * Additional, optional context for completions
@@ -329,17 +310,14 @@ export interface CompleteRequest {
       arguments?: {
         [k: string]: string;
       };
-      [k: string]: unknown;
     };
     ref: PromptReference | ResourceTemplateReference;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a completion/complete request
  */
-export interface CompleteResult {
+export type CompleteResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -359,14 +337,12 @@ export interface CompleteResult {
      * An array of completion values. Must not exceed 100 items.
      */
     values: string[];
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
  */
-export interface CreateMessageRequest {
+export type CreateMessageRequest = {
   method: "sampling/createMessage";
   params: {
     /**
@@ -383,9 +359,7 @@ export interface CreateMessageRequest {
     /**
      * Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
      */
-    metadata?: {
-      [k: string]: unknown;
-    };
+    metadata?: object;
     /**
      * The server's preferences for which model to select. The client MAY ignore these preferences.
      */
@@ -396,14 +370,12 @@ export interface CreateMessageRequest {
      */
     systemPrompt?: string;
     temperature?: number;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
  */
-export interface CreateMessageResult {
+export type CreateMessageResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -420,12 +392,11 @@ export interface CreateMessageResult {
    * The reason why sampling stopped, if known.
    */
   stopReason?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to elicit additional information from the user via the client.
  */
-export interface ElicitRequest {
+export type ElicitRequest = {
   method: "elicitation/create";
   params: {
     /**
@@ -442,16 +413,13 @@ export interface ElicitRequest {
       };
       required?: string[];
       type: "object";
-      [k: string]: unknown;
     };
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to an elicitation request.
  */
-export interface ElicitResult {
+export type ElicitResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -472,15 +440,14 @@ export interface ElicitResult {
   content?: {
     [k: string]: string | number | boolean;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a resource, embedded into a prompt or tool call result.
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
  */
-export interface EmbeddedResource {
+export type EmbeddedResource = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -493,20 +460,18 @@ export interface EmbeddedResource {
   annotations?: Annotations;
   resource: TextResourceContents | BlobResourceContents;
   type: "resource";
-  [k: string]: unknown;
-}
-export interface EnumSchema {
+};
+export type EnumSchema = {
   description?: string;
   enum: string[];
   enumNames?: string[];
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to get a prompt provided by the server.
  */
-export interface GetPromptRequest {
+export type GetPromptRequest = {
   method: "prompts/get";
   params: {
     /**
@@ -519,14 +484,12 @@ export interface GetPromptRequest {
      * The name of the prompt or prompt template.
      */
     name: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a prompts/get request from the client.
  */
-export interface GetPromptResult {
+export type GetPromptResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -538,12 +501,11 @@ export interface GetPromptResult {
    */
   description?: string;
   messages: PromptMessage[];
-  [k: string]: unknown;
-}
+};
 /**
  * An image provided to or from an LLM.
  */
-export interface ImageContent {
+export type ImageContent = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -563,12 +525,11 @@ export interface ImageContent {
    */
   mimeType: string;
   type: "image";
-  [k: string]: unknown;
-}
+};
 /**
  * Describes the name and version of an MCP implementation, with an optional title for UI representation.
  */
-export interface Implementation {
+export type Implementation = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -583,12 +544,11 @@ export interface Implementation {
    */
   title?: string;
   version: string;
-  [k: string]: unknown;
-}
+};
 /**
  * This request is sent from the client to the server when it first connects, asking it to begin initialization.
  */
-export interface InitializeRequest {
+export type InitializeRequest = {
   method: "initialize";
   params: {
     capabilities: ClientCapabilities;
@@ -597,14 +557,12 @@ export interface InitializeRequest {
      * The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
      */
     protocolVersion: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * After receiving an initialize request from the client, the server sends this response.
  */
-export interface InitializeResult {
+export type InitializeResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -623,12 +581,11 @@ export interface InitializeResult {
    */
   protocolVersion: string;
   serverInfo: Implementation;
-  [k: string]: unknown;
-}
+};
 /**
  * This notification is sent from the client to the server after initialization has finished.
  */
-export interface InitializedNotification {
+export type InitializedNotification = {
   method: "notifications/initialized";
   params?: {
     /**
@@ -639,12 +596,11 @@ export interface InitializedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A response to a request that indicates an error occurred.
  */
-export interface JSONRPCError {
+export type JSONRPCError = {
   error: {
     /**
      * The error type that occurred.
@@ -658,16 +614,14 @@ export interface JSONRPCError {
      * A short description of the error. The message SHOULD be limited to a concise single sentence.
      */
     message: string;
-    [k: string]: unknown;
   };
   id: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * A notification which does not expect a response.
  */
-export interface JSONRPCNotification {
+export type JSONRPCNotification = {
   jsonrpc: "2.0";
   method: string;
   params?: {
@@ -679,12 +633,11 @@ export interface JSONRPCNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request that expects a response.
  */
-export interface JSONRPCRequest {
+export type JSONRPCRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: string;
@@ -701,21 +654,19 @@ export interface JSONRPCRequest {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A successful (non-error) response to a request.
  */
-export interface JSONRPCResponse {
+export type JSONRPCResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: Result;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
  */
-export interface ListPromptsRequest {
+export type ListPromptsRequest = {
   method: "prompts/list";
   params?: {
     /**
@@ -723,14 +674,12 @@ export interface ListPromptsRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a prompts/list request from the client.
  */
-export interface ListPromptsResult {
+export type ListPromptsResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -743,12 +692,11 @@ export interface ListPromptsResult {
    */
   nextCursor?: string;
   prompts: Prompt[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resource templates the server has.
  */
-export interface ListResourceTemplatesRequest {
+export type ListResourceTemplatesRequest = {
   method: "resources/templates/list";
   params?: {
     /**
@@ -756,14 +704,12 @@ export interface ListResourceTemplatesRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/templates/list request from the client.
  */
-export interface ListResourceTemplatesResult {
+export type ListResourceTemplatesResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -776,12 +722,11 @@ export interface ListResourceTemplatesResult {
    */
   nextCursor?: string;
   resourceTemplates: ResourceTemplate[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resources the server has.
  */
-export interface ListResourcesRequest {
+export type ListResourcesRequest = {
   method: "resources/list";
   params?: {
     /**
@@ -789,14 +734,12 @@ export interface ListResourcesRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/list request from the client.
  */
-export interface ListResourcesResult {
+export type ListResourcesResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -809,8 +752,7 @@ export interface ListResourcesResult {
    */
   nextCursor?: string;
   resources: Resource[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the server to request a list of root URIs from the client. Roots allow
  * servers to ask for specific directories or files to operate on. A common example
@@ -820,7 +762,7 @@ export interface ListResourcesResult {
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
  */
-export interface ListRootsRequest {
+export type ListRootsRequest = {
   method: "roots/list";
   params?: {
     /**
@@ -835,14 +777,13 @@ export interface ListRootsRequest {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to a roots/list request from the server.
  * This result contains an array of Root objects, each representing a root directory
  * or file that the server can operate on.
  */
-export interface ListRootsResult {
+export type ListRootsResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -850,12 +791,11 @@ export interface ListRootsResult {
     [k: string]: unknown;
   };
   roots: Root[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of tools the server has.
  */
-export interface ListToolsRequest {
+export type ListToolsRequest = {
   method: "tools/list";
   params?: {
     /**
@@ -863,14 +803,12 @@ export interface ListToolsRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a tools/list request from the client.
  */
-export interface ListToolsResult {
+export type ListToolsResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -883,12 +821,11 @@ export interface ListToolsResult {
    */
   nextCursor?: string;
   tools: Tool[];
-  [k: string]: unknown;
-}
+};
 /**
  * Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
  */
-export interface LoggingMessageNotification {
+export type LoggingMessageNotification = {
   method: "notifications/message";
   params: {
     /**
@@ -903,17 +840,15 @@ export interface LoggingMessageNotification {
      * An optional name of the logger issuing this message.
      */
     logger?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Hints to use for model selection.
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
  */
-export interface ModelHint {
+export type ModelHint = {
   /**
    * A hint for a model name.
    *
@@ -926,8 +861,7 @@ export interface ModelHint {
    *  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
    */
   name?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's preferences for model selection, requested of the client during sampling.
  *
@@ -941,7 +875,7 @@ export interface ModelHint {
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
  */
-export interface ModelPreferences {
+export type ModelPreferences = {
   /**
    * How much to prioritize cost when selecting a model. A value of 0 means cost
    * is not important, while a value of 1 means cost is the most important
@@ -970,9 +904,8 @@ export interface ModelPreferences {
    * the most important factor.
    */
   speedPriority?: number;
-  [k: string]: unknown;
-}
-export interface Notification {
+};
+export type Notification = {
   method: string;
   params?: {
     /**
@@ -983,17 +916,15 @@ export interface Notification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface NumberSchema {
+};
+export type NumberSchema = {
   description?: string;
   maximum?: number;
   minimum?: number;
   title?: string;
   type: "integer" | "number";
-  [k: string]: unknown;
-}
-export interface PaginatedRequest {
+};
+export type PaginatedRequest = {
   method: string;
   params?: {
     /**
@@ -1001,11 +932,9 @@ export interface PaginatedRequest {
      * If provided, the server should return results starting after this cursor.
      */
     cursor?: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface PaginatedResult {
+};
+export type PaginatedResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1017,12 +946,11 @@ export interface PaginatedResult {
    * If present, there may be more results available.
    */
   nextCursor?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
  */
-export interface PingRequest {
+export type PingRequest = {
   method: "ping";
   params?: {
     /**
@@ -1037,12 +965,11 @@ export interface PingRequest {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
  */
-export interface ProgressNotification {
+export type ProgressNotification = {
   method: "notifications/progress";
   params: {
     /**
@@ -1061,14 +988,12 @@ export interface ProgressNotification {
      * Total number of items to process (or total progress required), if known.
      */
     total?: number;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A prompt or prompt template that the server offers.
  */
-export interface Prompt {
+export type Prompt = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1096,12 +1021,11 @@ export interface Prompt {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes an argument that a prompt can accept.
  */
-export interface PromptArgument {
+export type PromptArgument = {
   /**
    * A human-readable description of the argument.
    */
@@ -1123,12 +1047,11 @@ export interface PromptArgument {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface PromptListChangedNotification {
+export type PromptListChangedNotification = {
   method: "notifications/prompts/list_changed";
   params?: {
     /**
@@ -1139,23 +1062,21 @@ export interface PromptListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message returned as part of a prompt.
  *
  * This is similar to `SamplingMessage`, but also supports the embedding of
  * resources from the MCP server.
  */
-export interface PromptMessage {
+export type PromptMessage = {
   content: ContentBlock;
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Identifies a prompt.
  */
-export interface PromptReference {
+export type PromptReference = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -1170,26 +1091,23 @@ export interface PromptReference {
    */
   title?: string;
   type: "ref/prompt";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to the server, to read a specific resource URI.
  */
-export interface ReadResourceRequest {
+export type ReadResourceRequest = {
   method: "resources/read";
   params: {
     /**
      * The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/read request from the client.
  */
-export interface ReadResourceResult {
+export type ReadResourceResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1197,9 +1115,8 @@ export interface ReadResourceResult {
     [k: string]: unknown;
   };
   contents: (TextResourceContents | BlobResourceContents)[];
-  [k: string]: unknown;
-}
-export interface Request {
+};
+export type Request = {
   method: string;
   params?: {
     /**
@@ -1214,12 +1131,11 @@ export interface Request {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A known resource that the server is capable of reading.
  */
-export interface Resource {
+export type Resource = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1263,12 +1179,11 @@ export interface Resource {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a specific resource or sub-resource.
  */
-export interface ResourceContents {
+export type ResourceContents = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1283,14 +1198,13 @@ export interface ResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A resource that the server is capable of reading, included in a prompt or tool call result.
  *
  * Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
  */
-export interface ResourceLink {
+export type ResourceLink = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1335,12 +1249,11 @@ export interface ResourceLink {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface ResourceListChangedNotification {
+export type ResourceListChangedNotification = {
   method: "notifications/resources/list_changed";
   params?: {
     /**
@@ -1351,12 +1264,11 @@ export interface ResourceListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A template description for resources available on the server.
  */
-export interface ResourceTemplate {
+export type ResourceTemplate = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1394,34 +1306,30 @@ export interface ResourceTemplate {
    * A URI template (according to RFC 6570) that can be used to construct resource URIs.
    */
   uriTemplate: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A reference to a resource or resource template definition.
  */
-export interface ResourceTemplateReference {
+export type ResourceTemplateReference = {
   type: "ref/resource";
   /**
    * The URI or URI template of the resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
  */
-export interface ResourceUpdatedNotification {
+export type ResourceUpdatedNotification = {
   method: "notifications/resources/updated";
   params: {
     /**
      * The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface Result {
+};
+export type Result = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1429,11 +1337,11 @@ export interface Result {
     [k: string]: unknown;
   };
   [k: string]: unknown;
-}
+};
 /**
  * Represents a root directory or file that the server can operate on.
  */
-export interface Root {
+export type Root = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1452,14 +1360,13 @@ export interface Root {
    * other URI schemes.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the client to the server, informing it that the list of roots has changed.
  * This notification should be sent whenever the client adds, removes, or modifies any root.
  * The server should then request an updated list of roots using the ListRootsRequest.
  */
-export interface RootsListChangedNotification {
+export type RootsListChangedNotification = {
   method: "notifications/roots/list_changed";
   params?: {
     /**
@@ -1470,40 +1377,32 @@ export interface RootsListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message issued to or received from an LLM API.
  */
-export interface SamplingMessage {
+export type SamplingMessage = {
   content: TextContent | ImageContent | AudioContent;
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
  */
-export interface ServerCapabilities {
+export type ServerCapabilities = {
   /**
    * Present if the server supports argument autocompletion suggestions.
    */
-  completions?: {
-    [k: string]: unknown;
-  };
+  completions?: object;
   /**
    * Experimental, non-standard capabilities that the server supports.
    */
   experimental?: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: object;
   };
   /**
    * Present if the server supports sending log messages to the client.
    */
-  logging?: {
-    [k: string]: unknown;
-  };
+  logging?: object;
   /**
    * Present if the server offers any prompt templates.
    */
@@ -1512,7 +1411,6 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the prompt list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any resources to read.
@@ -1526,7 +1424,6 @@ export interface ServerCapabilities {
      * Whether this server supports subscribing to resource updates.
      */
     subscribe?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any tools to call.
@@ -1536,51 +1433,44 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the tool list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the client to the server, to enable or adjust logging.
  */
-export interface SetLevelRequest {
+export type SetLevelRequest = {
   method: "logging/setLevel";
   params: {
     /**
      * The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
      */
     level: LoggingLevel;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface StringSchema {
+};
+export type StringSchema = {
   description?: string;
   format?: "date" | "date-time" | "email" | "uri";
   maxLength?: number;
   minLength?: number;
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
  */
-export interface SubscribeRequest {
+export type SubscribeRequest = {
   method: "resources/subscribe";
   params: {
     /**
      * The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Text provided to or from an LLM.
  */
-export interface TextContent {
+export type TextContent = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1596,9 +1486,8 @@ export interface TextContent {
    */
   text: string;
   type: "text";
-  [k: string]: unknown;
-}
-export interface TextResourceContents {
+};
+export type TextResourceContents = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1617,12 +1506,11 @@ export interface TextResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Definition for a tool the client can call.
  */
-export interface Tool {
+export type Tool = {
   /**
    * See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1646,13 +1534,10 @@ export interface Tool {
    */
   inputSchema: {
     properties?: {
-      [k: string]: {
-        [k: string]: unknown;
-      };
+      [k: string]: object;
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -1664,13 +1549,10 @@ export interface Tool {
    */
   outputSchema?: {
     properties?: {
-      [k: string]: {
-        [k: string]: unknown;
-      };
+      [k: string]: object;
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
   /**
    * Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
@@ -1681,8 +1563,7 @@ export interface Tool {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Additional properties describing a Tool to clients.
  *
@@ -1693,7 +1574,7 @@ export interface Tool {
  * Clients should never make tool use decisions based on ToolAnnotations
  * received from untrusted servers.
  */
-export interface ToolAnnotations {
+export type ToolAnnotations = {
   /**
    * If true, the tool may perform destructive updates to its environment.
    * If false, the tool performs only additive updates.
@@ -1731,12 +1612,11 @@ export interface ToolAnnotations {
    * A human-readable title for the tool.
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface ToolListChangedNotification {
+export type ToolListChangedNotification = {
   method: "notifications/tools/list_changed";
   params?: {
     /**
@@ -1747,19 +1627,16 @@ export interface ToolListChangedNotification {
     };
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
  */
-export interface UnsubscribeRequest {
+export type UnsubscribeRequest = {
   method: "resources/unsubscribe";
   params: {
     /**
      * The URI of the resource to unsubscribe from.
      */
     uri: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};

@@ -5,6 +5,7 @@ import {
   type InputOptions,
   McpError,
   type NotificationContext,
+  type Returned,
 } from "@mcp-codegen/runtime/codegen";
 import { Server, type ServerOptions } from "@mcp-codegen/runtime/server";
 
@@ -49,6 +50,108 @@ export interface ServerContext extends HandlerContext<ServerRequests, ServerNoti
 }
 
 /**
+ * The server's response to a tool call.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.CallToolResult`.
+ */
+export type CallToolResult = Returned<T.CallToolResult>;
+
+/**
+ * The response to a tasks/cancel request.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.CancelTaskResult`.
+ */
+export type CancelTaskResult = Returned<T.CancelTaskResult>;
+
+/**
+ * The server's response to a completion/complete request
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.CompleteResult`.
+ */
+export type CompleteResult = Returned<T.CompleteResult>;
+
+/**
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.EmptyResult`.
+ */
+export type EmptyResult = Returned<T.EmptyResult>;
+
+/**
+ * The server's response to a prompts/get request from the client.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.GetPromptResult`.
+ */
+export type GetPromptResult = Returned<T.GetPromptResult>;
+
+/**
+ * The response to a tasks/result request. The structure matches the result type of the original request. For example, a tools/call task would return the CallToolResult structure.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.GetTaskPayloadResult`.
+ */
+export type GetTaskPayloadResult = Returned<T.GetTaskPayloadResult>;
+
+/**
+ * The response to a tasks/get request.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.GetTaskResult`.
+ */
+export type GetTaskResult = Returned<T.GetTaskResult>;
+
+/**
+ * The server's response to a prompts/list request from the client.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListPromptsResult`.
+ */
+export type ListPromptsResult = Returned<T.ListPromptsResult>;
+
+/**
+ * The server's response to a resources/templates/list request from the client.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListResourceTemplatesResult`.
+ */
+export type ListResourceTemplatesResult = Returned<T.ListResourceTemplatesResult>;
+
+/**
+ * The server's response to a resources/list request from the client.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListResourcesResult`.
+ */
+export type ListResourcesResult = Returned<T.ListResourcesResult>;
+
+/**
+ * The response to a tasks/list request.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListTasksResult`.
+ */
+export type ListTasksResult = Returned<T.ListTasksResult>;
+
+/**
+ * The server's response to a tools/list request from the client.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListToolsResult`.
+ */
+export type ListToolsResult = Returned<T.ListToolsResult>;
+
+/**
+ * The server's response to a resources/read request from the client.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ReadResourceResult`.
+ */
+export type ReadResourceResult = Returned<T.ReadResourceResult>;
+
+/**
  * What a server does, one optional method per message a client sends. Implement any subset: the server
  * advertises the capabilities that follow from the handlers present; the rest answer "method not found".
  */
@@ -56,63 +159,63 @@ export interface ServerHandlers {
   /**
    * `completion/complete`: A request from the client to the server, to ask for completion options.
    */
-  complete?(params: T.CompleteRequest["params"], ctx: ServerContext): T.CompleteResult | Promise<T.CompleteResult>;
+  complete?(params: T.CompleteRequest["params"], ctx: ServerContext): CompleteResult | Promise<CompleteResult>;
   /**
    * `logging/setLevel`: A request from the client to the server, to enable or adjust logging.
    */
-  setLevel?(params: T.SetLevelRequest["params"], ctx: ServerContext): T.EmptyResult | Promise<T.EmptyResult>;
+  setLevel?(params: T.SetLevelRequest["params"], ctx: ServerContext): EmptyResult | Promise<EmptyResult>;
   /**
    * `prompts/get`: Used by the client to get a prompt provided by the server.
    */
-  getPrompt?(params: T.GetPromptRequest["params"], ctx: ServerContext): T.GetPromptResult | Promise<T.GetPromptResult>;
+  getPrompt?(params: T.GetPromptRequest["params"], ctx: ServerContext): GetPromptResult | Promise<GetPromptResult>;
   /**
    * `prompts/list`: Sent from the client to request a list of prompts and prompt templates the server has.
    */
-  listPrompts?(params: T.ListPromptsRequest["params"], ctx: ServerContext): T.ListPromptsResult | Promise<T.ListPromptsResult>;
+  listPrompts?(params: T.ListPromptsRequest["params"], ctx: ServerContext): ListPromptsResult | Promise<ListPromptsResult>;
   /**
    * `resources/list`: Sent from the client to request a list of resources the server has.
    */
-  listResources?(params: T.ListResourcesRequest["params"], ctx: ServerContext): T.ListResourcesResult | Promise<T.ListResourcesResult>;
+  listResources?(params: T.ListResourcesRequest["params"], ctx: ServerContext): ListResourcesResult | Promise<ListResourcesResult>;
   /**
    * `resources/read`: Sent from the client to the server, to read a specific resource URI.
    */
-  readResource?(params: T.ReadResourceRequest["params"], ctx: ServerContext): T.ReadResourceResult | Promise<T.ReadResourceResult>;
+  readResource?(params: T.ReadResourceRequest["params"], ctx: ServerContext): ReadResourceResult | Promise<ReadResourceResult>;
   /**
    * `resources/subscribe`: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
    */
-  subscribe?(params: T.SubscribeRequest["params"], ctx: ServerContext): T.EmptyResult | Promise<T.EmptyResult>;
+  subscribe?(params: T.SubscribeRequest["params"], ctx: ServerContext): EmptyResult | Promise<EmptyResult>;
   /**
    * `resources/templates/list`: Sent from the client to request a list of resource templates the server has.
    */
-  listResourceTemplates?(params: T.ListResourceTemplatesRequest["params"], ctx: ServerContext): T.ListResourceTemplatesResult | Promise<T.ListResourceTemplatesResult>;
+  listResourceTemplates?(params: T.ListResourceTemplatesRequest["params"], ctx: ServerContext): ListResourceTemplatesResult | Promise<ListResourceTemplatesResult>;
   /**
    * `resources/unsubscribe`: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
    */
-  unsubscribe?(params: T.UnsubscribeRequest["params"], ctx: ServerContext): T.EmptyResult | Promise<T.EmptyResult>;
+  unsubscribe?(params: T.UnsubscribeRequest["params"], ctx: ServerContext): EmptyResult | Promise<EmptyResult>;
   /**
    * `tasks/cancel`: A request to cancel a task.
    */
-  cancelTask?(params: T.CancelTaskRequest["params"], ctx: ServerContext): T.CancelTaskResult | Promise<T.CancelTaskResult>;
+  cancelTask?(params: T.CancelTaskRequest["params"], ctx: ServerContext): CancelTaskResult | Promise<CancelTaskResult>;
   /**
    * `tasks/get`: A request to retrieve the state of a task.
    */
-  getTask?(params: T.GetTaskRequest["params"], ctx: ServerContext): T.GetTaskResult | Promise<T.GetTaskResult>;
+  getTask?(params: T.GetTaskRequest["params"], ctx: ServerContext): GetTaskResult | Promise<GetTaskResult>;
   /**
    * `tasks/list`: A request to retrieve a list of tasks.
    */
-  listTasks?(params: T.ListTasksRequest["params"], ctx: ServerContext): T.ListTasksResult | Promise<T.ListTasksResult>;
+  listTasks?(params: T.ListTasksRequest["params"], ctx: ServerContext): ListTasksResult | Promise<ListTasksResult>;
   /**
    * `tasks/result`: A request to retrieve the result of a completed task.
    */
-  getTaskPayload?(params: T.GetTaskPayloadRequest["params"], ctx: ServerContext): T.GetTaskPayloadResult | Promise<T.GetTaskPayloadResult>;
+  getTaskPayload?(params: T.GetTaskPayloadRequest["params"], ctx: ServerContext): GetTaskPayloadResult | Promise<GetTaskPayloadResult>;
   /**
    * `tools/call`: Used by the client to invoke a tool provided by the server.
    */
-  callTool?(params: T.CallToolRequest["params"], ctx: ServerContext): T.CallToolResult | Promise<T.CallToolResult>;
+  callTool?(params: T.CallToolRequest["params"], ctx: ServerContext): CallToolResult | Promise<CallToolResult>;
   /**
    * `tools/list`: Sent from the client to request a list of tools the server has.
    */
-  listTools?(params: T.ListToolsRequest["params"], ctx: ServerContext): T.ListToolsResult | Promise<T.ListToolsResult>;
+  listTools?(params: T.ListToolsRequest["params"], ctx: ServerContext): ListToolsResult | Promise<ListToolsResult>;
   /**
    * `notifications/initialized`: This notification is sent from the client to the server after initialization has finished.
    */

@@ -160,12 +160,12 @@ export type TaskStatus = "cancelled" | "completed" | "failed" | "input_required"
  */
 export type TaskStatusNotificationParams = NotificationParams & Task;
 
-export interface __McpCodegenRoot {
-}
+export type __McpCodegenRoot = {
+};
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */
-export interface Annotations {
+export type Annotations = {
   /**
    * Describes who the intended audience of this object or data is.
    *
@@ -189,12 +189,11 @@ export interface Annotations {
    * the data is entirely optional.
    */
   priority?: number;
-  [k: string]: unknown;
-}
+};
 /**
  * Audio provided to or from an LLM.
  */
-export interface AudioContent {
+export type AudioContent = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -214,12 +213,11 @@ export interface AudioContent {
    */
   mimeType: string;
   type: "audio";
-  [k: string]: unknown;
-}
+};
 /**
  * Base interface for metadata with name (identifier) and title (display name) properties.
  */
-export interface BaseMetadata {
+export type BaseMetadata = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -233,9 +231,8 @@ export interface BaseMetadata {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
-export interface BlobResourceContents {
+};
+export type BlobResourceContents = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -254,29 +251,26 @@ export interface BlobResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
-export interface BooleanSchema {
+};
+export type BooleanSchema = {
   default?: boolean;
   description?: string;
   title?: string;
   type: "boolean";
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to invoke a tool provided by the server.
  */
-export interface CallToolRequest {
+export type CallToolRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tools/call";
   params: CallToolRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `tools/call` request.
  */
-export interface CallToolRequestParams {
+export type CallToolRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -306,12 +300,11 @@ export interface CallToolRequestParams {
    * for task augmentation of specific request types in their capabilities.
    */
   task?: TaskMetadata;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a tool call.
  */
-export interface CallToolResult {
+export type CallToolResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -343,12 +336,11 @@ export interface CallToolResult {
   structuredContent?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request to cancel a task.
  */
-export interface CancelTaskRequest {
+export type CancelTaskRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tasks/cancel";
@@ -357,10 +349,8 @@ export interface CancelTaskRequest {
      * The task identifier to cancel.
      */
     taskId: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
  *
@@ -372,16 +362,15 @@ export interface CancelTaskRequest {
  *
  * For task cancellation, use the `tasks/cancel` request instead of this notification.
  */
-export interface CancelledNotification {
+export type CancelledNotification = {
   jsonrpc: "2.0";
   method: "notifications/cancelled";
   params: CancelledNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/cancelled` notification.
  */
-export interface CancelledNotificationParams {
+export type CancelledNotificationParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -400,31 +389,23 @@ export interface CancelledNotificationParams {
    * This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).
    */
   requestId?: RequestId;
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
  */
-export interface ClientCapabilities {
+export type ClientCapabilities = {
   /**
    * Present if the client supports elicitation from the server.
    */
   elicitation?: {
-    form?: {
-      [k: string]: unknown;
-    };
-    url?: {
-      [k: string]: unknown;
-    };
-    [k: string]: unknown;
+    form?: object;
+    url?: object;
   };
   /**
    * Experimental, non-standard capabilities that the client supports.
    */
   experimental?: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: object;
   };
   /**
    * Present if the client supports listing roots.
@@ -434,7 +415,6 @@ export interface ClientCapabilities {
      * Whether the client supports notifications for changes to the roots list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the client supports sampling from an LLM.
@@ -444,16 +424,11 @@ export interface ClientCapabilities {
      * Whether the client supports context inclusion via includeContext parameter.
      * If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
      */
-    context?: {
-      [k: string]: unknown;
-    };
+    context?: object;
     /**
      * Whether the client supports tool use via tools and toolChoice parameters.
      */
-    tools?: {
-      [k: string]: unknown;
-    };
-    [k: string]: unknown;
+    tools?: object;
   };
   /**
    * Present if the client supports task-augmented requests.
@@ -462,15 +437,11 @@ export interface ClientCapabilities {
     /**
      * Whether this client supports tasks/cancel.
      */
-    cancel?: {
-      [k: string]: unknown;
-    };
+    cancel?: object;
     /**
      * Whether this client supports tasks/list.
      */
-    list?: {
-      [k: string]: unknown;
-    };
+    list?: object;
     /**
      * Specifies which request types can be augmented with tasks.
      */
@@ -482,10 +453,7 @@ export interface ClientCapabilities {
         /**
          * Whether the client supports task-augmented elicitation/create requests.
          */
-        create?: {
-          [k: string]: unknown;
-        };
-        [k: string]: unknown;
+        create?: object;
       };
       /**
        * Task support for sampling-related requests.
@@ -494,31 +462,24 @@ export interface ClientCapabilities {
         /**
          * Whether the client supports task-augmented sampling/createMessage requests.
          */
-        createMessage?: {
-          [k: string]: unknown;
-        };
-        [k: string]: unknown;
+        createMessage?: object;
       };
-      [k: string]: unknown;
     };
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the client to the server, to ask for completion options.
  */
-export interface CompleteRequest {
+export type CompleteRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "completion/complete";
   params: CompleteRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `completion/complete` request.
  */
-export interface CompleteRequestParams {
+export type CompleteRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -541,7 +502,6 @@ export interface CompleteRequestParams {
      * The value of the argument to use for completion matching.
      */
     value: string;
-    [k: string]: unknown;
   };
   /**
    * Additional, optional context for completions
@@ -553,15 +513,13 @@ export interface CompleteRequestParams {
     arguments?: {
       [k: string]: string;
     };
-    [k: string]: unknown;
   };
   ref: PromptReference | ResourceTemplateReference;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a completion/complete request
  */
-export interface CompleteResult {
+export type CompleteResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -581,24 +539,21 @@ export interface CompleteResult {
      * An array of completion values. Must not exceed 100 items.
      */
     values: string[];
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
  */
-export interface CreateMessageRequest {
+export type CreateMessageRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "sampling/createMessage";
   params: CreateMessageRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `sampling/createMessage` request.
  */
-export interface CreateMessageRequestParams {
+export type CreateMessageRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -627,9 +582,7 @@ export interface CreateMessageRequestParams {
   /**
    * Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
    */
-  metadata?: {
-    [k: string]: unknown;
-  };
+  metadata?: object;
   /**
    * The server's preferences for which model to select. The client MAY ignore these preferences.
    */
@@ -660,14 +613,13 @@ export interface CreateMessageRequestParams {
    * The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
    */
   tools?: Tool[];
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to a sampling/createMessage request from the server.
  * The client should inform the user before returning the sampled message, to allow them
  * to inspect the response (human in the loop) and decide whether to allow the server to see it.
  */
-export interface CreateMessageResult {
+export type CreateMessageResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -698,12 +650,11 @@ export interface CreateMessageResult {
    * This field is an open string to allow for provider-specific stop reasons.
    */
   stopReason?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A response to a task-augmented request.
  */
-export interface CreateTaskResult {
+export type CreateTaskResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -711,22 +662,20 @@ export interface CreateTaskResult {
     [k: string]: unknown;
   };
   task: Task;
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to elicit additional information from the user via the client.
  */
-export interface ElicitRequest {
+export type ElicitRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "elicitation/create";
   params: ElicitRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The parameters for a request to elicit non-sensitive information from the user via a form in the client.
  */
-export interface ElicitRequestFormParams {
+export type ElicitRequestFormParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -756,7 +705,6 @@ export interface ElicitRequestFormParams {
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
   /**
    * If specified, the caller is requesting task-augmented execution for this request.
@@ -767,12 +715,11 @@ export interface ElicitRequestFormParams {
    * for task augmentation of specific request types in their capabilities.
    */
   task?: TaskMetadata;
-  [k: string]: unknown;
-}
+};
 /**
  * The parameters for a request to elicit information from the user via a URL in the client.
  */
-export interface ElicitRequestURLParams {
+export type ElicitRequestURLParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -809,12 +756,11 @@ export interface ElicitRequestURLParams {
    * The URL that the user should navigate to.
    */
   url: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to an elicitation request.
  */
-export interface ElicitResult {
+export type ElicitResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -836,12 +782,11 @@ export interface ElicitResult {
   content?: {
     [k: string]: string[] | string | number | boolean;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
  */
-export interface ElicitationCompleteNotification {
+export type ElicitationCompleteNotification = {
   jsonrpc: "2.0";
   method: "notifications/elicitation/complete";
   params: {
@@ -849,17 +794,15 @@ export interface ElicitationCompleteNotification {
      * The ID of the elicitation that completed.
      */
     elicitationId: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a resource, embedded into a prompt or tool call result.
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
  */
-export interface EmbeddedResource {
+export type EmbeddedResource = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -872,9 +815,8 @@ export interface EmbeddedResource {
   annotations?: Annotations;
   resource: TextResourceContents | BlobResourceContents;
   type: "resource";
-  [k: string]: unknown;
-}
-export interface Error {
+};
+export type Error = {
   /**
    * The error type that occurred.
    */
@@ -887,22 +829,20 @@ export interface Error {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to get a prompt provided by the server.
  */
-export interface GetPromptRequest {
+export type GetPromptRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "prompts/get";
   params: GetPromptRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `prompts/get` request.
  */
-export interface GetPromptRequestParams {
+export type GetPromptRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -923,12 +863,11 @@ export interface GetPromptRequestParams {
    * The name of the prompt or prompt template.
    */
   name: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a prompts/get request from the client.
  */
-export interface GetPromptResult {
+export type GetPromptResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -940,12 +879,11 @@ export interface GetPromptResult {
    */
   description?: string;
   messages: PromptMessage[];
-  [k: string]: unknown;
-}
+};
 /**
  * A request to retrieve the result of a completed task.
  */
-export interface GetTaskPayloadRequest {
+export type GetTaskPayloadRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tasks/result";
@@ -954,16 +892,14 @@ export interface GetTaskPayloadRequest {
      * The task identifier to retrieve results for.
      */
     taskId: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The response to a tasks/result request.
  * The structure matches the result type of the original request.
  * For example, a tools/call task would return the CallToolResult structure.
  */
-export interface GetTaskPayloadResult {
+export type GetTaskPayloadResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -971,11 +907,11 @@ export interface GetTaskPayloadResult {
     [k: string]: unknown;
   };
   [k: string]: unknown;
-}
+};
 /**
  * A request to retrieve the state of a task.
  */
-export interface GetTaskRequest {
+export type GetTaskRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tasks/get";
@@ -984,14 +920,12 @@ export interface GetTaskRequest {
      * The task identifier to query.
      */
     taskId: string;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * An optionally-sized icon that can be displayed in a user interface.
  */
-export interface Icon {
+export type Icon = {
   /**
    * Optional MIME type override if the source MIME type is missing or generic.
    * For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -1023,12 +957,11 @@ export interface Icon {
    * If not provided, the client should assume the icon can be used with any theme.
    */
   theme?: "dark" | "light";
-  [k: string]: unknown;
-}
+};
 /**
  * Base interface to add `icons` property.
  */
-export interface Icons {
+export type Icons = {
   /**
    * Optional set of sized icons that the client can display in a user interface.
    *
@@ -1041,12 +974,11 @@ export interface Icons {
    * - `image/webp` - WebP images (modern, efficient format)
    */
   icons?: Icon[];
-  [k: string]: unknown;
-}
+};
 /**
  * An image provided to or from an LLM.
  */
-export interface ImageContent {
+export type ImageContent = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1066,12 +998,11 @@ export interface ImageContent {
    */
   mimeType: string;
   type: "image";
-  [k: string]: unknown;
-}
+};
 /**
  * Describes the MCP implementation.
  */
-export interface Implementation {
+export type Implementation = {
   /**
    * An optional human-readable description of what this implementation does.
    *
@@ -1110,22 +1041,20 @@ export interface Implementation {
    * An optional URL of the website for this implementation.
    */
   websiteUrl?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * This request is sent from the client to the server when it first connects, asking it to begin initialization.
  */
-export interface InitializeRequest {
+export type InitializeRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "initialize";
   params: InitializeRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for an `initialize` request.
  */
-export interface InitializeRequestParams {
+export type InitializeRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1142,12 +1071,11 @@ export interface InitializeRequestParams {
    * The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
    */
   protocolVersion: string;
-  [k: string]: unknown;
-}
+};
 /**
  * After receiving an initialize request from the client, the server sends this response.
  */
-export interface InitializeResult {
+export type InitializeResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1166,63 +1094,57 @@ export interface InitializeResult {
    */
   protocolVersion: string;
   serverInfo: Implementation;
-  [k: string]: unknown;
-}
+};
 /**
  * This notification is sent from the client to the server after initialization has finished.
  */
-export interface InitializedNotification {
+export type InitializedNotification = {
   jsonrpc: "2.0";
   method: "notifications/initialized";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * A response to a request that indicates an error occurred.
  */
-export interface JSONRPCErrorResponse {
+export type JSONRPCErrorResponse = {
   error: Error;
   id?: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * A notification which does not expect a response.
  */
-export interface JSONRPCNotification {
+export type JSONRPCNotification = {
   jsonrpc: "2.0";
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request that expects a response.
  */
-export interface JSONRPCRequest {
+export type JSONRPCRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A successful (non-error) response to a request.
  */
-export interface JSONRPCResultResponse {
+export type JSONRPCResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: Result;
-  [k: string]: unknown;
-}
+};
 /**
  * Use TitledSingleSelectEnumSchema instead.
  * This interface will be removed in a future version.
  */
-export interface LegacyTitledEnumSchema {
+export type LegacyTitledEnumSchema = {
   default?: string;
   description?: string;
   enum: string[];
@@ -1233,22 +1155,20 @@ export interface LegacyTitledEnumSchema {
   enumNames?: string[];
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
  */
-export interface ListPromptsRequest {
+export type ListPromptsRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "prompts/list";
   params?: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a prompts/list request from the client.
  */
-export interface ListPromptsResult {
+export type ListPromptsResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1261,22 +1181,20 @@ export interface ListPromptsResult {
    */
   nextCursor?: string;
   prompts: Prompt[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resource templates the server has.
  */
-export interface ListResourceTemplatesRequest {
+export type ListResourceTemplatesRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/templates/list";
   params?: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/templates/list request from the client.
  */
-export interface ListResourceTemplatesResult {
+export type ListResourceTemplatesResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1289,22 +1207,20 @@ export interface ListResourceTemplatesResult {
    */
   nextCursor?: string;
   resourceTemplates: ResourceTemplate[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resources the server has.
  */
-export interface ListResourcesRequest {
+export type ListResourcesRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/list";
   params?: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/list request from the client.
  */
-export interface ListResourcesResult {
+export type ListResourcesResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1317,8 +1233,7 @@ export interface ListResourcesResult {
    */
   nextCursor?: string;
   resources: Resource[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the server to request a list of root URIs from the client. Roots allow
  * servers to ask for specific directories or files to operate on. A common example
@@ -1328,19 +1243,18 @@ export interface ListResourcesResult {
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
  */
-export interface ListRootsRequest {
+export type ListRootsRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "roots/list";
   params?: RequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The client's response to a roots/list request from the server.
  * This result contains an array of Root objects, each representing a root directory
  * or file that the server can operate on.
  */
-export interface ListRootsResult {
+export type ListRootsResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1348,22 +1262,20 @@ export interface ListRootsResult {
     [k: string]: unknown;
   };
   roots: Root[];
-  [k: string]: unknown;
-}
+};
 /**
  * A request to retrieve a list of tasks.
  */
-export interface ListTasksRequest {
+export type ListTasksRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tasks/list";
   params?: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The response to a tasks/list request.
  */
-export interface ListTasksResult {
+export type ListTasksResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1376,22 +1288,20 @@ export interface ListTasksResult {
    */
   nextCursor?: string;
   tasks: Task[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of tools the server has.
  */
-export interface ListToolsRequest {
+export type ListToolsRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tools/list";
   params?: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a tools/list request from the client.
  */
-export interface ListToolsResult {
+export type ListToolsResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1404,21 +1314,19 @@ export interface ListToolsResult {
    */
   nextCursor?: string;
   tools: Tool[];
-  [k: string]: unknown;
-}
+};
 /**
  * JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
  */
-export interface LoggingMessageNotification {
+export type LoggingMessageNotification = {
   jsonrpc: "2.0";
   method: "notifications/message";
   params: LoggingMessageNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/message` notification.
  */
-export interface LoggingMessageNotificationParams {
+export type LoggingMessageNotificationParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1437,15 +1345,14 @@ export interface LoggingMessageNotificationParams {
    * An optional name of the logger issuing this message.
    */
   logger?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Hints to use for model selection.
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
  */
-export interface ModelHint {
+export type ModelHint = {
   /**
    * A hint for a model name.
    *
@@ -1458,8 +1365,7 @@ export interface ModelHint {
    *  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
    */
   name?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's preferences for model selection, requested of the client during sampling.
  *
@@ -1473,7 +1379,7 @@ export interface ModelHint {
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
  */
-export interface ModelPreferences {
+export type ModelPreferences = {
   /**
    * How much to prioritize cost when selecting a model. A value of 0 means cost
    * is not important, while a value of 1 means cost is the most important
@@ -1502,44 +1408,39 @@ export interface ModelPreferences {
    * the most important factor.
    */
   speedPriority?: number;
-  [k: string]: unknown;
-}
-export interface Notification {
+};
+export type Notification = {
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface NotificationParams {
+};
+export type NotificationParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
   _meta?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface NumberSchema {
+};
+export type NumberSchema = {
   default?: number;
   description?: string;
   maximum?: number;
   minimum?: number;
   title?: string;
   type: "integer" | "number";
-  [k: string]: unknown;
-}
-export interface PaginatedRequest {
+};
+export type PaginatedRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: string;
   params?: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Common parameters for paginated requests.
  */
-export interface PaginatedRequestParams {
+export type PaginatedRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1555,9 +1456,8 @@ export interface PaginatedRequestParams {
    * If provided, the server should return results starting after this cursor.
    */
   cursor?: string;
-  [k: string]: unknown;
-}
-export interface PaginatedResult {
+};
+export type PaginatedResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1569,31 +1469,28 @@ export interface PaginatedResult {
    * If present, there may be more results available.
    */
   nextCursor?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
  */
-export interface PingRequest {
+export type PingRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "ping";
   params?: RequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
  */
-export interface ProgressNotification {
+export type ProgressNotification = {
   jsonrpc: "2.0";
   method: "notifications/progress";
   params: ProgressNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/progress` notification.
  */
-export interface ProgressNotificationParams {
+export type ProgressNotificationParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1616,12 +1513,11 @@ export interface ProgressNotificationParams {
    * Total number of items to process (or total progress required), if known.
    */
   total?: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A prompt or prompt template that the server offers.
  */
-export interface Prompt {
+export type Prompt = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1661,12 +1557,11 @@ export interface Prompt {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes an argument that a prompt can accept.
  */
-export interface PromptArgument {
+export type PromptArgument = {
   /**
    * A human-readable description of the argument.
    */
@@ -1688,32 +1583,29 @@ export interface PromptArgument {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface PromptListChangedNotification {
+export type PromptListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/prompts/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message returned as part of a prompt.
  *
  * This is similar to `SamplingMessage`, but also supports the embedding of
  * resources from the MCP server.
  */
-export interface PromptMessage {
+export type PromptMessage = {
   content: ContentBlock;
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Identifies a prompt.
  */
-export interface PromptReference {
+export type PromptReference = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -1728,22 +1620,20 @@ export interface PromptReference {
    */
   title?: string;
   type: "ref/prompt";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to the server, to read a specific resource URI.
  */
-export interface ReadResourceRequest {
+export type ReadResourceRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/read";
   params: ReadResourceRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `resources/read` request.
  */
-export interface ReadResourceRequestParams {
+export type ReadResourceRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1758,12 +1648,11 @@ export interface ReadResourceRequestParams {
    * The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's response to a resources/read request from the client.
  */
-export interface ReadResourceResult {
+export type ReadResourceResult = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1771,30 +1660,27 @@ export interface ReadResourceResult {
     [k: string]: unknown;
   };
   contents: (TextResourceContents | BlobResourceContents)[];
-  [k: string]: unknown;
-}
+};
 /**
  * Metadata for associating messages with a task.
  * Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
  */
-export interface RelatedTaskMetadata {
+export type RelatedTaskMetadata = {
   /**
    * The task identifier this message is associated with.
    */
   taskId: string;
-  [k: string]: unknown;
-}
-export interface Request {
+};
+export type Request = {
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Common params for any request.
  */
-export interface RequestParams {
+export type RequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1805,12 +1691,11 @@ export interface RequestParams {
     progressToken?: ProgressToken;
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A known resource that the server is capable of reading.
  */
-export interface Resource {
+export type Resource = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1866,12 +1751,11 @@ export interface Resource {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a specific resource or sub-resource.
  */
-export interface ResourceContents {
+export type ResourceContents = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1886,14 +1770,13 @@ export interface ResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A resource that the server is capable of reading, included in a prompt or tool call result.
  *
  * Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
  */
-export interface ResourceLink {
+export type ResourceLink = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1950,21 +1833,19 @@ export interface ResourceLink {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface ResourceListChangedNotification {
+export type ResourceListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/resources/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Common parameters when working with resources.
  */
-export interface ResourceRequestParams {
+export type ResourceRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -1979,12 +1860,11 @@ export interface ResourceRequestParams {
    * The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A template description for resources available on the server.
  */
-export interface ResourceTemplate {
+export type ResourceTemplate = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2034,32 +1914,29 @@ export interface ResourceTemplate {
    * A URI template (according to RFC 6570) that can be used to construct resource URIs.
    */
   uriTemplate: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A reference to a resource or resource template definition.
  */
-export interface ResourceTemplateReference {
+export type ResourceTemplateReference = {
   type: "ref/resource";
   /**
    * The URI or URI template of the resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
  */
-export interface ResourceUpdatedNotification {
+export type ResourceUpdatedNotification = {
   jsonrpc: "2.0";
   method: "notifications/resources/updated";
   params: ResourceUpdatedNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/resources/updated` notification.
  */
-export interface ResourceUpdatedNotificationParams {
+export type ResourceUpdatedNotificationParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2070,9 +1947,8 @@ export interface ResourceUpdatedNotificationParams {
    * The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
    */
   uri: string;
-  [k: string]: unknown;
-}
-export interface Result {
+};
+export type Result = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2080,11 +1956,11 @@ export interface Result {
     [k: string]: unknown;
   };
   [k: string]: unknown;
-}
+};
 /**
  * Represents a root directory or file that the server can operate on.
  */
-export interface Root {
+export type Root = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2103,23 +1979,21 @@ export interface Root {
    * other URI schemes.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the client to the server, informing it that the list of roots has changed.
  * This notification should be sent whenever the client adds, removes, or modifies any root.
  * The server should then request an updated list of roots using the ListRootsRequest.
  */
-export interface RootsListChangedNotification {
+export type RootsListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/roots/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message issued to or received from an LLM API.
  */
-export interface SamplingMessage {
+export type SamplingMessage = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2134,32 +2008,25 @@ export interface SamplingMessage {
     | ToolResultContent
     | SamplingMessageContentBlock[];
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
  */
-export interface ServerCapabilities {
+export type ServerCapabilities = {
   /**
    * Present if the server supports argument autocompletion suggestions.
    */
-  completions?: {
-    [k: string]: unknown;
-  };
+  completions?: object;
   /**
    * Experimental, non-standard capabilities that the server supports.
    */
   experimental?: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: object;
   };
   /**
    * Present if the server supports sending log messages to the client.
    */
-  logging?: {
-    [k: string]: unknown;
-  };
+  logging?: object;
   /**
    * Present if the server offers any prompt templates.
    */
@@ -2168,7 +2035,6 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the prompt list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any resources to read.
@@ -2182,7 +2048,6 @@ export interface ServerCapabilities {
      * Whether this server supports subscribing to resource updates.
      */
     subscribe?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server supports task-augmented requests.
@@ -2191,15 +2056,11 @@ export interface ServerCapabilities {
     /**
      * Whether this server supports tasks/cancel.
      */
-    cancel?: {
-      [k: string]: unknown;
-    };
+    cancel?: object;
     /**
      * Whether this server supports tasks/list.
      */
-    list?: {
-      [k: string]: unknown;
-    };
+    list?: object;
     /**
      * Specifies which request types can be augmented with tasks.
      */
@@ -2211,14 +2072,9 @@ export interface ServerCapabilities {
         /**
          * Whether the server supports task-augmented tools/call requests.
          */
-        call?: {
-          [k: string]: unknown;
-        };
-        [k: string]: unknown;
+        call?: object;
       };
-      [k: string]: unknown;
     };
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any tools to call.
@@ -2228,24 +2084,21 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the tool list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the client to the server, to enable or adjust logging.
  */
-export interface SetLevelRequest {
+export type SetLevelRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "logging/setLevel";
   params: SetLevelRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `logging/setLevel` request.
  */
-export interface SetLevelRequestParams {
+export type SetLevelRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2260,9 +2113,8 @@ export interface SetLevelRequestParams {
    * The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
    */
   level: LoggingLevel;
-  [k: string]: unknown;
-}
-export interface StringSchema {
+};
+export type StringSchema = {
   default?: string;
   description?: string;
   format?: "date" | "date-time" | "email" | "uri";
@@ -2270,22 +2122,20 @@ export interface StringSchema {
   minLength?: number;
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
  */
-export interface SubscribeRequest {
+export type SubscribeRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/subscribe";
   params: SubscribeRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `resources/subscribe` request.
  */
-export interface SubscribeRequestParams {
+export type SubscribeRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2300,12 +2150,11 @@ export interface SubscribeRequestParams {
    * The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Data associated with a task.
  */
-export interface Task {
+export type Task = {
   /**
    * ISO 8601 timestamp when the task was created.
    */
@@ -2338,12 +2187,11 @@ export interface Task {
    * Actual retention duration from creation in milliseconds, null for unlimited.
    */
   ttl: number | null;
-  [k: string]: unknown;
-}
+};
 /**
  * Common params for any task-augmented request.
  */
-export interface TaskAugmentedRequestParams {
+export type TaskAugmentedRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2363,32 +2211,29 @@ export interface TaskAugmentedRequestParams {
    * for task augmentation of specific request types in their capabilities.
    */
   task?: TaskMetadata;
-  [k: string]: unknown;
-}
+};
 /**
  * Metadata for augmenting a request with task execution.
  * Include this in the `task` field of the request parameters.
  */
-export interface TaskMetadata {
+export type TaskMetadata = {
   /**
    * Requested duration in milliseconds to retain task from creation.
    */
   ttl?: number;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
  */
-export interface TaskStatusNotification {
+export type TaskStatusNotification = {
   jsonrpc: "2.0";
   method: "notifications/tasks/status";
   params: TaskStatusNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Text provided to or from an LLM.
  */
-export interface TextContent {
+export type TextContent = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2404,9 +2249,8 @@ export interface TextContent {
    */
   text: string;
   type: "text";
-  [k: string]: unknown;
-}
-export interface TextResourceContents {
+};
+export type TextResourceContents = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2425,12 +2269,11 @@ export interface TextResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for multiple-selection enumeration with display titles for each option.
  */
-export interface TitledMultiSelectEnumSchema {
+export type TitledMultiSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2455,9 +2298,7 @@ export interface TitledMultiSelectEnumSchema {
        * Display title for this option.
        */
       title: string;
-      [k: string]: unknown;
     }[];
-    [k: string]: unknown;
   };
   /**
    * Maximum number of items to select.
@@ -2472,12 +2313,11 @@ export interface TitledMultiSelectEnumSchema {
    */
   title?: string;
   type: "array";
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for single-selection enumeration with display titles for each option.
  */
-export interface TitledSingleSelectEnumSchema {
+export type TitledSingleSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2498,19 +2338,17 @@ export interface TitledSingleSelectEnumSchema {
      * Display label for this option.
      */
     title: string;
-    [k: string]: unknown;
   }[];
   /**
    * Optional title for the enum field.
    */
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Definition for a tool the client can call.
  */
-export interface Tool {
+export type Tool = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2551,13 +2389,10 @@ export interface Tool {
   inputSchema: {
     $schema?: string;
     properties?: {
-      [k: string]: {
-        [k: string]: unknown;
-      };
+      [k: string]: object;
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -2573,13 +2408,10 @@ export interface Tool {
   outputSchema?: {
     $schema?: string;
     properties?: {
-      [k: string]: {
-        [k: string]: unknown;
-      };
+      [k: string]: object;
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
   /**
    * Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
@@ -2590,8 +2422,7 @@ export interface Tool {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Additional properties describing a Tool to clients.
  *
@@ -2602,7 +2433,7 @@ export interface Tool {
  * Clients should never make tool use decisions based on ToolAnnotations
  * received from untrusted servers.
  */
-export interface ToolAnnotations {
+export type ToolAnnotations = {
   /**
    * If true, the tool may perform destructive updates to its environment.
    * If false, the tool performs only additive updates.
@@ -2640,12 +2471,11 @@ export interface ToolAnnotations {
    * A human-readable title for the tool.
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Controls tool selection behavior for sampling requests.
  */
-export interface ToolChoice {
+export type ToolChoice = {
   /**
    * Controls the tool use ability of the model:
    * - "auto": Model decides whether to use tools (default)
@@ -2653,12 +2483,11 @@ export interface ToolChoice {
    * - "none": Model MUST NOT use any tools
    */
   mode?: "auto" | "none" | "required";
-  [k: string]: unknown;
-}
+};
 /**
  * Execution-related properties for a tool.
  */
-export interface ToolExecution {
+export type ToolExecution = {
   /**
    * Indicates whether this tool supports task-augmented execution.
    * This allows clients to handle long-running operations through polling
@@ -2671,21 +2500,19 @@ export interface ToolExecution {
    * Default: "forbidden"
    */
   taskSupport?: "forbidden" | "optional" | "required";
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
  */
-export interface ToolListChangedNotification {
+export type ToolListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/tools/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result of a tool use, provided by the user back to the assistant.
  */
-export interface ToolResultContent {
+export type ToolResultContent = {
   /**
    * Optional metadata about the tool result. Clients SHOULD preserve this field when
    * including tool results in subsequent sampling requests to enable caching optimizations.
@@ -2724,12 +2551,11 @@ export interface ToolResultContent {
    */
   toolUseId: string;
   type: "tool_result";
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the assistant to call a tool.
  */
-export interface ToolUseContent {
+export type ToolUseContent = {
   /**
    * Optional metadata about the tool use. Clients SHOULD preserve this field when
    * including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -2756,38 +2582,34 @@ export interface ToolUseContent {
    */
   name: string;
   type: "tool_use";
-  [k: string]: unknown;
-}
+};
 /**
  * An error response that indicates that the server requires the client to provide additional information via an elicitation request.
  */
-export interface URLElicitationRequiredError {
+export type URLElicitationRequiredError = {
   error: Error & {
     code: -32042;
     data: {
       elicitations: ElicitRequestURLParams[];
       [k: string]: unknown;
     };
-    [k: string]: unknown;
   };
   id?: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
  */
-export interface UnsubscribeRequest {
+export type UnsubscribeRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/unsubscribe";
   params: UnsubscribeRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `resources/unsubscribe` request.
  */
-export interface UnsubscribeRequestParams {
+export type UnsubscribeRequestParams = {
   /**
    * See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
    */
@@ -2802,12 +2624,11 @@ export interface UnsubscribeRequestParams {
    * The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for multiple-selection enumeration without display titles for options.
  */
-export interface UntitledMultiSelectEnumSchema {
+export type UntitledMultiSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2825,7 +2646,6 @@ export interface UntitledMultiSelectEnumSchema {
      */
     enum: string[];
     type: "string";
-    [k: string]: unknown;
   };
   /**
    * Maximum number of items to select.
@@ -2840,12 +2660,11 @@ export interface UntitledMultiSelectEnumSchema {
    */
   title?: string;
   type: "array";
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for single-selection enumeration without display titles for options.
  */
-export interface UntitledSingleSelectEnumSchema {
+export type UntitledSingleSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2863,5 +2682,4 @@ export interface UntitledSingleSelectEnumSchema {
    */
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};

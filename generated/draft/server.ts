@@ -6,6 +6,7 @@ import {
   type InputOptions,
   McpError,
   type NotificationContext,
+  type Returned,
 } from "@mcp-codegen/runtime/codegen";
 import { Server, type ServerOptions } from "@mcp-codegen/runtime/server";
 
@@ -39,6 +40,110 @@ export interface ServerContext extends HandlerContext<LegacyServerRequests, Serv
 }
 
 /**
+ * The result returned by the server for a {@link CallToolRequesttools/call} request.
+ *
+ * As a handler returns it: `resultType` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.CallToolResult` | `L.CallToolResult`.
+ */
+export type CallToolResult = Returned<T.CallToolResult, "resultType"> | Returned<L.CallToolResult>;
+
+/**
+ * The response to a tasks/cancel request.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `L.CancelTaskResult`.
+ */
+export type CancelTaskResult = Returned<L.CancelTaskResult>;
+
+/**
+ * The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
+ *
+ * As a handler returns it: `resultType` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.CompleteResult` | `L.CompleteResult`.
+ */
+export type CompleteResult = Returned<T.CompleteResult, "resultType"> | Returned<L.CompleteResult>;
+
+/**
+ * Common result fields.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `L.EmptyResult`.
+ */
+export type EmptyResult = Returned<L.EmptyResult>;
+
+/**
+ * The result returned by the server for a {@link GetPromptRequestprompts/get} request.
+ *
+ * As a handler returns it: `resultType` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.GetPromptResult` | `L.GetPromptResult`.
+ */
+export type GetPromptResult = Returned<T.GetPromptResult, "resultType"> | Returned<L.GetPromptResult>;
+
+/**
+ * The response to a tasks/result request. The structure matches the result type of the original request. For example, a tools/call task would return the CallToolResult structure.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `L.GetTaskPayloadResult`.
+ */
+export type GetTaskPayloadResult = Returned<L.GetTaskPayloadResult>;
+
+/**
+ * The response to a tasks/get request.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `L.GetTaskResult`.
+ */
+export type GetTaskResult = Returned<L.GetTaskResult>;
+
+/**
+ * The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
+ *
+ * As a handler returns it: `resultType`, `ttlMs`, `cacheScope` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListPromptsResult` | `L.ListPromptsResult`.
+ */
+export type ListPromptsResult = Returned<T.ListPromptsResult, "resultType" | "ttlMs" | "cacheScope"> | Returned<L.ListPromptsResult>;
+
+/**
+ * The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+ *
+ * As a handler returns it: `resultType`, `ttlMs`, `cacheScope` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListResourceTemplatesResult` | `L.ListResourceTemplatesResult`.
+ */
+export type ListResourceTemplatesResult = Returned<T.ListResourceTemplatesResult, "resultType" | "ttlMs" | "cacheScope"> | Returned<L.ListResourceTemplatesResult>;
+
+/**
+ * The result returned by the server for a {@link ListResourcesRequestresources/list} request.
+ *
+ * As a handler returns it: `resultType`, `ttlMs`, `cacheScope` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListResourcesResult` | `L.ListResourcesResult`.
+ */
+export type ListResourcesResult = Returned<T.ListResourcesResult, "resultType" | "ttlMs" | "cacheScope"> | Returned<L.ListResourcesResult>;
+
+/**
+ * The response to a tasks/list request.
+ *
+ * As a handler returns it: map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `L.ListTasksResult`.
+ */
+export type ListTasksResult = Returned<L.ListTasksResult>;
+
+/**
+ * The result returned by the server for a {@link ListToolsRequesttools/list} request.
+ *
+ * As a handler returns it: `resultType`, `ttlMs`, `cacheScope` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ListToolsResult` | `L.ListToolsResult`.
+ */
+export type ListToolsResult = Returned<T.ListToolsResult, "resultType" | "ttlMs" | "cacheScope"> | Returned<L.ListToolsResult>;
+
+/**
+ * The result returned by the server for a {@link ReadResourceRequestresources/read} request.
+ *
+ * As a handler returns it: `resultType`, `ttlMs`, `cacheScope` may be left out (filled in by the runtime), and map values
+ * may be undefined (JSON leaves such members out). The protocol's exact type: `T.ReadResourceResult` | `L.ReadResourceResult`.
+ */
+export type ReadResourceResult = Returned<T.ReadResourceResult, "resultType" | "ttlMs" | "cacheScope"> | Returned<L.ReadResourceResult>;
+
+/**
  * What a server does, one optional method per message a client sends. Implement any subset: the server
  * advertises the capabilities that follow from the handlers present; the rest answer "method not found".
  * One handler serves both eras: DRAFT-2026-v1 clients (per-request `_meta`, no session) and 2025-11-25-era
@@ -48,63 +153,63 @@ export interface ServerHandlers {
   /**
    * `completion/complete`: A request from the client to the server, to ask for completion options.
    */
-  complete?(params: T.CompleteRequest["params"] | L.CompleteRequest["params"], ctx: ServerContext): T.CompleteResult | L.CompleteResult | Promise<T.CompleteResult | L.CompleteResult>;
+  complete?(params: T.CompleteRequest["params"] | L.CompleteRequest["params"], ctx: ServerContext): CompleteResult | Promise<CompleteResult>;
   /**
    * `prompts/get`: Used by the client to get a prompt provided by the server.
    */
-  getPrompt?(params: T.GetPromptRequest["params"] | L.GetPromptRequest["params"], ctx: ServerContext): T.GetPromptResult | L.GetPromptResult | T.InputRequiredResult | Promise<T.GetPromptResult | L.GetPromptResult | T.InputRequiredResult>;
+  getPrompt?(params: T.GetPromptRequest["params"] | L.GetPromptRequest["params"], ctx: ServerContext): GetPromptResult | T.InputRequiredResult | Promise<GetPromptResult | T.InputRequiredResult>;
   /**
    * `prompts/list`: Sent from the client to request a list of prompts and prompt templates the server has.
    */
-  listPrompts?(params: T.ListPromptsRequest["params"] | L.ListPromptsRequest["params"], ctx: ServerContext): T.ListPromptsResult | L.ListPromptsResult | Promise<T.ListPromptsResult | L.ListPromptsResult>;
+  listPrompts?(params: T.ListPromptsRequest["params"] | L.ListPromptsRequest["params"], ctx: ServerContext): ListPromptsResult | Promise<ListPromptsResult>;
   /**
    * `resources/list`: Sent from the client to request a list of resources the server has.
    */
-  listResources?(params: T.ListResourcesRequest["params"] | L.ListResourcesRequest["params"], ctx: ServerContext): T.ListResourcesResult | L.ListResourcesResult | Promise<T.ListResourcesResult | L.ListResourcesResult>;
+  listResources?(params: T.ListResourcesRequest["params"] | L.ListResourcesRequest["params"], ctx: ServerContext): ListResourcesResult | Promise<ListResourcesResult>;
   /**
    * `resources/read`: Sent from the client to the server, to read a specific resource URI.
    */
-  readResource?(params: T.ReadResourceRequest["params"] | L.ReadResourceRequest["params"], ctx: ServerContext): T.ReadResourceResult | L.ReadResourceResult | T.InputRequiredResult | Promise<T.ReadResourceResult | L.ReadResourceResult | T.InputRequiredResult>;
+  readResource?(params: T.ReadResourceRequest["params"] | L.ReadResourceRequest["params"], ctx: ServerContext): ReadResourceResult | T.InputRequiredResult | Promise<ReadResourceResult | T.InputRequiredResult>;
   /**
    * `resources/templates/list`: Sent from the client to request a list of resource templates the server has.
    */
-  listResourceTemplates?(params: T.ListResourceTemplatesRequest["params"] | L.ListResourceTemplatesRequest["params"], ctx: ServerContext): T.ListResourceTemplatesResult | L.ListResourceTemplatesResult | Promise<T.ListResourceTemplatesResult | L.ListResourceTemplatesResult>;
+  listResourceTemplates?(params: T.ListResourceTemplatesRequest["params"] | L.ListResourceTemplatesRequest["params"], ctx: ServerContext): ListResourceTemplatesResult | Promise<ListResourceTemplatesResult>;
   /**
    * `tools/call`: Used by the client to invoke a tool provided by the server.
    */
-  callTool?(params: T.CallToolRequest["params"] | L.CallToolRequest["params"], ctx: ServerContext): T.CallToolResult | L.CallToolResult | T.InputRequiredResult | Promise<T.CallToolResult | L.CallToolResult | T.InputRequiredResult>;
+  callTool?(params: T.CallToolRequest["params"] | L.CallToolRequest["params"], ctx: ServerContext): CallToolResult | T.InputRequiredResult | Promise<CallToolResult | T.InputRequiredResult>;
   /**
    * `tools/list`: Sent from the client to request a list of tools the server has.
    */
-  listTools?(params: T.ListToolsRequest["params"] | L.ListToolsRequest["params"], ctx: ServerContext): T.ListToolsResult | L.ListToolsResult | Promise<T.ListToolsResult | L.ListToolsResult>;
+  listTools?(params: T.ListToolsRequest["params"] | L.ListToolsRequest["params"], ctx: ServerContext): ListToolsResult | Promise<ListToolsResult>;
   /**
    * `logging/setLevel`: A request from the client to the server, to enable or adjust logging. (2025-11-25-era clients only)
    */
-  setLevel?(params: L.SetLevelRequest["params"], ctx: ServerContext): L.EmptyResult | Promise<L.EmptyResult>;
+  setLevel?(params: L.SetLevelRequest["params"], ctx: ServerContext): EmptyResult | Promise<EmptyResult>;
   /**
    * `resources/subscribe`: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes. (2025-11-25-era clients only)
    */
-  subscribe?(params: L.SubscribeRequest["params"], ctx: ServerContext): L.EmptyResult | Promise<L.EmptyResult>;
+  subscribe?(params: L.SubscribeRequest["params"], ctx: ServerContext): EmptyResult | Promise<EmptyResult>;
   /**
    * `resources/unsubscribe`: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request. (2025-11-25-era clients only)
    */
-  unsubscribe?(params: L.UnsubscribeRequest["params"], ctx: ServerContext): L.EmptyResult | Promise<L.EmptyResult>;
+  unsubscribe?(params: L.UnsubscribeRequest["params"], ctx: ServerContext): EmptyResult | Promise<EmptyResult>;
   /**
    * `tasks/cancel`: A request to cancel a task. (2025-11-25-era clients only)
    */
-  cancelTask?(params: L.CancelTaskRequest["params"], ctx: ServerContext): L.CancelTaskResult | Promise<L.CancelTaskResult>;
+  cancelTask?(params: L.CancelTaskRequest["params"], ctx: ServerContext): CancelTaskResult | Promise<CancelTaskResult>;
   /**
    * `tasks/get`: A request to retrieve the state of a task. (2025-11-25-era clients only)
    */
-  getTask?(params: L.GetTaskRequest["params"], ctx: ServerContext): L.GetTaskResult | Promise<L.GetTaskResult>;
+  getTask?(params: L.GetTaskRequest["params"], ctx: ServerContext): GetTaskResult | Promise<GetTaskResult>;
   /**
    * `tasks/list`: A request to retrieve a list of tasks. (2025-11-25-era clients only)
    */
-  listTasks?(params: L.ListTasksRequest["params"], ctx: ServerContext): L.ListTasksResult | Promise<L.ListTasksResult>;
+  listTasks?(params: L.ListTasksRequest["params"], ctx: ServerContext): ListTasksResult | Promise<ListTasksResult>;
   /**
    * `tasks/result`: A request to retrieve the result of a completed task. (2025-11-25-era clients only)
    */
-  getTaskPayload?(params: L.GetTaskPayloadRequest["params"], ctx: ServerContext): L.GetTaskPayloadResult | Promise<L.GetTaskPayloadResult>;
+  getTaskPayload?(params: L.GetTaskPayloadRequest["params"], ctx: ServerContext): GetTaskPayloadResult | Promise<GetTaskPayloadResult>;
   /**
    * `notifications/initialized`: This notification is sent from the client to the server after initialization has finished. (2025-11-25-era clients only)
    */

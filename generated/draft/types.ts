@@ -129,12 +129,12 @@ export type ServerResult =
   | CompleteResult;
 export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
 
-export interface __McpCodegenRoot {
-}
+export type __McpCodegenRoot = {
+};
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */
-export interface Annotations {
+export type Annotations = {
   /**
    * Describes who the intended audience of this object or data is.
    *
@@ -158,12 +158,11 @@ export interface Annotations {
    * the data is entirely optional.
    */
   priority?: number;
-  [k: string]: unknown;
-}
+};
 /**
  * Audio provided to or from an LLM.
  */
-export interface AudioContent {
+export type AudioContent = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -178,12 +177,11 @@ export interface AudioContent {
    */
   mimeType: string;
   type: "audio";
-  [k: string]: unknown;
-}
+};
 /**
  * Base interface for metadata with name (identifier) and title (display name) properties.
  */
-export interface BaseMetadata {
+export type BaseMetadata = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -197,9 +195,8 @@ export interface BaseMetadata {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
-export interface BlobResourceContents {
+};
+export type BlobResourceContents = {
   _meta?: MetaObject;
   /**
    * A base64-encoded string representing the binary data of the item.
@@ -213,19 +210,17 @@ export interface BlobResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
-export interface BooleanSchema {
+};
+export type BooleanSchema = {
   default?: boolean;
   description?: string;
   title?: string;
   type: "boolean";
-  [k: string]: unknown;
-}
+};
 /**
  * A result that supports a time-to-live (TTL) hint for client-side caching.
  */
-export interface CacheableResult {
+export type CacheableResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -261,22 +256,20 @@ export interface CacheableResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to invoke a tool provided by the server.
  */
-export interface CallToolRequest {
+export type CallToolRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tools/call";
   params: CallToolRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `tools/call` request.
  */
-export interface CallToolRequestParams {
+export type CallToolRequestParams = {
   _meta: RequestMetaObject;
   /**
    * Arguments to use for the tool call.
@@ -290,12 +283,11 @@ export interface CallToolRequestParams {
    */
   name: string;
   requestState?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link CallToolRequesttools/call} request.
  */
-export interface CallToolResult {
+export type CallToolResult = {
   _meta?: ResultMetaObject;
   /**
    * A list of content objects that represent the unstructured result of the tool call.
@@ -333,17 +325,15 @@ export interface CallToolResult {
    * that conforms to the tool's outputSchema if one is defined.
    */
   structuredContent?: unknown;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link CallToolRequesttools/call} request.
  */
-export interface CallToolResultResponse {
+export type CallToolResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: InputRequiredResult | CallToolResult;
-  [k: string]: unknown;
-}
+};
 /**
  * This notification is sent by the client to indicate that it is cancelling a request it previously issued.
  *
@@ -353,16 +343,15 @@ export interface CallToolResultResponse {
  *
  * This notification indicates that the result will be unused, so any associated processing SHOULD cease.
  */
-export interface CancelledNotification {
+export type CancelledNotification = {
   jsonrpc: "2.0";
   method: "notifications/cancelled";
   params: CancelledNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/cancelled` notification.
  */
-export interface CancelledNotificationParams {
+export type CancelledNotificationParams = {
   _meta?: NotificationMetaObject;
   /**
    * An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
@@ -374,19 +363,17 @@ export interface CancelledNotificationParams {
    * This MUST correspond to the ID of a request the client previously issued.
    */
   requestId: RequestId;
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
  */
-export interface ClientCapabilities {
+export type ClientCapabilities = {
   /**
    * Present if the client supports elicitation from the server.
    */
   elicitation?: {
     form?: JSONObject;
     url?: JSONObject;
-    [k: string]: unknown;
   };
   /**
    * Experimental, non-standard capabilities that the client supports.
@@ -408,9 +395,7 @@ export interface ClientCapabilities {
   /**
    * Present if the client supports listing roots.
    */
-  roots?: {
-    [k: string]: unknown;
-  };
+  roots?: {};
   /**
    * Present if the client supports sampling from an LLM.
    */
@@ -424,10 +409,8 @@ export interface ClientCapabilities {
      * Whether the client supports tool use via `tools` and `toolChoice` parameters.
      */
     tools?: JSONObject;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * This notification is sent by the client to indicate that it is cancelling a request it previously issued.
  *
@@ -437,26 +420,24 @@ export interface ClientCapabilities {
  *
  * This notification indicates that the result will be unused, so any associated processing SHOULD cease.
  */
-export interface ClientNotification {
+export type ClientNotification = {
   jsonrpc: "2.0";
   method: "notifications/cancelled";
   params: CancelledNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the client to the server, to ask for completion options.
  */
-export interface CompleteRequest {
+export type CompleteRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "completion/complete";
   params: CompleteRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `completion/complete` request.
  */
-export interface CompleteRequestParams {
+export type CompleteRequestParams = {
   _meta: RequestMetaObject;
   /**
    * The argument's information
@@ -470,7 +451,6 @@ export interface CompleteRequestParams {
      * The value of the argument to use for completion matching.
      */
     value: string;
-    [k: string]: unknown;
   };
   /**
    * Additional, optional context for completions
@@ -482,15 +462,13 @@ export interface CompleteRequestParams {
     arguments?: {
       [k: string]: string;
     };
-    [k: string]: unknown;
   };
   ref: PromptReference | ResourceTemplateReference;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
  */
-export interface CompleteResult {
+export type CompleteResult = {
   _meta?: ResultMetaObject;
   completion: {
     /**
@@ -505,7 +483,6 @@ export interface CompleteResult {
      * An array of completion values. Must not exceed 100 items.
      */
     values: string[];
-    [k: string]: unknown;
   };
   /**
    * Indicates the type of the result, which allows the client to determine
@@ -517,29 +494,26 @@ export interface CompleteResult {
    * `resultType`), the client MUST treat the absent field as `"complete"`.
    */
   resultType: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
  */
-export interface CompleteResultResponse {
+export type CompleteResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: CompleteResult;
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
  */
-export interface CreateMessageRequest {
+export type CreateMessageRequest = {
   method: "sampling/createMessage";
   params: CreateMessageRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `sampling/createMessage` request.
  */
-export interface CreateMessageRequestParams {
+export type CreateMessageRequestParams = {
   /**
    * A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
    * The client MAY ignore this request.
@@ -581,14 +555,13 @@ export interface CreateMessageRequestParams {
    * The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
    */
   tools?: Tool[];
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
  * The client should inform the user before returning the sampled message, to allow them
  * to inspect the response (human in the loop) and decide whether to allow the server to see it.
  */
-export interface CreateMessageResult {
+export type CreateMessageResult = {
   _meta?: MetaObject;
   content:
     | TextContent
@@ -614,25 +587,23 @@ export interface CreateMessageResult {
    * This field is an open string to allow for provider-specific stop reasons.
    */
   stopReason?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the client asking the server to advertise its supported
  * protocol versions, capabilities, and other metadata. Servers **MUST**
  * implement `server/discover`. Clients **MAY** call it but are not required
  * to — version negotiation can also happen inline via per-request `_meta`.
  */
-export interface DiscoverRequest {
+export type DiscoverRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "server/discover";
   params: RequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link DiscoverRequestserver/discover} request.
  */
-export interface DiscoverResult {
+export type DiscoverResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -686,29 +657,26 @@ export interface DiscoverResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link DiscoverRequestserver/discover} request.
  */
-export interface DiscoverResultResponse {
+export type DiscoverResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: DiscoverResult;
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the server to elicit additional information from the user via the client.
  */
-export interface ElicitRequest {
+export type ElicitRequest = {
   method: "elicitation/create";
   params: ElicitRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The parameters for a request to elicit non-sensitive information from the user via a form in the client.
  */
-export interface ElicitRequestFormParams {
+export type ElicitRequestFormParams = {
   /**
    * The message to present to the user describing what information is being requested.
    */
@@ -728,14 +696,12 @@ export interface ElicitRequestFormParams {
     };
     required?: string[];
     type: "object";
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The parameters for a request to elicit information from the user via a URL in the client.
  */
-export interface ElicitRequestURLParams {
+export type ElicitRequestURLParams = {
   /**
    * The message to present to the user explaining why the interaction is needed.
    */
@@ -748,12 +714,11 @@ export interface ElicitRequestURLParams {
    * The URL that the user should navigate to.
    */
   url: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the client for an {@link ElicitRequestelicitation/create} request.
  */
-export interface ElicitResult {
+export type ElicitResult = {
   /**
    * The user action in response to the elicitation.
    * - `"accept"`: User submitted the form/confirmed the action
@@ -769,15 +734,14 @@ export interface ElicitResult {
   content?: {
     [k: string]: string[] | string | number | boolean;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a resource, embedded into a prompt or tool call result.
  *
  * It is up to the client how best to render embedded resources for the benefit
  * of the LLM and/or the user.
  */
-export interface EmbeddedResource {
+export type EmbeddedResource = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -785,9 +749,8 @@ export interface EmbeddedResource {
   annotations?: Annotations;
   resource: TextResourceContents | BlobResourceContents;
   type: "resource";
-  [k: string]: unknown;
-}
-export interface Error {
+};
+export type Error = {
   /**
    * The error type that occurred.
    */
@@ -800,22 +763,20 @@ export interface Error {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Used by the client to get a prompt provided by the server.
  */
-export interface GetPromptRequest {
+export type GetPromptRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "prompts/get";
   params: GetPromptRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `prompts/get` request.
  */
-export interface GetPromptRequestParams {
+export type GetPromptRequestParams = {
   _meta: RequestMetaObject;
   /**
    * Arguments to use for templating the prompt.
@@ -829,12 +790,11 @@ export interface GetPromptRequestParams {
    */
   name: string;
   requestState?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link GetPromptRequestprompts/get} request.
  */
-export interface GetPromptResult {
+export type GetPromptResult = {
   _meta?: ResultMetaObject;
   /**
    * An optional description for the prompt.
@@ -851,36 +811,32 @@ export interface GetPromptResult {
    * `resultType`), the client MUST treat the absent field as `"complete"`.
    */
   resultType: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link GetPromptRequestprompts/get} request.
  */
-export interface GetPromptResultResponse {
+export type GetPromptResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: InputRequiredResult | GetPromptResult;
-  [k: string]: unknown;
-}
+};
 /**
  * Returned when a server rejects a request because the values in the HTTP
  * headers do not match the corresponding values in the request body, or
  * because required headers are missing or malformed. For HTTP, the response
  * status code MUST be `400 Bad Request`.
  */
-export interface HeaderMismatchError {
+export type HeaderMismatchError = {
   error: Error & {
     code: -32020;
-    [k: string]: unknown;
   };
   id?: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * An optionally-sized icon that can be displayed in a user interface.
  */
-export interface Icon {
+export type Icon = {
   /**
    * Optional MIME type override if the source MIME type is missing or generic.
    * For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -912,12 +868,11 @@ export interface Icon {
    * If not provided, the client should assume the icon can be used with any theme.
    */
   theme?: "dark" | "light";
-  [k: string]: unknown;
-}
+};
 /**
  * Base interface to add `icons` property.
  */
-export interface Icons {
+export type Icons = {
   /**
    * Optional set of sized icons that the client can display in a user interface.
    *
@@ -930,12 +885,11 @@ export interface Icons {
    * - `image/webp` - WebP images (modern, efficient format)
    */
   icons?: Icon[];
-  [k: string]: unknown;
-}
+};
 /**
  * An image provided to or from an LLM.
  */
-export interface ImageContent {
+export type ImageContent = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -950,12 +904,11 @@ export interface ImageContent {
    */
   mimeType: string;
   type: "image";
-  [k: string]: unknown;
-}
+};
 /**
  * Describes the MCP implementation.
  */
-export interface Implementation {
+export type Implementation = {
   /**
    * An optional human-readable description of what this implementation does.
    *
@@ -997,22 +950,21 @@ export interface Implementation {
    * An optional URL of the website for this implementation.
    */
   websiteUrl?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A map of server-initiated requests that the client must fulfill.
  * Keys are server-assigned identifiers; values are the request objects.
  */
-export interface InputRequests {
+export type InputRequests = {
   [k: string]: InputRequest;
-}
+};
 /**
  * An InputRequiredResult sent by the server to indicate that additional input is needed
  * before the request can be completed.
  *
  * At least one of `inputRequests` or `requestState` MUST be present.
  */
-export interface InputRequiredResult {
+export type InputRequiredResult = {
   _meta?: ResultMetaObject;
   inputRequests?: InputRequests;
   requestState?: string;
@@ -1026,26 +978,24 @@ export interface InputRequiredResult {
    * `resultType`), the client MUST treat the absent field as `"complete"`.
    */
   resultType: string;
-  [k: string]: unknown;
-}
-export interface InputResponseRequestParams {
+};
+export type InputResponseRequestParams = {
   _meta: RequestMetaObject;
   inputResponses?: InputResponses;
   requestState?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A map of client responses to server-initiated requests.
  * Keys correspond to the keys in the {@link InputRequests} map;
  * values are the client's result for each request.
  */
-export interface InputResponses {
+export type InputResponses = {
   [k: string]: InputResponse;
-}
+};
 /**
  * A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
  */
-export interface InternalError {
+export type InternalError = {
   /**
    * The error type that occurred.
    */
@@ -1058,8 +1008,7 @@ export interface InternalError {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A JSON-RPC error indicating that the method parameters are invalid or malformed.
  *
@@ -1072,7 +1021,7 @@ export interface InternalError {
  * - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
  * - **Sampling**: Missing tool result or tool results mixed with other content
  */
-export interface InvalidParamsError {
+export type InvalidParamsError = {
   /**
    * The error type that occurred.
    */
@@ -1085,12 +1034,11 @@ export interface InvalidParamsError {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
  */
-export interface InvalidRequestError {
+export type InvalidRequestError = {
   /**
    * The error type that occurred.
    */
@@ -1103,57 +1051,52 @@ export interface InvalidRequestError {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
-export interface JSONObject {
+};
+export type JSONObject = {
   [k: string]: JSONValue;
-}
+};
 /**
  * A response to a request that indicates an error occurred.
  */
-export interface JSONRPCErrorResponse {
+export type JSONRPCErrorResponse = {
   error: Error;
   id?: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * A notification which does not expect a response.
  */
-export interface JSONRPCNotification {
+export type JSONRPCNotification = {
   jsonrpc: "2.0";
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A request that expects a response.
  */
-export interface JSONRPCRequest {
+export type JSONRPCRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * A successful (non-error) response to a request.
  */
-export interface JSONRPCResultResponse {
+export type JSONRPCResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: Result;
-  [k: string]: unknown;
-}
+};
 /**
  * Use {@link TitledSingleSelectEnumSchema} instead.
  * This interface will be removed in a future version.
  */
-export interface LegacyTitledEnumSchema {
+export type LegacyTitledEnumSchema = {
   default?: string;
   description?: string;
   enum: string[];
@@ -1164,22 +1107,20 @@ export interface LegacyTitledEnumSchema {
   enumNames?: string[];
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of prompts and prompt templates the server has.
  */
-export interface ListPromptsRequest {
+export type ListPromptsRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "prompts/list";
   params: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
  */
-export interface ListPromptsResult {
+export type ListPromptsResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -1221,31 +1162,28 @@ export interface ListPromptsResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
  */
-export interface ListPromptsResultResponse {
+export type ListPromptsResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: ListPromptsResult;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resource templates the server has.
  */
-export interface ListResourceTemplatesRequest {
+export type ListResourceTemplatesRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/templates/list";
   params: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
  */
-export interface ListResourceTemplatesResult {
+export type ListResourceTemplatesResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -1287,31 +1225,28 @@ export interface ListResourceTemplatesResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
  */
-export interface ListResourceTemplatesResultResponse {
+export type ListResourceTemplatesResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: ListResourceTemplatesResult;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of resources the server has.
  */
-export interface ListResourcesRequest {
+export type ListResourcesRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/list";
   params: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link ListResourcesRequestresources/list} request.
  */
-export interface ListResourcesResult {
+export type ListResourcesResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -1353,17 +1288,15 @@ export interface ListResourcesResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link ListResourcesRequestresources/list} request.
  */
-export interface ListResourcesResultResponse {
+export type ListResourcesResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: ListResourcesResult;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the server to request a list of root URIs from the client. Roots allow
  * servers to ask for specific directories or files to operate on. A common example
@@ -1373,37 +1306,33 @@ export interface ListResourcesResultResponse {
  * This request is typically used when the server needs to understand the file system
  * structure or access specific locations that the client has permission to read from.
  */
-export interface ListRootsRequest {
+export type ListRootsRequest = {
   method: "roots/list";
   params?: {
     _meta?: MetaObject;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the client for a {@link ListRootsRequestroots/list} request.
  * This result contains an array of {@link Root} objects, each representing a root directory
  * or file that the server can operate on.
  */
-export interface ListRootsResult {
+export type ListRootsResult = {
   roots: Root[];
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to request a list of tools the server has.
  */
-export interface ListToolsRequest {
+export type ListToolsRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "tools/list";
   params: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link ListToolsRequesttools/list} request.
  */
-export interface ListToolsResult {
+export type ListToolsResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -1445,30 +1374,27 @@ export interface ListToolsResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link ListToolsRequesttools/list} request.
  */
-export interface ListToolsResultResponse {
+export type ListToolsResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: ListToolsResult;
-  [k: string]: unknown;
-}
+};
 /**
  * JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
  */
-export interface LoggingMessageNotification {
+export type LoggingMessageNotification = {
   jsonrpc: "2.0";
   method: "notifications/message";
   params: LoggingMessageNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/message` notification.
  */
-export interface LoggingMessageNotificationParams {
+export type LoggingMessageNotificationParams = {
   _meta?: NotificationMetaObject;
   /**
    * The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
@@ -1482,8 +1408,7 @@ export interface LoggingMessageNotificationParams {
    * An optional name of the logger issuing this message.
    */
   logger?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
  *
@@ -1501,9 +1426,8 @@ export interface LoggingMessageNotificationParams {
  * - Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
  * - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
  */
-export interface MetaObject {
-  [k: string]: unknown;
-}
+export type MetaObject = {
+};
 /**
  * A JSON-RPC error indicating that the requested method does not exist or is not available.
  *
@@ -1511,7 +1435,7 @@ export interface MetaObject {
  *
  * A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
  */
-export interface MethodNotFoundError {
+export type MethodNotFoundError = {
   /**
    * The error type that occurred.
    */
@@ -1524,14 +1448,13 @@ export interface MethodNotFoundError {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Returned when processing a request requires a capability the client did not
  * declare in `clientCapabilities`. For HTTP, the response status code MUST be
  * `400 Bad Request`.
  */
-export interface MissingRequiredClientCapabilityError {
+export type MissingRequiredClientCapabilityError = {
   error: Error & {
     code: -32021;
     data: {
@@ -1539,21 +1462,18 @@ export interface MissingRequiredClientCapabilityError {
        * The capabilities the server requires from the client to process this request.
        */
       requiredCapabilities: ClientCapabilities;
-      [k: string]: unknown;
     };
-    [k: string]: unknown;
   };
   id?: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * Hints to use for model selection.
  *
  * Keys not declared here are currently left unspecified by the spec and are up
  * to the client to interpret.
  */
-export interface ModelHint {
+export type ModelHint = {
   /**
    * A hint for a model name.
    *
@@ -1566,8 +1486,7 @@ export interface ModelHint {
    *  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
    */
   name?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The server's preferences for model selection, requested of the client during sampling.
  *
@@ -1581,7 +1500,7 @@ export interface ModelHint {
  * up to the client to decide how to interpret these preferences and how to
  * balance them against other considerations.
  */
-export interface ModelPreferences {
+export type ModelPreferences = {
   /**
    * How much to prioritize cost when selecting a model. A value of 0 means cost
    * is not important, while a value of 1 means cost is the most important
@@ -1610,19 +1529,17 @@ export interface ModelPreferences {
    * the most important factor.
    */
   speedPriority?: number;
-  [k: string]: unknown;
-}
-export interface Notification {
+};
+export type Notification = {
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
  */
-export interface NotificationMetaObject {
+export type NotificationMetaObject = {
   /**
    * Identifies the subscription stream a notification was delivered on. The
    * server MUST include this key on every notification delivered via a
@@ -1636,44 +1553,39 @@ export interface NotificationMetaObject {
    * opened the stream.
    */
   "io.modelcontextprotocol/subscriptionId"?: RequestId;
-  [k: string]: unknown;
-}
+};
 /**
  * Common params for any notification.
  */
-export interface NotificationParams {
+export type NotificationParams = {
   _meta?: NotificationMetaObject;
-  [k: string]: unknown;
-}
-export interface NumberSchema {
+};
+export type NumberSchema = {
   default?: number;
   description?: string;
   maximum?: number;
   minimum?: number;
   title?: string;
   type: "integer" | "number";
-  [k: string]: unknown;
-}
-export interface PaginatedRequest {
+};
+export type PaginatedRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: string;
   params: PaginatedRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Common params for paginated requests.
  */
-export interface PaginatedRequestParams {
+export type PaginatedRequestParams = {
   _meta: RequestMetaObject;
   /**
    * An opaque token representing the current pagination position.
    * If provided, the server should return results starting after this cursor.
    */
   cursor?: string;
-  [k: string]: unknown;
-}
-export interface PaginatedResult {
+};
+export type PaginatedResult = {
   _meta?: ResultMetaObject;
   /**
    * An opaque token representing the pagination position after the last returned result.
@@ -1690,12 +1602,11 @@ export interface PaginatedResult {
    * `resultType`), the client MUST treat the absent field as `"complete"`.
    */
   resultType: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
  */
-export interface ParseError {
+export type ParseError = {
   /**
    * The error type that occurred.
    */
@@ -1708,21 +1619,19 @@ export interface ParseError {
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
   message: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An out-of-band notification used to inform the receiver of a progress update for a long-running request.
  */
-export interface ProgressNotification {
+export type ProgressNotification = {
   jsonrpc: "2.0";
   method: "notifications/progress";
   params: ProgressNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a {@link ProgressNotificationnotifications/progress} notification.
  */
-export interface ProgressNotificationParams {
+export type ProgressNotificationParams = {
   _meta?: NotificationMetaObject;
   /**
    * An optional message describing the current progress.
@@ -1740,12 +1649,11 @@ export interface ProgressNotificationParams {
    * Total number of items to process (or total progress required), if known.
    */
   total?: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A prompt or prompt template that the server offers.
  */
-export interface Prompt {
+export type Prompt = {
   _meta?: MetaObject;
   /**
    * A list of arguments to use for templating the prompt.
@@ -1780,12 +1688,11 @@ export interface Prompt {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes an argument that a prompt can accept.
  */
-export interface PromptArgument {
+export type PromptArgument = {
   /**
    * A human-readable description of the argument.
    */
@@ -1807,32 +1714,29 @@ export interface PromptArgument {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
  */
-export interface PromptListChangedNotification {
+export type PromptListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/prompts/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message returned as part of a prompt.
  *
  * This is similar to {@link SamplingMessage}, but also supports the embedding of
  * resources from the MCP server.
  */
-export interface PromptMessage {
+export type PromptMessage = {
   content: ContentBlock;
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Identifies a prompt.
  */
-export interface PromptReference {
+export type PromptReference = {
   /**
    * Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
    */
@@ -1847,22 +1751,20 @@ export interface PromptReference {
    */
   title?: string;
   type: "ref/prompt";
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to the server, to read a specific resource URI.
  */
-export interface ReadResourceRequest {
+export type ReadResourceRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "resources/read";
   params: ReadResourceRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `resources/read` request.
  */
-export interface ReadResourceRequestParams {
+export type ReadResourceRequestParams = {
   _meta: RequestMetaObject;
   inputResponses?: InputResponses;
   requestState?: string;
@@ -1870,12 +1772,11 @@ export interface ReadResourceRequestParams {
    * The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The result returned by the server for a {@link ReadResourceRequestresources/read} request.
  */
-export interface ReadResourceResult {
+export type ReadResourceResult = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the intended scope of the cached response, analogous to HTTP
@@ -1912,28 +1813,25 @@ export interface ReadResourceResult {
    *   milliseconds after receiving the response.
    */
   ttlMs: number;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link ReadResourceRequestresources/read} request.
  */
-export interface ReadResourceResultResponse {
+export type ReadResourceResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: InputRequiredResult | ReadResourceResult;
-  [k: string]: unknown;
-}
-export interface Request {
+};
+export type Request = {
   method: string;
   params?: {
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
+};
 /**
  * Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
  */
-export interface RequestMetaObject {
+export type RequestMetaObject = {
   /**
    * The client's capabilities for this specific request. Required.
    *
@@ -1977,19 +1875,17 @@ export interface RequestMetaObject {
    * If specified, the caller is requesting out-of-band progress notifications for this request (as represented by {@link ProgressNotificationnotifications/progress}). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
    */
   progressToken?: ProgressToken;
-  [k: string]: unknown;
-}
+};
 /**
  * Common params for any request.
  */
-export interface RequestParams {
+export type RequestParams = {
   _meta: RequestMetaObject;
-  [k: string]: unknown;
-}
+};
 /**
  * A known resource that the server is capable of reading.
  */
-export interface Resource {
+export type Resource = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -2040,12 +1936,11 @@ export interface Resource {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * The contents of a specific resource or sub-resource.
  */
-export interface ResourceContents {
+export type ResourceContents = {
   _meta?: MetaObject;
   /**
    * The MIME type of this resource, if known.
@@ -2055,14 +1950,13 @@ export interface ResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A resource that the server is capable of reading, included in a prompt or tool call result.
  *
  * Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
  */
-export interface ResourceLink {
+export type ResourceLink = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -2114,32 +2008,29 @@ export interface ResourceLink {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
  */
-export interface ResourceListChangedNotification {
+export type ResourceListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/resources/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Common params for resource-related requests.
  */
-export interface ResourceRequestParams {
+export type ResourceRequestParams = {
   _meta: RequestMetaObject;
   /**
    * The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A template description for resources available on the server.
  */
-export interface ResourceTemplate {
+export type ResourceTemplate = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -2184,43 +2075,39 @@ export interface ResourceTemplate {
    * A URI template (according to RFC 6570) that can be used to construct resource URIs.
    */
   uriTemplate: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A reference to a resource or resource template definition.
  */
-export interface ResourceTemplateReference {
+export type ResourceTemplateReference = {
   type: "ref/resource";
   /**
    * The URI or URI template of the resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
  */
-export interface ResourceUpdatedNotification {
+export type ResourceUpdatedNotification = {
   jsonrpc: "2.0";
   method: "notifications/resources/updated";
   params: ResourceUpdatedNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a `notifications/resources/updated` notification.
  */
-export interface ResourceUpdatedNotificationParams {
+export type ResourceUpdatedNotificationParams = {
   _meta?: NotificationMetaObject;
   /**
    * The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Common result fields.
  */
-export interface Result {
+export type Result = {
   _meta?: ResultMetaObject;
   /**
    * Indicates the type of the result, which allows the client to determine
@@ -2233,11 +2120,11 @@ export interface Result {
    */
   resultType: string;
   [k: string]: unknown;
-}
+};
 /**
  * Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
  */
-export interface ResultMetaObject {
+export type ResultMetaObject = {
   /**
    * Identifies the server software producing the response. Servers SHOULD
    * include this field on every response unless specifically configured not
@@ -2252,12 +2139,11 @@ export interface ResultMetaObject {
    * security decisions.
    */
   "io.modelcontextprotocol/serverInfo"?: Implementation;
-  [k: string]: unknown;
-}
+};
 /**
  * Represents a root directory or file that the server can operate on.
  */
-export interface Root {
+export type Root = {
   _meta?: MetaObject;
   /**
    * An optional name for the root. This can be used to provide a human-readable
@@ -2271,12 +2157,11 @@ export interface Root {
    * other URI schemes.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Describes a message issued to or received from an LLM API.
  */
-export interface SamplingMessage {
+export type SamplingMessage = {
   _meta?: MetaObject;
   content:
     | TextContent
@@ -2286,12 +2171,11 @@ export interface SamplingMessage {
     | ToolResultContent
     | SamplingMessageContentBlock[];
   role: Role;
-  [k: string]: unknown;
-}
+};
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
  */
-export interface ServerCapabilities {
+export type ServerCapabilities = {
   /**
    * Present if the server supports argument autocompletion suggestions.
    */
@@ -2325,7 +2209,6 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the prompt list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any resources to read.
@@ -2339,7 +2222,6 @@ export interface ServerCapabilities {
      * Whether this server supports subscribing to resource updates.
      */
     subscribe?: boolean;
-    [k: string]: unknown;
   };
   /**
    * Present if the server offers any tools to call.
@@ -2349,11 +2231,9 @@ export interface ServerCapabilities {
      * Whether this server supports notifications for changes to the tool list.
      */
     listChanged?: boolean;
-    [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-export interface StringSchema {
+};
+export type StringSchema = {
   default?: string;
   description?: string;
   format?: "date" | "date-time" | "email" | "uri";
@@ -2361,8 +2241,7 @@ export interface StringSchema {
   minLength?: number;
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * The set of notification types a client may opt in to on a
  * {@link SubscriptionsListenRequestsubscriptions/listen} request.
@@ -2370,7 +2249,7 @@ export interface StringSchema {
  * Each notification type is **opt-in**; the server **MUST NOT** send
  * notification types the client has not explicitly requested here.
  */
-export interface SubscriptionFilter {
+export type SubscriptionFilter = {
   /**
    * If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
    */
@@ -2388,8 +2267,7 @@ export interface SubscriptionFilter {
    * If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}.
    */
   toolsListChanged?: boolean;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent by the server to acknowledge that a
  * {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
@@ -2402,16 +2280,15 @@ export interface SubscriptionFilter {
  * per subscription ID and not per channel: messages belonging to other
  * subscriptions MAY be interleaved before it.
  */
-export interface SubscriptionsAcknowledgedNotification {
+export type SubscriptionsAcknowledgedNotification = {
   jsonrpc: "2.0";
   method: "notifications/subscriptions/acknowledged";
   params: SubscriptionsAcknowledgedNotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
  */
-export interface SubscriptionsAcknowledgedNotificationParams {
+export type SubscriptionsAcknowledgedNotificationParams = {
   _meta?: NotificationMetaObject;
   /**
    * The subset of requested notification types the server agreed to honor.
@@ -2420,24 +2297,22 @@ export interface SubscriptionsAcknowledgedNotificationParams {
    * the server has no prompts), it is omitted from this set.
    */
   notifications: SubscriptionFilter;
-  [k: string]: unknown;
-}
+};
 /**
  * Sent from the client to open a long-lived channel for receiving notifications
  * outside the context of a specific request. Replaces the previous HTTP GET
  * endpoint and ensures consistent behavior between HTTP and STDIO.
  */
-export interface SubscriptionsListenRequest {
+export type SubscriptionsListenRequest = {
   id: RequestId;
   jsonrpc: "2.0";
   method: "subscriptions/listen";
   params: SubscriptionsListenRequestParams;
-  [k: string]: unknown;
-}
+};
 /**
  * Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
  */
-export interface SubscriptionsListenRequestParams {
+export type SubscriptionsListenRequestParams = {
   _meta: RequestMetaObject;
   /**
    * The notifications the client opts in to on this stream. The server
@@ -2445,8 +2320,7 @@ export interface SubscriptionsListenRequestParams {
    * requested.
    */
   notifications: SubscriptionFilter;
-  [k: string]: unknown;
-}
+};
 /**
  * The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
  * request, signalling that the subscription has ended gracefully (for example,
@@ -2454,7 +2328,7 @@ export interface SubscriptionsListenRequestParams {
  * is sent only when the server tears the subscription down; an abrupt transport
  * close carries no response. The result body is otherwise empty.
  */
-export interface SubscriptionsListenResult {
+export type SubscriptionsListenResult = {
   _meta: SubscriptionsListenResultMetaObject;
   /**
    * Indicates the type of the result, which allows the client to determine
@@ -2466,13 +2340,12 @@ export interface SubscriptionsListenResult {
    * `resultType`), the client MUST treat the absent field as `"complete"`.
    */
   resultType: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
  * {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
  */
-export interface SubscriptionsListenResultMetaObject {
+export type SubscriptionsListenResultMetaObject = {
   /**
    * Identifies the server software producing the response. Servers SHOULD
    * include this field on every response unless specifically configured not
@@ -2495,22 +2368,20 @@ export interface SubscriptionsListenResultMetaObject {
    * response's `id`).
    */
   "io.modelcontextprotocol/subscriptionId": RequestId;
-  [k: string]: unknown;
-}
+};
 /**
  * A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
  * request, sent when the server tears the subscription down gracefully.
  */
-export interface SubscriptionsListenResultResponse {
+export type SubscriptionsListenResultResponse = {
   id: RequestId;
   jsonrpc: "2.0";
   result: SubscriptionsListenResult;
-  [k: string]: unknown;
-}
+};
 /**
  * Text provided to or from an LLM.
  */
-export interface TextContent {
+export type TextContent = {
   _meta?: MetaObject;
   /**
    * Optional annotations for the client.
@@ -2521,9 +2392,8 @@ export interface TextContent {
    */
   text: string;
   type: "text";
-  [k: string]: unknown;
-}
-export interface TextResourceContents {
+};
+export type TextResourceContents = {
   _meta?: MetaObject;
   /**
    * The MIME type of this resource, if known.
@@ -2537,12 +2407,11 @@ export interface TextResourceContents {
    * The URI of this resource.
    */
   uri: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for multiple-selection enumeration with display titles for each option.
  */
-export interface TitledMultiSelectEnumSchema {
+export type TitledMultiSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2567,9 +2436,7 @@ export interface TitledMultiSelectEnumSchema {
        * Display title for this option.
        */
       title: string;
-      [k: string]: unknown;
     }[];
-    [k: string]: unknown;
   };
   /**
    * Maximum number of items to select.
@@ -2584,12 +2451,11 @@ export interface TitledMultiSelectEnumSchema {
    */
   title?: string;
   type: "array";
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for single-selection enumeration with display titles for each option.
  */
-export interface TitledSingleSelectEnumSchema {
+export type TitledSingleSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2610,19 +2476,17 @@ export interface TitledSingleSelectEnumSchema {
      * Display label for this option.
      */
     title: string;
-    [k: string]: unknown;
   }[];
   /**
    * Optional title for the enum field.
    */
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};
 /**
  * Definition for a tool the client can call.
  */
-export interface Tool {
+export type Tool = {
   _meta?: MetaObject;
   /**
    * Optional additional tool information.
@@ -2692,8 +2556,7 @@ export interface Tool {
    * if present).
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Additional properties describing a {@link Tool} to clients.
  *
@@ -2704,7 +2567,7 @@ export interface Tool {
  * Clients should never make tool use decisions based on `ToolAnnotations`
  * received from untrusted servers.
  */
-export interface ToolAnnotations {
+export type ToolAnnotations = {
   /**
    * If true, the tool may perform destructive updates to its environment.
    * If false, the tool performs only additive updates.
@@ -2742,12 +2605,11 @@ export interface ToolAnnotations {
    * A human-readable title for the tool.
    */
   title?: string;
-  [k: string]: unknown;
-}
+};
 /**
  * Controls tool selection behavior for sampling requests.
  */
-export interface ToolChoice {
+export type ToolChoice = {
   /**
    * Controls the tool use ability of the model:
    * - `"auto"`: Model decides whether to use tools (default)
@@ -2755,21 +2617,19 @@ export interface ToolChoice {
    * - `"none"`: Model MUST NOT use any tools
    */
   mode?: "auto" | "none" | "required";
-  [k: string]: unknown;
-}
+};
 /**
  * An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
  */
-export interface ToolListChangedNotification {
+export type ToolListChangedNotification = {
   jsonrpc: "2.0";
   method: "notifications/tools/list_changed";
   params?: NotificationParams;
-  [k: string]: unknown;
-}
+};
 /**
  * The result of a tool use, provided by the user back to the assistant.
  */
-export interface ToolResultContent {
+export type ToolResultContent = {
   /**
    * Optional metadata about the tool result. Clients SHOULD preserve this field when
    * including tool results in subsequent sampling requests to enable caching optimizations.
@@ -2803,12 +2663,11 @@ export interface ToolResultContent {
    */
   toolUseId: string;
   type: "tool_result";
-  [k: string]: unknown;
-}
+};
 /**
  * A request from the assistant to call a tool.
  */
-export interface ToolUseContent {
+export type ToolUseContent = {
   /**
    * Optional metadata about the tool use. Clients SHOULD preserve this field when
    * including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -2831,15 +2690,14 @@ export interface ToolUseContent {
    */
   name: string;
   type: "tool_use";
-  [k: string]: unknown;
-}
+};
 /**
  * Returned when the request's protocol version is unknown to the server or
  * unsupported (e.g., a known experimental or draft version the server has
  * chosen not to implement). For HTTP, the response status code MUST be
  * `400 Bad Request`.
  */
-export interface UnsupportedProtocolVersionError {
+export type UnsupportedProtocolVersionError = {
   error: Error & {
     code: -32022;
     data: {
@@ -2852,18 +2710,15 @@ export interface UnsupportedProtocolVersionError {
        * mutually supported version from this list and retry.
        */
       supported: string[];
-      [k: string]: unknown;
     };
-    [k: string]: unknown;
   };
   id?: RequestId;
   jsonrpc: "2.0";
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for multiple-selection enumeration without display titles for options.
  */
-export interface UntitledMultiSelectEnumSchema {
+export type UntitledMultiSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2881,7 +2736,6 @@ export interface UntitledMultiSelectEnumSchema {
      */
     enum: string[];
     type: "string";
-    [k: string]: unknown;
   };
   /**
    * Maximum number of items to select.
@@ -2896,12 +2750,11 @@ export interface UntitledMultiSelectEnumSchema {
    */
   title?: string;
   type: "array";
-  [k: string]: unknown;
-}
+};
 /**
  * Schema for single-selection enumeration without display titles for options.
  */
-export interface UntitledSingleSelectEnumSchema {
+export type UntitledSingleSelectEnumSchema = {
   /**
    * Optional default value.
    */
@@ -2919,5 +2772,4 @@ export interface UntitledSingleSelectEnumSchema {
    */
   title?: string;
   type: "string";
-  [k: string]: unknown;
-}
+};

@@ -3,6 +3,7 @@
 import type { ProtocolModel } from "../model.js";
 import { schemaName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
+import { handlerResults } from "./peers.js";
 
 /** Names protocol.ts, server.ts and client.ts export; a definition of the same name would make the re-exports ambiguous. */
 const PROTOCOL_EXPORTS = [
@@ -38,5 +39,12 @@ export function emitIndex(model: ProtocolModel): Record<string, string> {
   const taken = new Set(model.definitions.flatMap((d) => [d.name, schemaName(d.name)]));
   const clash = PROTOCOL_EXPORTS.find((n) => taken.has(n));
   if (clash) throw new Error(`definition name ${clash} collides with a protocol.ts export`);
-  return { "index.ts": renderTemplate("index.ts", {}) };
+  // server.ts names each handler's result type after the protocol result it stands for. index.ts keeps
+  // the protocol's (what the method tables and the client return), by name: an ambiguous `export *`
+  // would be an error. Handlers import theirs from server.ts.
+  const defined = new Set(model.definitions.map((d) => d.name));
+  const results = handlerResults(model)
+    .map((r) => r.name)
+    .filter((n) => defined.has(n));
+  return { "index.ts": renderTemplate("index.ts", { results: results.join(", ") }) };
 }

@@ -4,7 +4,8 @@
  * progress) get no handler.
  */
 
-import { RUNTIME_METHODS } from "@mcp-codegen/runtime";
+import { FILLED_RESULT_MEMBERS, RUNTIME_METHODS } from "@mcp-codegen/runtime";
+import type { SchemaNode } from "../load.js";
 import type { MethodModel, ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
 
@@ -83,23 +84,25 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
   /**
    * A handler for a method both eras have takes either era's params and may return either era's result:
    * the union keeps what differs visible (a 2025 client sends no per-request `_meta`). Methods only the
-   * older era has are typed by it alone.
+   * older era has are typed by it alone. A request handler's result is the type server.ts exports under
+   * the protocol result's name (see handlerResults).
    */
-  const entryView = ({ method: m, older, legacyOnly }: HandlerEntry) => {
-    if (legacyOnly) return { ...view(m, "L"), legacyOnly: true };
-    const modern = view(m);
+  const entryView = ({ method: m, older, legacyOnly }: HandlerEntry, side: "server" | "client") => {
+    const returned = side === "server" && m.kind === "request" && m.result ? { result: m.result } : {};
+    if (legacyOnly) return { ...view(m, "L"), ...returned, legacyOnly: true };
+    const modern = { ...view(m), ...returned };
     if (!older) return modern;
     const old = typeOf(older, "L");
     return {
       ...modern,
       params: `${modern.params} | ${old.params}`,
-      result: `${modern.result} | ${old.result}${m.inputRequired ? " | T.InputRequiredResult" : ""}`,
+      result: `${modern.result}${side === "client" ? ` | ${old.result}` : ""}${m.inputRequired ? " | T.InputRequiredResult" : ""}`,
     };
   };
   const handlersOf = (kind: MethodModel["kind"], direction: MethodModel["direction"]) =>
     handlerEntries(model, direction)
       .filter((e) => e.method.kind === kind)
-      .map(entryView);
+      .map((e) => entryView(e, direction === "client-to-server" ? "server" : "client"));
   // Requests a server makes of the client, through ctx: JSON-RPC requests, or input requests (MRTR).
   const inputs = model.methods
     .filter(
@@ -137,6 +140,13 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
     "server.ts": renderTemplate("server.ts", {
       version: model.protocolVersion,
       legacy: legacy?.protocolVersion,
+      results: handlerResults(model).map((r) => ({
+        name: r.name,
+        type: r.type,
+        filled: r.filled.map((k) => `\`${k}\``).join(", "),
+        exact: [...r.type.matchAll(/Returned<([\w.]+)/g)].map((m) => `\`${m[1]}\``).join(" | "),
+        doc: summary(docs.get(r.name)),
+      })),
       requests: handlersOf("request", "client-to-server"),
       notifications: handlersOf("notification", "client-to-server"),
       inputs,
@@ -155,6 +165,70 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
       stateless: model.lifecycle === "discover",
     }),
   };
+}
+
+/** A type server.ts exports for handlers to return: the protocol result as a handler writes it. */
+export interface HandlerResult {
+  /** The protocol result's name, which the handler-facing type takes. */
+  name: string;
+  /** `Returned<T.X, …>`, or the union of both eras' in a dual-era version. */
+  type: string;
+  /** Members the runtime fills in, optional in `type` (stateless era only). */
+  filled: string[];
+}
+
+/**
+ * The result types of ServerHandlers, one per protocol result a request handler returns: the protocol's
+ * type with the members the runtime fills in optional and map values accepting undefined (the runtime's
+ * `Returned`), so the object literals a handler naturally writes type-check; in a dual-era version the
+ * union with the handshake era's. Named after the result, so `ListToolsResult` annotates a handler.
+ */
+export function handlerResults(model: ProtocolModel): HandlerResult[] {
+  const out = new Map<string, HandlerResult>();
+  for (const { method: m, older, legacyOnly } of handlerEntries(model, "client-to-server")) {
+    if (m.kind !== "request" || !m.result) continue;
+    const eras = legacyOnly
+      ? [returned(model.legacy!, m, "L")]
+      : [returned(model, m, "T"), ...(older?.result ? [returned(model.legacy!, older, "L")] : [])];
+    const result = {
+      name: m.result,
+      type: eras.map((e) => e.type).join(" | "),
+      filled: eras.flatMap((e) => e.filled),
+    };
+    const seen = out.get(result.name);
+    if (seen && seen.type !== result.type)
+      throw new Error(`handler result ${result.name} is typed two ways: ${seen.type} and ${result.type}`);
+    out.set(result.name, result);
+  }
+  return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** One era's `Returned<ns.Result, filled>` for a method of `model`. */
+function returned(model: ProtocolModel, m: MethodModel, ns: string): { type: string; filled: string[] } {
+  const members = memberNames(model, m.result!);
+  const candidates =
+    model.lifecycle === "discover"
+      ? [...FILLED_RESULT_MEMBERS.every, ...(m.cacheable ? FILLED_RESULT_MEMBERS.cacheable : [])]
+      : [];
+  const filled = candidates.filter((k) => members.has(k));
+  const keys = filled.map((k) => JSON.stringify(k)).join(" | ");
+  return { type: `Returned<${ns}.${m.result}${keys ? `, ${keys}` : ""}>`, filled };
+}
+
+/** The property names of a definition, through `$ref` and `allOf`. */
+function memberNames(model: ProtocolModel, name: string): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: SchemaNode | undefined, seen: Set<string>): void => {
+    if (!node) return;
+    for (const key of Object.keys(node.properties ?? {})) names.add(key);
+    for (const part of node.allOf ?? []) visit(part, seen);
+    if (node.ref && !seen.has(node.ref)) {
+      seen.add(node.ref);
+      visit(model.definitions.find((d) => d.name === node.ref)?.schema, seen);
+    }
+  };
+  visit(model.definitions.find((d) => d.name === name)?.schema, new Set([name]));
+  return names;
 }
 
 /** Requests the runtime Client makes itself (connect) or offers in its own shape (listen()). */

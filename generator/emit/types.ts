@@ -2,10 +2,15 @@
  * types.ts: every definition as an exported TypeScript type, with doc comments from descriptions, written
  * by json-schema-to-typescript. Each `$ref` is handed to it as a named type (`tsType`), so it never
  * dereferences: a definition is emitted once under its own name (no `Annotations1`, `Annotations2`).
+ *
+ * The types mean what the specification's own schema.ts means (a test holds every common definition
+ * mutually assignable with it): an index signature only where the schema states `additionalProperties`,
+ * and object types as type literals, not interfaces, so that an object without an index signature is
+ * still assignable to one with it (JSON Schema objects are open unless they say otherwise).
  */
 
 import { compile, type JSONSchema } from "json-schema-to-typescript";
-import { isUnconstrained, type SchemaNode } from "../load.js";
+import { isOpaqueObject, isUnconstrained, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
 import { formatTs } from "../write.js";
@@ -23,9 +28,35 @@ export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Prom
     ignoreMinAndMaxItems: true,
     format: false,
     strictIndexSignatures: false,
+    // No stated additionalProperties: no index signature (the library's default adds one everywhere).
+    additionalProperties: false,
   });
   // The library's unformatted output has no indentation; its own formatting pass would run prettier.
-  return { "types.ts": formatTs(renderTemplate("types.ts", { body: tidy(out) }), "types.ts") };
+  const formatted = formatTs(renderTemplate("types.ts", { body: tidy(out) }), "types.ts");
+  return { "types.ts": asTypeLiterals(formatted) };
+}
+
+/**
+ * `export interface X { … }` → `export type X = { … };`. An interface is closed to implicit index
+ * signatures (it is not assignable to `{ [k: string]: unknown }`), a type literal is not; the schema's
+ * objects are open. Runs on formatted text, where a top-level body ends at the first line that is `}`.
+ */
+function asTypeLiterals(text: string): string {
+  const lines = text.split("\n");
+  let open = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const head = /^export interface (\w+) \{(\})?$/.exec(line);
+    if (head) {
+      lines[i] = `export type ${head[1]} = {${head[2] ? "};" : ""}`;
+      open = !head[2];
+    } else if (open && line === "}") {
+      lines[i] = "};";
+      open = false;
+    }
+  }
+  if (open) throw new Error("types.ts: an interface body without its closing line");
+  return lines.join("\n");
 }
 
 /** Drops the synthetic root and the library's "referenced by" notes, which name that root. */
@@ -51,6 +82,11 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   // The library reads a keyword-less schema as an object; in JSON Schema it accepts any value.
   if (isUnconstrained(node)) {
     out.tsType = "unknown";
+    return out;
+  }
+  // The specification's `object` (see isOpaqueObject), not `{ [k: string]: unknown }`.
+  if (isOpaqueObject(node)) {
+    out.tsType = "object";
     return out;
   }
   if (node.ref) {

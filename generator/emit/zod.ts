@@ -4,7 +4,7 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
-import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
+import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { propertyKey, schemaName } from "../naming.js";
 import { SCHEMA_FIXES } from "../tables.js";
@@ -220,6 +220,11 @@ function objectChecks(node: SchemaNode, ctx: Ctx): Doc[] {
 }
 
 function objectShape(node: SchemaNode, ctx: Ctx): Doc {
+  // Inferred as `object`, as types.ts types it (a looseObject would infer an index signature).
+  if (isOpaqueObject(node)) {
+    ctx.helpers.add("anyObject");
+    return "anyObject()";
+  }
   const required = new Set(node.required ?? []);
   const props = node.properties ?? {};
   const entries: Doc[] = Object.entries(props).map(([key, schema]) => [

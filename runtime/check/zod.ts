@@ -18,6 +18,13 @@ import {
 /** JSON Schema `integer`: any integral number. zod's `int()` also caps at 2^53, which JSON Schema does not. */
 export const integer = (): z.ZodNumber => z.number().check(z.refine(Number.isInteger, "Expected an integer"));
 
+/**
+ * Any object, its members kept: the specification's TypeScript `object` (schema.json's object with no
+ * properties and `additionalProperties: true`), typed as types.ts types it rather than with the index
+ * signature `z.looseObject({})` would infer.
+ */
+export const anyObject = (): z.ZodType<object> => z.looseObject({});
+
 /** A string check for a JSON Schema `format`. */
 export const format = (name: Format) => z.refine<string>(formats[name], `Invalid ${name}`);
 

@@ -190,6 +190,7 @@ function decorate(
   entry: RequestEntry,
   result: Record<string, unknown>,
 ): Record<string, unknown> {
+  // FILLED_RESULT_MEMBERS lists these members, which handlers' result types therefore make optional.
   const out: Record<string, unknown> = { ...result };
   out.resultType ??= RESULT_TYPE.complete;
   if (entry.cacheable) {
