@@ -29,10 +29,17 @@ const REPO = fileURLToPath(new URL("../", import.meta.url));
 export function prepareBuild(): void {
   if (MODE !== "compiled") return;
   const tsc = `${REPO}node_modules/.bin/tsc`;
-  rmSync(`${REPO}runtime/dist`, { recursive: true, force: true });
-  execFileSync(tsc, ["-p", `${REPO}runtime/tsconfig.build.json`], { stdio: "inherit" });
+  buildRuntime();
   execFileSync(tsc, ["-p", `${REPO}tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
+}
+
+/** Builds runtime/dist/ from scratch (JavaScript and declarations, what an installed runtime holds). */
+export function buildRuntime(): void {
+  rmSync(`${REPO}runtime/dist`, { recursive: true, force: true });
+  execFileSync(`${REPO}node_modules/.bin/tsc`, ["-p", `${REPO}runtime/tsconfig.build.json`], {
+    stdio: "inherit",
+  });
 }
 
 /**
