@@ -29,10 +29,17 @@ const REPO = fileURLToPath(new URL("../", import.meta.url));
 export function prepareBuild(): void {
   if (MODE !== "compiled") return;
   const tsc = `${REPO}node_modules/.bin/tsc`;
-  rmSync(`${REPO}runtime/dist`, { recursive: true, force: true });
-  execFileSync(tsc, ["-p", `${REPO}runtime/tsconfig.build.json`], { stdio: "inherit" });
+  buildRuntime();
   execFileSync(tsc, ["-p", `${REPO}tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
+}
+
+/** Builds runtime/dist/ from scratch (JavaScript and declarations, what an installed runtime holds). */
+export function buildRuntime(): void {
+  rmSync(`${REPO}runtime/dist`, { recursive: true, force: true });
+  execFileSync(`${REPO}node_modules/.bin/tsc`, ["-p", `${REPO}runtime/tsconfig.build.json`], {
+    stdio: "inherit",
+  });
 }
 
 /**
@@ -180,9 +187,27 @@ const CPU_SETTLE_MS = 20;
 
 interface Response {
   id?: unknown;
-  result?: { content?: { text?: unknown }[] };
+  result?: ToolCallResult;
   error?: { code: number; message: string };
 }
+
+interface ToolCallResult {
+  content?: { text?: unknown }[];
+  structuredContent?: { id?: unknown };
+}
+
+/** The `tools/call` a run repeats: its request line for an id, and whether a result answers it right. */
+export interface CallKind {
+  line(id: number): string;
+  check(result: ToolCallResult | undefined, id: number): boolean;
+}
+
+/** The `echo` call every server answers: the text back in one text block. */
+export const ECHO_CALL: CallKind = {
+  line: (id) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"t${id}"}}}\n`,
+  check: (result, id) => result?.content?.[0]?.text === `t${id}`,
+};
 
 /**
  * One server process spoken to directly over its pipes: newline-delimited JSON written as strings,
@@ -288,15 +313,14 @@ export class ServerChild extends FixtureChild {
   }
 
   /**
-   * `count` echo calls keeping exactly `inflight` outstanding: each chunk of responses is answered with
+   * `count` calls (echo unless `call` says otherwise) keeping exactly `inflight` outstanding: each chunk of responses is answered with
    * as many new requests, written together, until `count` have been sent.
    */
-  run(count: number, inflight: number, timeoutMs: number): Promise<RunResult> {
+  run(count: number, inflight: number, timeoutMs: number, call: CallKind = ECHO_CALL): Promise<RunResult> {
     const outstanding = new Set<number>();
     let sent = 0;
     let received = 0;
-    const requestLine = (id: number) =>
-      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"t${id}"}}}\n`;
+    const requestLine = call.line;
     const top = () => {
       let out = "";
       while (outstanding.size < inflight && sent < count) {
@@ -316,8 +340,8 @@ export class ServerChild extends FixtureChild {
         const id = response.id as number;
         if (!outstanding.delete(id)) return reject(new Error(`response for unknown id ${String(id)}`));
         if (response.error) return reject(new Error(`tools/call failed: ${response.error.message}`));
-        if (response.result?.content?.[0]?.text !== `t${id}`) {
-          return reject(new Error(`wrong echo for id ${id}: ${JSON.stringify(response.result)}`));
+        if (!call.check(response.result, id)) {
+          return reject(new Error(`wrong answer for id ${id}: ${JSON.stringify(response.result)}`));
         }
         received++;
       };

@@ -10,10 +10,13 @@
 
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
+import { recordArgumentsJson } from "./fixtures/record.js";
 import {
   bundled,
+  type CallKind,
   ClientChild,
   coldStart,
+  ECHO_CALL,
   type Goal,
   jsonOf,
   KIND_NAME,
@@ -60,6 +63,15 @@ const SERVER_FILES: Record<Kind, string> = {
   sdkV2: fixture("sdk2-server.ts"),
   floor: fixture("raw-server.ts"),
 };
+/** Ours' typed tool through the generated contract, and the same payload through a plain callTool. */
+const CONTRACT_FILE = fixture("contract-server.ts");
+const RECORD_UNTYPED_FILE = fixture("record-untyped-server.ts");
+/** The typed tool's call: 6 arguments (a nested object, an enum, an array); its output's id must come back. */
+const RECORD_CALL: CallKind = {
+  line: (id) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"record","arguments":${recordArgumentsJson(id)}}}\n`,
+  check: (result, id) => result?.structuredContent?.id === `t${id}` && result.content?.length === 1,
+};
 /** The client libraries' process (ours, sdk1 or sdk2 by argument). */
 const CLIENT_FILE = fixture("stdio-client.ts");
 /** What a deployed server runs with; for ours it means no result validation unless asked for. */
@@ -76,11 +88,11 @@ interface Driver {
   close(): Promise<void>;
 }
 
-async function rawDriver(file: string): Promise<Driver> {
+async function rawDriver(file: string, call: CallKind = ECHO_CALL): Promise<Driver> {
   const server = new ServerChild(file, { env: SERVER_ENV });
   await server.initialize();
   return {
-    run: (count, inflight) => server.run(count, inflight, RUN_TIMEOUT_MS),
+    run: (count, inflight) => server.run(count, inflight, RUN_TIMEOUT_MS, call),
     close: () => server.close(),
   };
 }
@@ -148,6 +160,37 @@ async function closeAll(drivers: Partial<Record<Kind, Driver>>): Promise<void> {
   await Promise.allSettled(Object.values(drivers).map((d) => d.close()));
 }
 
+const TYPED = ["echo", "untyped", "contract"] as const;
+type Typed = (typeof TYPED)[number];
+
+/**
+ * Server CPU per call at 64 in flight of ours' untyped echo, the `record` tool untyped and the same tool
+ * through the contract, each in its own fresh server process: warmed up like the servers above, then
+ * RUNS interleaved runs, medians.
+ */
+async function typedTool(): Promise<Record<Typed, number>> {
+  const drivers: Partial<Record<Typed, Driver>> = {};
+  try {
+    drivers.echo = await rawDriver(SERVER_FILES.ours);
+    drivers.untyped = await rawDriver(RECORD_UNTYPED_FILE, RECORD_CALL);
+    drivers.contract = await rawDriver(CONTRACT_FILE, RECORD_CALL);
+    const ready = drivers as Record<Typed, Driver>;
+    for (const kind of TYPED) await ready[kind].run(WARMUP_CALLS[64], 64);
+    const samples = Object.fromEntries(TYPED.map((k) => [k, [] as number[]])) as Record<Typed, number[]>;
+    for (let round = 0; round < RUNS; round++) {
+      for (const kind of TYPED) {
+        const r = await ready[kind].run(CALLS_PIPELINED, 64);
+        samples[kind].push((r.serverCpuMs / r.calls) * 1000);
+      }
+    }
+    for (const kind of TYPED)
+      log(`  typed 64 ${kind.padEnd(8)} ${samples[kind].map((us) => us.toFixed(1)).join(" / ")} µs/call`);
+    return Object.fromEntries(TYPED.map((k) => [k, median(samples[k])])) as Record<Typed, number>;
+  } finally {
+    await Promise.allSettled(Object.values(drivers).map((d) => d.close()));
+  }
+}
+
 type Form = "bundled" | "unbundled";
 
 /**
@@ -197,6 +240,11 @@ async function main(): Promise<Row[]> {
     await closeAll(servers);
   }
 
+  log(
+    `typed tool: ours' echo, record untyped and record through the contract, ${CALLS_PIPELINED} calls at 64 in flight`,
+  );
+  const typed = await typedTool();
+
   log("clients, each against its own raw server; the floor is the raw pipelined client");
   const clients: Partial<Record<Kind, Driver>> = {};
   let c64: Record<Kind, Series>;
@@ -225,6 +273,15 @@ async function main(): Promise<Row[]> {
       (k) => cold.bundled[k],
     ),
     row("server cold start, tsc output unbundled", "ms", (k) => cold.unbundled[k]),
+    row(TYPED_FIGURES.contract, "µs", (k) => (k === "ours" ? typed.contract : Number.NaN)),
+    row(TYPED_FIGURES.untyped, "µs", (k) => (k === "ours" ? typed.untyped : Number.NaN)),
+    row(TYPED_FIGURES.echo, "µs", (k) => (k === "ours" ? typed.echo : Number.NaN)),
+    row(TYPED_FIGURES.vsEcho, "% of echo", (k) =>
+      k === "ours" ? (typed.contract / typed.echo) * 100 : Number.NaN,
+    ),
+    row(TYPED_FIGURES.vsUntyped, "% of untyped", (k) =>
+      k === "ours" ? (typed.contract / typed.untyped) * 100 : Number.NaN,
+    ),
     row("client calls/s, 64 in flight", "calls/s", (k) => c64[k].callsPerSec),
     row("client calls/s, 1 in flight", "calls/s", (k) => c1[k].callsPerSec),
     row("client CPU per call, 64 in flight", "µs", (k) => c64[k].clientCpuUs),
@@ -234,7 +291,17 @@ async function main(): Promise<Row[]> {
 
 // Output
 
+const TYPED_FIGURES = {
+  contract: "server CPU per call, typed contract tool `record` (6-field input, object output), 64 in flight",
+  untyped:
+    "server CPU per call, `record` untyped (same payload, a plain callTool, nothing checked), 64 in flight",
+  echo: "server CPU per call, untyped echo (in the same interleaved runs), 64 in flight",
+  vsEcho: "typed contract tool ÷ untyped echo, server CPU per call",
+  vsUntyped: "typed contract tool ÷ the same tool untyped, server CPU per call",
+} as const;
+
 const GOALS: Goal[] = [
+  { figure: TYPED_FIGURES.vsEcho, against: "value", bound: 110, text: "≤ 1.10× echo" },
   { figure: "server calls/s, 64 in flight", against: "sdkV2", bound: 3, text: "≥ 3× sdk v2" },
   { figure: "server calls/s, 64 in flight", against: "sdkV1", bound: 3, text: "≥ 3× sdk v1" },
   { figure: "server calls/s, 64 in flight", against: "floor", bound: 0.85, text: "≥ 0.85× floor" },
