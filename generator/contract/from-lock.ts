@@ -56,7 +56,8 @@ export function hoistSchema(
       .split("/")
       .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
     let target: unknown = schema;
-    for (const step of path) target = isObject(target) || Array.isArray(target) ? (target as Raw)[step] : undefined;
+    for (const step of path)
+      target = isObject(target) || Array.isArray(target) ? (target as Raw)[step] : undefined;
     if (target === undefined) throw new Error(`dangling $ref ${JSON.stringify(ref)}`);
     const base =
       path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
@@ -101,7 +102,10 @@ function refusal(declared: Declared): string | undefined {
 }
 
 /** The contract model of `lock`, with what was typed loosely and why. */
-export function contractFromLock(lock: ContractLock, source = `${lock.server.name} (pulled)`): PulledContract {
+export function contractFromLock(
+  lock: ContractLock,
+  source = `${lock.server.name} (pulled)`,
+): PulledContract {
   const warnings: string[] = [];
   const loose: LooseTools = {};
   const declared = empty();
@@ -149,7 +153,9 @@ export function contractFromLock(lock: ContractLock, source = `${lock.server.nam
     }
     // A definition name the tool's neighbours already use would be refused: keep the first tool.
     if (Object.keys(defs).some((d) => declared.defs[d])) {
-      warnings.push(`tool "${name}" is left out of the client: its definitions' names clash with another tool's`);
+      warnings.push(
+        `tool "${name}" is left out of the client: its definitions' names clash with another tool's`,
+      );
       continue;
     }
     declared.tools[name] = entry(tool);
@@ -181,7 +187,9 @@ export function contractFromLock(lock: ContractLock, source = `${lock.server.nam
   const resourceNames = new Set<string>();
   for (const { name, definition } of lock.resources) {
     if (resourceNames.has(name)) {
-      warnings.push(`resource "${name}" (${String(definition.uri)}) is left out of the client: another resource has its name`);
+      warnings.push(
+        `resource "${name}" (${String(definition.uri)}) is left out of the client: another resource has its name`,
+      );
       continue;
     }
     const resource = pick(definition, RESOURCE_FIELDS);
@@ -208,7 +216,8 @@ export function contractFromLock(lock: ContractLock, source = `${lock.server.nam
     return { model: buildContract(source, declared), loose, warnings };
   } catch (e) {
     // Each item passed alone; together only type names can clash (`get-sum` and `get_sum`).
-    if (e instanceof ContractError) throw new ContractError(source, "", `cannot build a client: ${e.message}`);
+    if (e instanceof ContractError)
+      throw new ContractError(source, "", `cannot build a client: ${e.message}`);
     throw e;
   }
 }

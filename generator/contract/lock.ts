@@ -108,7 +108,11 @@ export function parseLock(text: string, file: string): ContractLock {
   }
   if (!isObject(doc)) throw new ContractError(file, "", "not a lock: the document is not an object");
   if (doc.lockVersion !== LOCK_VERSION)
-    throw new ContractError(file, "lockVersion", `must be ${LOCK_VERSION} (a lock written by mcp-codegen pull)`);
+    throw new ContractError(
+      file,
+      "lockVersion",
+      `must be ${LOCK_VERSION} (a lock written by mcp-codegen pull)`,
+    );
   if (!isObject(doc.server) || typeof doc.server.name !== "string" || typeof doc.server.version !== "string")
     throw new ContractError(file, "server", "must be { name, version }");
   if (typeof doc.protocolVersion !== "string")

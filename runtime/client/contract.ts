@@ -13,8 +13,14 @@ import { type TemplatePart, UriTemplate } from "../mcp/uri-template.js";
 
 /** What a client needs to call a contract: the generated client of any protocol version has these. */
 export interface ContractClient {
-  callTool(params: { name: string; arguments?: { [key: string]: unknown } }, options?: never): Promise<unknown>;
-  getPrompt(params: { name: string; arguments?: { [key: string]: string } }, options?: never): Promise<unknown>;
+  callTool(
+    params: { name: string; arguments?: { [key: string]: unknown } },
+    options?: never,
+  ): Promise<unknown>;
+  getPrompt(
+    params: { name: string; arguments?: { [key: string]: string } },
+    options?: never,
+  ): Promise<unknown>;
   readResource(params: { uri: string }, options?: never): Promise<unknown>;
 }
 
@@ -97,7 +103,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 /** The text blocks of a tool result, joined: what a model would have read. */
 function textOf(content: unknown[]): string {
   return content
-    .filter((b): b is { type: "text"; text: string } => isRecord(b) && b.type === "text" && typeof b.text === "string")
+    .filter(
+      (b): b is { type: "text"; text: string } =>
+        isRecord(b) && b.type === "text" && typeof b.text === "string",
+    )
     .map((b) => b.text)
     .join("\n");
 }
