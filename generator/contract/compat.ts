@@ -230,8 +230,12 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
     if (ta && tb) {
       const removed = [...ta].filter((t) => !covered(t, tb));
       const added = [...tb].filter((t) => !covered(t, ta));
-      if (removed.length) judge(true, `${where}: type ${removed.join(", ")} no longer accepted`);
-      if (added.length) judge(false, `${where}: now also accepts ${added.join(", ")}`);
+      // Inputs break when a type is no longer accepted; outputs when a type may now be produced.
+      if (removed.length || added.length)
+        found.push({
+          level: (role === "input" ? removed : added).length > 0 ? "breaking" : "compatible",
+          change: `${where}: type ${[...ta].join(" | ")} → ${[...tb].join(" | ")}`,
+        });
     } else if (!ta && tb) judge(true, `${where}: now restricted to type ${[...tb].join(", ")}`);
     else if (ta && !tb) judge(false, `${where}: type restriction removed`);
 
