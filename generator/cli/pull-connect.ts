@@ -5,8 +5,8 @@
  * wrong (unreachable, not found, crashed, malformed) becomes one CliError (exit 2) saying where.
  */
 
-import { GENERATOR_VERSION } from "../version.js";
 import type { PulledLists } from "../contract/lock.js";
+import { GENERATOR_VERSION } from "../version.js";
 import { CliError } from "./errors.js";
 
 export type PullTarget =

@@ -8,7 +8,7 @@ import { ContractError } from "../contract/load.js";
 import { buildLock, type ContractLock, parseLock, renderLock } from "../contract/lock.js";
 import { writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
-import { pullLists, type PullTarget } from "./pull-connect.js";
+import { type PullTarget, pullLists } from "./pull-connect.js";
 import type { Reporter } from "./report.js";
 
 export interface PullOptions {

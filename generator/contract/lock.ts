@@ -6,7 +6,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { canonicalJson, ContractError } from "./load.js";
+import { ContractError, canonicalJson } from "./load.js";
 import type { JsonObject } from "./model.js";
 
 export const LOCK_VERSION = 1;

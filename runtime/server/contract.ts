@@ -113,7 +113,6 @@ export type Completer = (
 const own = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined =>
   typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
 
-
 export { describeFailure };
 
 const MAX_COMPLETIONS = 100;

@@ -7,8 +7,8 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { connectHttp } from "@mcp-codegen/runtime/http-client";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";

@@ -333,7 +333,7 @@ describe("contractFromLock", () => {
         },
         {
           name: "odd",
-          inputSchema: obj({ when: { type: "string", if: { minLength: 1 }, then: {} } }),
+          inputSchema: obj({ when: { type: "string", if: { minLength: 1 } } }),
           outputSchema: obj({ r: { type: "string", format: "email" } }),
         },
       ]),
