@@ -161,7 +161,13 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
     return comparison.breaking > 0 ? EXIT.failure : EXIT.ok;
   }
 
-  const contract = contractFromLock(lock, lockFile);
+  let contract: ReturnType<typeof contractFromLock>;
+  try {
+    contract = contractFromLock(lock, lockFile);
+  } catch (e) {
+    if (e instanceof ContractError) throw new CliError(e.message);
+    throw e;
+  }
   for (const w of contract.warnings) report.info(`warning: ${w}`);
   const files = await emitContractClient({ lock, lockFile, model: contract.model, loose: contract.loose });
   // The lock alone: writeOutput would tidy the whole of --out, which may hold other servers' clients.

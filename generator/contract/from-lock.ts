@@ -111,7 +111,20 @@ export function contractFromLock(
   const declared = empty();
   const entry = (raw: Raw) => ({ raw, file: source });
 
+  /** Names whose type-name form another item of the kind already has (`get-sum`, `get_sum`). */
+  const typeNames = new Map<string, string>();
+  const clashes = (kind: string, name: string): boolean => {
+    const other = typeNames.get(`${kind}:${typeNameOf(name)}`);
+    if (other === undefined) {
+      typeNames.set(`${kind}:${typeNameOf(name)}`, name);
+      return false;
+    }
+    warnings.push(`${kind} "${name}" is left out of the client: its type name is also that of "${other}"`);
+    return true;
+  };
+
   for (const { name, definition } of lock.tools) {
+    if (clashes("tool", name)) continue;
     const typeName = typeNameOf(name);
     const tool = pick(definition, TOOL_FIELDS);
     const reasons: { input?: string; output?: string } = {};
@@ -174,6 +187,7 @@ export function contractFromLock(
   }
 
   for (const { name, definition } of lock.prompts) {
+    if (clashes("prompt", name)) continue;
     const prompt = pick(definition, PROMPT_FIELDS);
     if (Array.isArray(prompt.arguments))
       prompt.arguments = prompt.arguments.map((a) => (isObject(a) ? pick(a, ARGUMENT_FIELDS) : a));
@@ -204,6 +218,7 @@ export function contractFromLock(
   }
 
   for (const { name, definition } of lock.resourceTemplates) {
+    if (clashes("resource template", name)) continue;
     const template = pick(definition, TEMPLATE_FIELDS);
     const trial = empty();
     trial.templates[name] = entry(template);

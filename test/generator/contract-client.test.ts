@@ -405,3 +405,19 @@ describe("contractFromLock", () => {
     ).toEqual(files);
   });
 });
+
+describe("contractFromLock: names", () => {
+  it("leaves out an item whose type name another already has, with a warning", () => {
+    const lock = buildLock(
+      pulled([
+        { name: "get-sum", inputSchema: { type: "object" } },
+        { name: "get_sum", inputSchema: { type: "object" } },
+      ]),
+    ).lock;
+    const { model, warnings } = contractFromLock(lock);
+    expect(model.tools.map((t) => t.name)).toEqual(["get-sum"]);
+    expect(warnings).toEqual([
+      'tool "get_sum" is left out of the client: its type name is also that of "get-sum"',
+    ]);
+  });
+});
