@@ -225,7 +225,7 @@ describe("server-everything over Streamable HTTP", () => {
   });
 
   it("calls a tool with an outputSchema through the generated client over the runtime's HTTP client", async () => {
-    const { bindClient, ToolCallError } = await import(join(TMP, "everything-http/client.ts"));
+    const { bindClient } = await import(join(TMP, "everything-http/client.ts"));
     const client = newClient();
     await client.connect(await connectHttp(url));
     try {
@@ -234,7 +234,6 @@ describe("server-everything over Streamable HTTP", () => {
       expect(typeof weather.temperature).toBe("number");
       const sum = await everything.tools["get-sum"]({ a: 20, b: 22 });
       expect(JSON.stringify(sum.content)).toContain("42");
-      expect(ToolCallError).toBeTypeOf("function");
     } finally {
       await client.close();
     }
@@ -390,6 +389,50 @@ describe("pull --check", () => {
       compatible: 0,
       changes: [{ level: "breaking", kind: "tools", name: "legacy", change: "tool removed" }],
     });
+  });
+
+  it("the client from the lock: isError and a changed output reject with ToolCallError", async () => {
+    const { bindClient, ToolCallError } = await import(join(TMP, "pull-fixture-server/client.ts"));
+    const connect = async (variant: string) => {
+      const client = newClient();
+      await client.connect(
+        new StdioClientTransport({
+          command: FIXTURE[0]!,
+          args: FIXTURE.slice(1),
+          env: { ...process.env, PULL_VARIANT: variant },
+          stderr: "ignore",
+        }),
+      );
+      return client;
+    };
+    const base = await connect("base");
+    try {
+      const fixture = bindClient(base);
+      expect(await fixture.tools.add({ a: 1, b: 2 })).toEqual({ sum: 3 });
+      const failed = await fixture.tools.legacy().catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(ToolCallError);
+      expect(failed).toMatchObject({
+        kind: "isError",
+        tool: "legacy",
+        message: 'Tool "legacy" failed: legacy',
+        content: [{ type: "text", text: "legacy" }],
+      });
+    } finally {
+      await base.close();
+    }
+    const changed = await connect("changed-output");
+    try {
+      const mismatch = await bindClient(changed)
+        .tools.add({ a: 1, b: 2 })
+        .catch((e: unknown) => e);
+      expect(mismatch).toBeInstanceOf(ToolCallError);
+      expect(mismatch).toMatchObject({ kind: "output", tool: "add" });
+      expect((mismatch as Error).message).toBe(
+        'Tool "add" returned structuredContent that does not match its outputSchema: sum: Expected number',
+      );
+    } finally {
+      await changed.close();
+    }
   });
 
   it("exits 2 when the lock is missing", async () => {
