@@ -6,6 +6,7 @@ import { registerDiff } from "./diff.js";
 import { EXIT, isInputError } from "./errors.js";
 import { registerGenerate } from "./generate.js";
 import { registerInit } from "./init.js";
+import { registerPull } from "./pull.js";
 import { createReporter } from "./report.js";
 import { registerSchema } from "./schema.js";
 
@@ -21,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
   registerGenerate(program, reporter);
   registerDiff(program, reporter);
   registerSchema(program, reporter);
+  registerPull(program, reporter);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;

@@ -9,4 +9,12 @@ export {
   type ListenOptions,
   type ServerDescription,
 } from "./client.js";
+export {
+  type BindOptions,
+  bindContract,
+  type ContractClient,
+  type ContractClientTables,
+  InvalidArgumentsError,
+  ToolCallError,
+} from "./contract.js";
 export type { Subscription, SubscriptionEnd } from "./subscriptions.js";

@@ -7,7 +7,8 @@
  * module types everything and hands over what differs between protocol versions.
  */
 
-import type { Check, Fail } from "../check/check.js";
+import type { Check } from "../check/check.js";
+import { describeFailure } from "../check/describe.js";
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import type { AnyHandler } from "../mcp/handler-context.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
@@ -116,13 +117,7 @@ export type Completer = (
 const own = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined =>
   typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
 
-/** `a.b[2]: Expected number`: where in the value and which rule. */
-export function describeFailure(failure: Fail): string {
-  let where = "";
-  for (const step of failure.path)
-    where += typeof step === "number" ? `[${step}]` : where ? `.${step}` : step;
-  return where ? `${where}: ${failure.message}` : failure.message;
-}
+export { describeFailure };
 
 const MAX_COMPLETIONS = 100;
 

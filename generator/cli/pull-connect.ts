@@ -1,0 +1,126 @@
+/**
+ * `pull`'s connection: this project's own generated 2025-11-25 client (which negotiates down for older
+ * servers) over the runtime's transports, Streamable HTTP falling back to legacy SSE (`connectHttp`) or a
+ * spawned stdio server, reading each list the server's capabilities offer, every page of it. Whatever goes
+ * wrong (unreachable, not found, crashed, malformed) becomes one CliError (exit 2) saying where.
+ */
+
+import type { PulledLists } from "../contract/lock.js";
+import { GENERATOR_VERSION } from "../version.js";
+import { CliError } from "./errors.js";
+
+export type PullTarget =
+  | { kind: "http"; url: URL; headers: Record<string, string>; timeoutMs: number }
+  | { kind: "stdio"; command: string; args: string[]; timeoutMs: number };
+
+/** Bounds a server whose cursors never end. */
+const MAX_PAGES = 1000;
+/** How much of a stdio server's stderr a crash report quotes. */
+const STDERR_TAIL = 2000;
+
+type Page = Record<string, unknown> & { nextCursor?: string };
+
+export async function pullLists(target: PullTarget): Promise<PulledLists & { transport?: string }> {
+  // Loaded on use: the other commands never need the client.
+  const { createClient } = await import("../../generated/2025-11-25/client.js");
+  const client = createClient({
+    info: { name: "mcp-codegen-pull", version: GENERATOR_VERSION },
+    requestTimeoutMs: target.timeoutMs,
+    onError: () => {},
+  });
+  let stderr = "";
+  let where = "connecting";
+  const secrets = target.kind === "http" ? Object.values(target.headers).filter((v) => v.length >= 4) : [];
+  const redact = (text: string) => secrets.reduce((t, s) => t.replaceAll(s, "***"), text);
+  let transport: Awaited<ReturnType<typeof openTransport>>;
+  try {
+    transport = await openTransport(target, (chunk) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+  } catch (e) {
+    throw new CliError(redact(`cannot start the server: ${(e as Error).message}`));
+  }
+  let exited = false;
+  try {
+    const description = await client.connect(transport);
+    transport.onclose = chain(transport.onclose, () => {
+      exited = true;
+    });
+    const caps = description.capabilities as Record<string, unknown>;
+    const all = async (kind: string, list: (cursor?: string) => Promise<Page>, key: string) => {
+      const items: unknown[] = [];
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        where = `${kind}${page > 0 ? ` (page ${page + 1})` : ""}`;
+        const result = await list(cursor);
+        const found = result[key];
+        if (!Array.isArray(found)) throw new Error(`the ${kind} result has no ${key} array`);
+        items.push(...found);
+        cursor = result.nextCursor;
+        if (cursor === undefined) return items;
+        if (seen.has(cursor)) throw new Error(`${kind} repeats the cursor ${JSON.stringify(cursor)}`);
+        seen.add(cursor);
+      }
+      throw new Error(`${kind} has more than ${MAX_PAGES} pages`);
+    };
+    const at = (cursor?: string) => (cursor === undefined ? {} : { cursor });
+    const tools = caps.tools
+      ? await all("tools/list", (c) => client.listTools(at(c)) as Promise<Page>, "tools")
+      : [];
+    const prompts = caps.prompts
+      ? await all("prompts/list", (c) => client.listPrompts(at(c)) as Promise<Page>, "prompts")
+      : [];
+    const resources = caps.resources
+      ? await all("resources/list", (c) => client.listResources(at(c)) as Promise<Page>, "resources")
+      : [];
+    const resourceTemplates = caps.resources
+      ? await all(
+          "resources/templates/list",
+          (c) => client.listResourceTemplates(at(c)) as Promise<Page>,
+          "resourceTemplates",
+        )
+      : [];
+    return {
+      server: { name: description.serverInfo.name, version: description.serverInfo.version },
+      protocolVersion: description.protocolVersion,
+      tools,
+      prompts,
+      resources,
+      resourceTemplates,
+      ...("kind" in transport && transport.kind ? { transport: transport.kind } : {}),
+    };
+  } catch (e) {
+    const reason = (e as Error).message ?? String(e);
+    const target_ =
+      target.kind === "http"
+        ? `${target.url.origin}${target.url.pathname}`
+        : `the server (${target.command})`;
+    const crashed = target.kind === "stdio" && exited ? " (the server exited)" : "";
+    const tail = stderr.trim() ? `\nthe server's stderr ended with:\n${stderr.trim()}` : "";
+    throw new CliError(redact(`cannot pull from ${target_} while ${where}${crashed}: ${reason}${tail}`));
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+const chain = (first: (() => void) | undefined, then: () => void) => (): void => {
+  first?.();
+  then();
+};
+
+async function openTransport(target: PullTarget, onStderr: (chunk: string) => void) {
+  if (target.kind === "http") {
+    const { connectHttp } = await import("@mcp-codegen/runtime/http-client");
+    return connectHttp(target.url, { headers: target.headers, openStandaloneStream: false });
+  }
+  const { StdioClientTransport } = await import("@mcp-codegen/runtime/node");
+  const transport = new StdioClientTransport({ command: target.command, args: target.args, stderr: "pipe" });
+  const start = transport.start.bind(transport);
+  // The child's stderr is read from the start (a full pipe would block it) and kept for a crash report.
+  transport.start = async () => {
+    await start();
+    transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
+  };
+  return transport;
+}

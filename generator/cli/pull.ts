@@ -1,0 +1,180 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type Command, Option } from "commander";
+import { compareLocks, renderComparison } from "../contract/compat.js";
+import { emitContractClient } from "../contract/emit-client.js";
+import { contractFromLock } from "../contract/from-lock.js";
+import { ContractError } from "../contract/load.js";
+import { buildLock, type ContractLock, parseLock, renderLock } from "../contract/lock.js";
+import { writeFileAtomic, writeOutput } from "../write.js";
+import { CliError, EXIT } from "./errors.js";
+import { type PullTarget, pullLists } from "./pull-connect.js";
+import type { Reporter } from "./report.js";
+
+export interface PullOptions {
+  name?: string;
+  out: string;
+  header: string[];
+  bearer?: string;
+  check?: boolean;
+  lock?: string;
+  format: "text" | "json";
+  timeout: string;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerPull(program: Command, reporter: () => Reporter): void {
+  program
+    .command("pull")
+    .description("lock a live server's tools, prompts and resources, and generate a typed client for them")
+    .argument(
+      "[target...]",
+      "the server's URL (Streamable HTTP, or legacy SSE), or after -- the command that starts it (stdio)",
+    )
+    .option(
+      "--name <name>",
+      "file name of the lock and the client folder (default: the server's name, file-safe)",
+    )
+    .option("-o, --out <dir>", "where to write <name>.lock.json and <name>/", ".")
+    .option(
+      "-H, --header <header>",
+      'an HTTP header sent with every request, "Name: value" (repeatable)',
+      collect,
+      [],
+    )
+    .option("--bearer <token>", "HTTP: Authorization: Bearer <token> (default: $MCP_BEARER_TOKEN)")
+    .option("--check", "compare the live server with the lock; write nothing; exit 1 on a breaking change")
+    .option("--lock <file>", "the lock --check compares with (default: <out>/<name>.lock.json)")
+    .addOption(new Option("--format <format>", "output of --check").choices(["text", "json"]).default("text"))
+    .option("--timeout <ms>", "how long each request may take", "30000")
+    .addHelpText(
+      "after",
+      `
+Connects as a client (protocol 2025-11-25, negotiating down for older servers), lists tools, prompts,
+resources and resource templates following every page, and writes
+  <out>/<name>.lock.json   each definition in canonical form with its sha256, and an overall sha256
+  <out>/<name>/            types.ts, validators.ts, client.ts: bindClient(client) gives a typed method
+                           per tool, prompt, resource and resource template
+A schema using a keyword the generator cannot check is typed loosely for that tool, with a warning.
+Tokens are sent, never printed or written.
+
+--check exits 0 when nothing breaking changed (compatible changes are listed), 1 when something did
+(a removed tool, a new required argument, a narrowed type, an incompatible output), 2 when the server
+cannot be reached or the lock cannot be read.
+
+Examples:
+  $ mcp-codegen pull http://127.0.0.1:3000/mcp --out src/servers
+  $ MCP_BEARER_TOKEN=… mcp-codegen pull https://example.com/mcp --name weather
+  $ mcp-codegen pull --name memory -- npx -y @modelcontextprotocol/server-memory
+  $ mcp-codegen pull --check --out src/servers -- node dist/server.js --stdio
+  $ mcp-codegen pull --check --format json http://127.0.0.1:3000/mcp`,
+    )
+    .action(async (target: string[], opts: PullOptions) => {
+      process.exitCode = await runPull(target, opts, reporter());
+    });
+}
+
+/** `Name: value` → [name, value]; the value never appears in a message (it may be a secret). */
+function parseHeader(text: string): [string, string] {
+  const colon = text.indexOf(":");
+  const name = colon > 0 ? text.slice(0, colon).trim() : "";
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw new CliError(`--header needs "Name: value" (got a header without a valid name)`);
+  return [name, text.slice(colon + 1).trim()];
+}
+
+/** The target on the command line: one URL, or a command and its arguments. */
+function targetOf(args: string[], opts: PullOptions): PullTarget {
+  const [first, ...rest] = args;
+  if (!first) throw new CliError("give the server's URL, or -- and the command that starts it");
+  const timeoutMs = Number(opts.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new CliError(`--timeout must be a positive number of milliseconds, got ${opts.timeout}`);
+  if (/^https?:\/\//i.test(first)) {
+    if (rest.length > 0) throw new CliError(`unexpected arguments after the URL: ${rest.join(" ")}`);
+    let url: URL;
+    try {
+      url = new URL(first);
+    } catch {
+      throw new CliError(`not a URL: ${first}`);
+    }
+    const headers: Record<string, string> = {};
+    for (const h of opts.header) {
+      const [name, value] = parseHeader(h);
+      headers[name] = value;
+    }
+    const bearer = opts.bearer ?? process.env.MCP_BEARER_TOKEN;
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    return { kind: "http", url, headers, timeoutMs };
+  }
+  if (opts.header.length > 0 || opts.bearer) throw new CliError("--header and --bearer apply to a URL only");
+  return { kind: "stdio", command: first, args: rest, timeoutMs };
+}
+
+/** A server's name as a file name: letters, digits, `.`, `_`, `-`; anything else becomes `-`. */
+export function fileSafe(name: string): string {
+  const safe = name
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[-.]+|-+$/g, "")
+    .slice(0, 100);
+  return safe || "server";
+}
+
+export async function runPull(args: string[], opts: PullOptions, report: Reporter): Promise<number> {
+  const target = targetOf(args, opts);
+  if (opts.name !== undefined && fileSafe(opts.name) !== opts.name)
+    throw new CliError(
+      `--name must be a file name of letters, digits, ".", "_" and "-" (got "${opts.name}")`,
+    );
+  const step = report.step(
+    target.kind === "http"
+      ? `pulling ${target.url.origin}${target.url.pathname}`
+      : `pulling from ${target.command}`,
+  );
+  const pulled = await pullLists(target);
+  const { lock, warnings } = buildLock(pulled);
+  const name = opts.name ?? fileSafe(lock.server.name);
+  step.done(
+    `${lock.server.name} ${lock.server.version} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${lock.tools.length} tools, ${lock.prompts.length} prompts, ${lock.resources.length} resources, ${lock.resourceTemplates.length} resource templates`,
+  );
+  for (const w of warnings) report.info(`warning: ${w}`);
+  const lockFile = `${name}.lock.json`;
+
+  if (opts.check) {
+    const path = opts.lock ?? join(opts.out, lockFile);
+    let locked: ContractLock;
+    try {
+      locked = parseLock(await readFile(path, "utf8"), path);
+    } catch (e) {
+      if (e instanceof ContractError) throw new CliError(e.message);
+      throw new CliError(
+        `cannot read the lock ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+    }
+    const comparison = compareLocks(locked, lock);
+    process.stdout.write(
+      opts.format === "json"
+        ? `${JSON.stringify({ lock: path, matches: comparison.breaking === 0, ...comparison }, null, 2)}\n`
+        : renderComparison(comparison),
+    );
+    return comparison.breaking > 0 ? EXIT.failure : EXIT.ok;
+  }
+
+  let contract: ReturnType<typeof contractFromLock>;
+  try {
+    contract = contractFromLock(lock, lockFile);
+  } catch (e) {
+    if (e instanceof ContractError) throw new CliError(e.message);
+    throw e;
+  }
+  for (const w of contract.warnings) report.info(`warning: ${w}`);
+  const files = await emitContractClient({ lock, lockFile, model: contract.model, loose: contract.loose });
+  // The lock alone: writeOutput would tidy the whole of --out, which may hold other servers' clients.
+  await writeFileAtomic(join(opts.out, lockFile), renderLock(lock));
+  const written = await writeOutput(join(opts.out, name), files);
+  report.info(
+    `wrote ${join(opts.out, lockFile)} and ${join(opts.out, name)}/ (${written.length} of ${Object.keys(files).length} files changed)`,
+  );
+  return EXIT.ok;
+}

@@ -1,0 +1,238 @@
+/**
+ * A lock → the contract model, so a pulled server's client goes through the same emitters as a declared
+ * contract. A pulled tool's schemas are self-contained (each may carry `$defs` and point into itself with
+ * `#/...`); their definitions are hoisted under the tool's own names (`<Tool>Input<Def>`) and the
+ * references rewritten. A schema from someone else's server may use a keyword the strict loader refuses:
+ * that tool is kept, its input typed as a loose object and its output as `unknown`, unchecked, with a
+ * warning naming the tool and the keyword; a prompt or template that cannot be read is left out, warned.
+ */
+
+import { escapePointer } from "../load.js";
+import { buildContract, ContractError, typeNameOf } from "./load.js";
+import type { ContractLock } from "./lock.js";
+import type { ContractModel } from "./model.js";
+
+type Raw = Record<string, unknown>;
+type Declared = Parameters<typeof buildContract>[1];
+
+const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Definition fields buildContract takes; a server may send more (the lock keeps them all). */
+const TOOL_FIELDS = ["title", "description", "inputSchema", "outputSchema", "annotations"];
+const PROMPT_FIELDS = ["title", "description", "arguments"];
+const ARGUMENT_FIELDS = ["name", "title", "description", "required"];
+const RESOURCE_FIELDS = ["uri", "title", "description", "mimeType"];
+const TEMPLATE_FIELDS = ["uriTemplate", "title", "description", "mimeType"];
+
+const pick = (raw: Raw, keys: readonly string[]): Raw =>
+  Object.fromEntries(keys.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
+
+/** What could not be compiled, per tool: the reason for its input and/or output. */
+export type LooseTools = Record<string, { input?: string; output?: string }>;
+
+export interface PulledContract {
+  model: ContractModel;
+  loose: LooseTools;
+  warnings: string[];
+}
+
+/**
+ * One schema made local to `prefix`: its `$defs`/`definitions` (and any other place a `#/...` reference
+ * points to) become definitions `<prefix><Name>`, references read `#/$defs/<that name>`, `#` the schema itself.
+ */
+export function hoistSchema(
+  schema: unknown,
+  prefix: string,
+): { root: unknown; defs: Record<string, unknown> } {
+  if (!isObject(schema)) return { root: schema, defs: {} };
+  const defs: Record<string, unknown> = {};
+  const named = new Map<string, string>();
+  const taken = new Set<string>([prefix]);
+  const nameFor = (ref: string): string => {
+    const known = named.get(ref);
+    if (known) return known;
+    const path = ref
+      .slice(2)
+      .split("/")
+      .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
+    let target: unknown = schema;
+    for (const step of path)
+      target = isObject(target) || Array.isArray(target) ? (target as Raw)[step] : undefined;
+    if (target === undefined) throw new Error(`dangling $ref ${JSON.stringify(ref)}`);
+    const base =
+      path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
+        ? `${prefix}${typeNameOf(path[1]!)}`
+        : `${prefix}_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+    let name = base;
+    for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
+    taken.add(name);
+    named.set(ref, name);
+    defs[name] = rewrite(target, true);
+    return name;
+  };
+  const rewrite = (node: unknown, top = false): unknown => {
+    if (Array.isArray(node)) return node.map((x) => rewrite(x));
+    if (!isObject(node)) return node;
+    const out: Raw = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (top && (k === "$defs" || k === "definitions" || k === "$schema")) continue;
+      if (k === "$ref" && typeof v === "string") {
+        if (v === "#") out[k] = `#/$defs/${escapePointer(prefix)}`;
+        else if (v.startsWith("#/")) out[k] = `#/$defs/${escapePointer(nameFor(v))}`;
+        else throw new Error(`$ref ${JSON.stringify(v)} points outside the schema`);
+      } else out[k] = rewrite(v);
+    }
+    return out;
+  };
+  const root = rewrite(schema, true);
+  return { root, defs };
+}
+
+const empty = (): Declared => ({ tools: {}, prompts: {}, resources: {}, templates: {}, defs: {} });
+
+/** Whether buildContract takes `declared`; the reason when not. */
+function refusal(declared: Declared): string | undefined {
+  try {
+    buildContract("lock", declared);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ContractError) return e.message.replace(/^lock: /, "");
+    throw e;
+  }
+}
+
+/** The contract model of `lock`, with what was typed loosely and why. */
+export function contractFromLock(
+  lock: ContractLock,
+  source = `${lock.server.name} (pulled)`,
+): PulledContract {
+  const warnings: string[] = [];
+  const loose: LooseTools = {};
+  const declared = empty();
+  const entry = (raw: Raw) => ({ raw, file: source });
+
+  /** Names whose type-name form another item of the kind already has (`get-sum`, `get_sum`). */
+  const typeNames = new Map<string, string>();
+  const clashes = (kind: string, name: string): boolean => {
+    const other = typeNames.get(`${kind}:${typeNameOf(name)}`);
+    if (other === undefined) {
+      typeNames.set(`${kind}:${typeNameOf(name)}`, name);
+      return false;
+    }
+    warnings.push(`${kind} "${name}" is left out of the client: its type name is also that of "${other}"`);
+    return true;
+  };
+
+  for (const { name, definition } of lock.tools) {
+    if (clashes("tool", name)) continue;
+    const typeName = typeNameOf(name);
+    const tool = pick(definition, TOOL_FIELDS);
+    const reasons: { input?: string; output?: string } = {};
+    const defs: Record<string, unknown> = {};
+    for (const [key, side] of [
+      ["inputSchema", "input"],
+      ["outputSchema", "output"],
+    ] as const) {
+      if (tool[key] === undefined) continue;
+      let hoisted: ReturnType<typeof hoistSchema>;
+      try {
+        hoisted = hoistSchema(tool[key], `${typeName}${side === "input" ? "Input" : "Output"}`);
+      } catch (e) {
+        reasons[side] = (e as Error).message;
+        continue;
+      }
+      const trial = empty();
+      trial.tools[name] = entry({
+        inputSchema: side === "input" ? hoisted.root : { type: "object" },
+        ...(side === "output" ? { outputSchema: hoisted.root } : {}),
+      });
+      for (const [d, s] of Object.entries(hoisted.defs)) trial.defs[d] = { raw: s, file: source };
+      const why = refusal(trial);
+      if (why) reasons[side] = why;
+      else {
+        tool[key] = hoisted.root;
+        Object.assign(defs, hoisted.defs);
+      }
+    }
+    if (reasons.input) tool.inputSchema = { type: "object" };
+    if (reasons.output) delete tool.outputSchema;
+    const trial = empty();
+    trial.tools[name] = entry(tool);
+    for (const [d, s] of Object.entries(defs)) trial.defs[d] = { raw: s, file: source };
+    const why = refusal(trial);
+    if (why) {
+      warnings.push(`tool "${name}" is left out of the client: ${why}`);
+      continue;
+    }
+    // A definition name the tool's neighbours already use would be refused: keep the first tool.
+    if (Object.keys(defs).some((d) => declared.defs[d])) {
+      warnings.push(
+        `tool "${name}" is left out of the client: its definitions' names clash with another tool's`,
+      );
+      continue;
+    }
+    declared.tools[name] = entry(tool);
+    for (const [d, s] of Object.entries(defs)) declared.defs[d] = { raw: s, file: source };
+    if (reasons.input || reasons.output) {
+      loose[name] = reasons;
+      if (reasons.input)
+        warnings.push(
+          `tool "${name}": its inputSchema is typed as Record<string, unknown> and not checked (${reasons.input})`,
+        );
+      if (reasons.output)
+        warnings.push(
+          `tool "${name}": its outputSchema is typed as unknown and not checked (${reasons.output})`,
+        );
+    }
+  }
+
+  for (const { name, definition } of lock.prompts) {
+    if (clashes("prompt", name)) continue;
+    const prompt = pick(definition, PROMPT_FIELDS);
+    if (Array.isArray(prompt.arguments))
+      prompt.arguments = prompt.arguments.map((a) => (isObject(a) ? pick(a, ARGUMENT_FIELDS) : a));
+    const trial = empty();
+    trial.prompts[name] = entry(prompt);
+    const why = refusal(trial);
+    if (why) warnings.push(`prompt "${name}" is left out of the client: ${why}`);
+    else declared.prompts[name] = entry(prompt);
+  }
+
+  const resourceNames = new Set<string>();
+  for (const { name, definition } of lock.resources) {
+    if (resourceNames.has(name)) {
+      warnings.push(
+        `resource "${name}" (${String(definition.uri)}) is left out of the client: another resource has its name`,
+      );
+      continue;
+    }
+    const resource = pick(definition, RESOURCE_FIELDS);
+    const trial = empty();
+    trial.resources[name] = entry(resource);
+    const why = refusal(trial);
+    if (why) warnings.push(`resource "${name}" is left out of the client: ${why}`);
+    else {
+      resourceNames.add(name);
+      declared.resources[name] = entry(resource);
+    }
+  }
+
+  for (const { name, definition } of lock.resourceTemplates) {
+    if (clashes("resource template", name)) continue;
+    const template = pick(definition, TEMPLATE_FIELDS);
+    const trial = empty();
+    trial.templates[name] = entry(template);
+    const why = refusal(trial);
+    if (why) warnings.push(`resource template "${name}" is left out of the client: ${why}`);
+    else declared.templates[name] = entry(template);
+  }
+
+  try {
+    return { model: buildContract(source, declared), loose, warnings };
+  } catch (e) {
+    // Each item passed alone; together only type names can clash (`get-sum` and `get_sum`).
+    if (e instanceof ContractError)
+      throw new ContractError(source, "", `cannot build a client: ${e.message}`);
+    throw e;
+  }
+}
