@@ -13,4 +13,9 @@ export { inputRequired } from "./mcp/input-rounds.js";
 export { notImplemented } from "./mcp/not-implemented.js";
 export type { CallMeta } from "./mcp/request-meta.js";
 export type { ProtocolTables } from "./mcp/tables.js";
-export { type TemplatePart, type TemplateValues, type TemplateVariable, UriTemplate } from "./mcp/uri-template.js";
+export {
+  type TemplatePart,
+  type TemplateValues,
+  type TemplateVariable,
+  UriTemplate,
+} from "./mcp/uri-template.js";

@@ -8,6 +8,7 @@ import { registerGenerate } from "./generate.js";
 import { registerInit } from "./init.js";
 import { createReporter } from "./report.js";
 import { registerSchema } from "./schema.js";
+import { registerTest } from "./test.js";
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("mcp-codegen")
@@ -21,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
   registerGenerate(program, reporter);
   registerDiff(program, reporter);
   registerSchema(program, reporter);
+  registerTest(program, reporter);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;

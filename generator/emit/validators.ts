@@ -12,7 +12,9 @@ import type { ProtocolModel } from "../model.js";
 import { checkName, isIdentifier, paramsCheckName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 
-export function emitValidators(model: Pick<ProtocolModel, "definitions" | "methods">): Record<string, string> {
+export function emitValidators(
+  model: Pick<ProtocolModel, "definitions" | "methods">,
+): Record<string, string> {
   const module: Module = {
     hoisted: [],
     names: new Map(),

@@ -11,8 +11,6 @@ export type {
 export { type InputRequest, type InputRequiredResult, inputRequired } from "../mcp/input-rounds.js";
 export { notImplemented } from "../mcp/not-implemented.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
-export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
-export { type ConnectOptions, type Era, ServerSession } from "./session.js";
 export {
   type Completer,
   type ContractImplementation,
@@ -23,3 +21,5 @@ export {
   type ToolResult,
   toolResult,
 } from "./contract.js";
+export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
+export { type ConnectOptions, type Era, ServerSession } from "./session.js";
