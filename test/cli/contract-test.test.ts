@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compareTools } from "../../generator/contract/compare.js";
+import type { JsonObject } from "../../generator/contract/model.js";
 import { FIXTURE_DIR, fixtureFiles } from "../fixtures/contract-test/generate.js";
 import { REPO, runCli } from "./run.js";
 
@@ -133,7 +134,7 @@ describe("mcp-codegen test", () => {
 });
 
 describe("compareTools", () => {
-  const declared = [
+  const declared: JsonObject[] = [
     { name: "a", inputSchema: { type: "object", properties: { x: { type: "number" } } } },
     { name: "b", inputSchema: { type: "object" }, outputSchema: { type: "object" } },
   ];
