@@ -19,7 +19,8 @@ import type { Json, SchemaNode } from "../load.js";
 import { CONFIG_FILE } from "../project.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
-import { type CallOutcome, type ServerCommand, ServerSession } from "./test-session.js";
+import { type ServerCommand, ServerSession } from "./test-session.js";
+import { answerProblem, refusalProblem, show, where } from "./test-verdicts.js";
 
 export interface TestOptions {
   contract?: string;
@@ -90,11 +91,6 @@ async function contractPath(flag: string | undefined): Promise<string> {
 /** An argument as a POSIX shell reads it back. */
 const quote = (arg: string): string =>
   /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-
-const show = (value: unknown): string => {
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text;
-};
 
 /** A failed probe of one call: what was wrong with the server's answer. */
 class Violation extends Error {
@@ -212,20 +208,9 @@ async function testTool(tool: ContractTool, run: ToolRun): Promise<boolean> {
         `mcp-codegen sampled arguments the contract's own check refuses (${where(invalid)}): a bug in mcp-codegen, please report it`,
       );
     const outcome = await session.callTool(tool.name, args as Record<string, unknown>);
-    if (outcome.kind !== "result") throw new Violation(describeOutcome(outcome));
-    const result = outcome.result;
-    if (result.isError === true) {
-      refusedWithIsError++;
-      return;
-    }
-    if (!output) return;
-    if (result.structuredContent === undefined)
-      throw new Violation("no structuredContent in the result, though the tool declares an outputSchema");
-    const wrong = output(result.structuredContent);
-    if (wrong)
-      throw new Violation(
-        `structuredContent fails the outputSchema at ${where(wrong)}; it was ${show(result.structuredContent)}`,
-      );
+    const problem = answerProblem(outcome, output);
+    if (problem !== undefined) throw new Violation(problem);
+    if (outcome.kind === "result" && outcome.result.isError === true) refusedWithIsError++;
   };
   const details = await fc.check(fc.asyncProperty(arbitrary, probe), { numRuns: run.runs, seed: run.seed });
   const problems: string[] = [];
@@ -276,36 +261,4 @@ function smallest(samples: Json[]): Json | undefined {
     (best, s) => (best === undefined || JSON.stringify(s).length < JSON.stringify(best).length ? s : best),
     undefined,
   );
-}
-
-/** `a.b[2]: Expected number`. */
-function where(failure: { path: (string | number)[]; message: string }): string {
-  let at = "";
-  for (const step of failure.path) at += typeof step === "number" ? `[${step}]` : at ? `.${step}` : step;
-  return at ? `${at}: ${failure.message}` : failure.message;
-}
-
-function describeOutcome(outcome: Exclude<CallOutcome, { kind: "result" }>): string {
-  if (outcome.kind === "lost") return outcome.message;
-  return `JSON-RPC error ${outcome.code}: ${outcome.message}${outcome.data === undefined ? "" : ` ${show(outcome.data)}`}`;
-}
-
-/** Why `outcome` is not a refusal naming `field` (an isError result or a -32602 error), or undefined. */
-function refusalProblem(outcome: CallOutcome, field: string): string | undefined {
-  if (outcome.kind === "lost") return outcome.message;
-  if (outcome.kind === "error") {
-    if (outcome.code !== -32602)
-      return `answered ${describeOutcome(outcome)}, not -32602 or an isError result`;
-    return `${outcome.message} ${show(outcome.data ?? "")}`.includes(field)
-      ? undefined
-      : `the -32602 error does not name ${field}: ${describeOutcome(outcome)}`;
-  }
-  const result = outcome.result;
-  if (result.isError !== true) return `accepted: answered ${show(result)}`;
-  const text = Array.isArray(result.content)
-    ? result.content.map((c) => (c as { type?: string; text?: string }).text ?? "").join("\n")
-    : "";
-  return text.includes(field)
-    ? undefined
-    : `refused, but the isError text does not name ${field}: ${show(text)}`;
 }
