@@ -22,6 +22,8 @@ import type { Reporter } from "./report.js";
 import { type ServerCommand, ServerSession } from "./test-session.js";
 import { answerProblem, refusalProblem, show, where } from "./test-verdicts.js";
 
+const DEFAULT_TIMEOUT_MS = 10_000;
+
 export interface TestOptions {
   contract?: string;
   runs: string;
@@ -37,7 +39,11 @@ export function registerTest(program: Command, reporter: () => Reporter): void {
     .option("--contract <path>", `the contract file or folder (default: "contract" in ${CONFIG_FILE})`)
     .option("--runs <n>", "argument objects sampled per tool", "100")
     .option("--seed <n>", "the random seed (printed on every run; pass it again to reproduce)")
-    .option("--timeout <ms>", "how long the server may take to start or to answer one call", "10000")
+    .option(
+      "--timeout <ms>",
+      "how long the server may take to start or to answer one call",
+      String(DEFAULT_TIMEOUT_MS),
+    )
     .addHelpText(
       "after",
       `
@@ -120,13 +126,26 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     contract.definitions.map((d) => [d.name, d.schema]),
   );
   const checks = compileChecks(contract.definitions);
+  // A tool whose inputSchema no value satisfies is a contract to fix: said before the server starts.
+  const arbitraries = new Map<string, fc.Arbitrary<Json>>();
+  for (const tool of contract.tools) {
+    try {
+      arbitraries.set(tool.name, arbitraryOf(definitions[tool.input]!, definitions));
+    } catch (e) {
+      if (e instanceof SampleError)
+        throw new CliError(
+          `${path}: tools.${tool.name}.inputSchema accepts no value to sample (${e.message})`,
+        );
+      throw e;
+    }
+  }
   const command: ServerCommand = { command: server[0]!, args: server.slice(1) };
   const reproduce = [
     "mcp-codegen test",
     `--contract ${quote(path)}`,
     `--runs ${runs}`,
     `--seed ${seed}`,
-    ...(opts.timeout === "10000" ? [] : [`--timeout ${timeoutMs}`]),
+    ...(timeoutMs === DEFAULT_TIMEOUT_MS ? [] : [`--timeout ${timeoutMs}`]),
     "--",
     ...server.map(quote),
   ].join(" ");
@@ -165,7 +184,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     }
     for (const tool of contract.tools) {
       if (listed && !served.has(tool.name)) continue;
-      if (!(await testTool(tool, { session, checks, definitions, runs, seed, out }))) failed++;
+      if (!(await testTool(tool, { session, checks, arbitraries, definitions, runs, seed, out }))) failed++;
     }
   } finally {
     await session.close();
@@ -181,6 +200,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
 interface ToolRun {
   session: ServerSession;
   checks: Map<string, CheckFn>;
+  arbitraries: Map<string, fc.Arbitrary<Json>>;
   definitions: Record<string, SchemaNode>;
   runs: number;
   seed: number;
@@ -192,14 +212,7 @@ async function testTool(tool: ContractTool, run: ToolRun): Promise<boolean> {
   const { session, checks, definitions, out } = run;
   const input = checks.get(tool.input)!;
   const output = tool.output ? checks.get(tool.output)! : undefined;
-  let arbitrary: fc.Arbitrary<Json>;
-  try {
-    arbitrary = arbitraryOf(definitions[tool.input]!, definitions);
-  } catch (e) {
-    if (!(e instanceof SampleError)) throw e;
-    out(`✗ ${tool.name}: cannot sample its inputSchema: ${e.message}`);
-    return false;
-  }
+  const arbitrary = run.arbitraries.get(tool.name)!;
   let refusedWithIsError = 0;
   const probe = async (args: Json): Promise<void> => {
     const invalid = input(args);

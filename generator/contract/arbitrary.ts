@@ -305,7 +305,7 @@ function strings(node: SchemaNode): fc.Arbitrary<Json> {
     return n >= minLength && (maxLength === undefined || n <= maxLength);
   };
   let base: fc.Arbitrary<string> | undefined;
-  if (node.format === "uri") base = fc.webUrl({ withQueryParameters: true, withFragments: true });
+  if (node.format === "uri") base = uris();
   else if (node.format === "byte") base = fc.base64String();
   else if (node.format === "uri-template") base = uriTemplates();
   if (node.pattern !== undefined) {
@@ -328,6 +328,20 @@ function strings(node: SchemaNode): fc.Arbitrary<Json> {
 const codePoint: fc.Arbitrary<string> = fc
   .oneof(fc.integer({ min: 0, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }))
   .map((n) => String.fromCodePoint(n));
+
+/**
+ * RFC 3986 URIs: web addresses, and other schemes with any URI characters (queries and fragments too)
+ * after the colon. fast-check's own query and fragment options take seconds to set up on first use.
+ */
+function uris(): fc.Arbitrary<string> {
+  const other = fc
+    .tuple(
+      fc.constantFrom("file", "urn", "mailto", "data", "x-app"),
+      fc.stringMatching(/^[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%]{0,24}$/),
+    )
+    .map(([scheme, rest]) => `${scheme}:${rest}`);
+  return fc.oneof(fc.webUrl(), other);
+}
 
 /** RFC 6570 templates: literal segments and `{var}` / `{+var}` / `{?a,b}` expressions. */
 function uriTemplates(): fc.Arbitrary<string> {

@@ -121,10 +121,19 @@ describe("mcp-codegen test", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("nope.yaml: not found");
 
+    const impossible = join(WORK, "impossible.yaml");
+    writeFileSync(
+      impossible,
+      "tools:\n  get:\n    inputSchema: { type: object, required: [id], additionalProperties: false }\n",
+    );
+    const unsatisfiable = runCli(["test", "--contract", impossible, "--", ...server("correct")]);
+    expect(unsatisfiable.code).toBe(2);
+    expect(unsatisfiable.stderr).toContain("tools.get.inputSchema accepts no value to sample");
+
     const dead = runCli(["test", "--contract", CONTRACT, "--", join(WORK, "no-such-server")]);
     expect(dead.code).toBe(2);
     expect(dead.stderr).toContain("error: the server could not be started");
-  }, 180_000);
+  }, 240_000);
 
   it("--help shows examples", () => {
     const r = runCli(["test", "--help"]);
