@@ -23,7 +23,7 @@ export type TemplateValues = Record<string, string | string[]>;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** What a variable's value may contain before it ends, per operator (reserved expansion allows more). */
-const VALUE: Record<string, string> = {
+const VALUE: Readonly<Record<string, string>> = {
   "": "[^/?#,]*",
   "+": "[^?#]*?",
   "#": "[^#]*?",
@@ -180,7 +180,7 @@ function v(op: string, several: boolean): string {
   return several ? VALUE[op]!.replace("]*", ",]*") : VALUE[op]!;
 }
 
-const FIRST: Record<string, string> = {
+const FIRST: Readonly<Record<string, string>> = {
   "": "",
   "+": "",
   "#": "#",
@@ -190,7 +190,7 @@ const FIRST: Record<string, string> = {
   "?": "?",
   "&": "&",
 };
-const SEP: Record<string, string> = {
+const SEP: Readonly<Record<string, string>> = {
   "": ",",
   "+": ",",
   "#": ",",
@@ -200,7 +200,7 @@ const SEP: Record<string, string> = {
   "?": "&",
   "&": "&",
 };
-const NAMED = new Set([";", "?", "&"]);
+const NAMED: ReadonlySet<string> = new Set([";", "?", "&"]);
 
 /** RFC 6570 §3.2.1: `+` and `#` keep reserved characters; the others encode everything but unreserved. */
 function encode(value: string, op: string): string {
