@@ -9,6 +9,7 @@ import { registerInit } from "./init.js";
 import { registerPull } from "./pull.js";
 import { createReporter } from "./report.js";
 import { registerSchema } from "./schema.js";
+import { registerTest } from "./test.js";
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("mcp-codegen")
@@ -23,6 +24,7 @@ export async function main(argv: string[]): Promise<number> {
   registerDiff(program, reporter);
   registerSchema(program, reporter);
   registerPull(program, reporter);
+  registerTest(program, reporter);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;

@@ -1,0 +1,44 @@
+/**
+ * A contract's plain validators, compiled in memory: the very `validators.ts` the generator emits for
+ * the contract, transpiled to JavaScript and imported, so what `mcp-codegen test` holds a server to is
+ * exactly what a generated contract server checks, not a second interpretation of the schemas.
+ */
+
+import * as codegen from "@mcp-codegen/runtime/codegen";
+import { ts } from "ts-morph";
+import { emitValidators } from "../emit/validators.js";
+import type { DefinitionModel } from "../model.js";
+import { checkName } from "../naming.js";
+
+/** `{ path, message }` of the first failure, as the runtime's checks return it. */
+export interface CheckFailure {
+  path: (string | number)[];
+  message: string;
+}
+
+export type CheckFn = (value: unknown) => CheckFailure | undefined;
+
+const RUNTIME_CODEGEN = "@mcp-codegen/runtime/codegen";
+
+/** One check per definition, by definition name (`AddInput` → the emitted `checkAddInput`). */
+export function compileChecks(definitions: DefinitionModel[]): Map<string, CheckFn> {
+  const checks = new Map<string, CheckFn>();
+  if (definitions.length === 0) return checks;
+  const source = emitValidators({ definitions, methods: [] })["validators.ts"]!;
+  // CommonJS, so the one import is a `require` this function answers: no module to write or resolve.
+  const js = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const require = (id: string): unknown => {
+    if (id === RUNTIME_CODEGEN) return codegen;
+    throw new Error(`emitted validators import ${id}, not only ${RUNTIME_CODEGEN}`);
+  };
+  const exports: Record<string, CheckFn> = {};
+  new Function("require", "exports", js)(require, exports);
+  for (const def of definitions) {
+    const fn = exports[checkName(def.name)];
+    if (typeof fn !== "function") throw new Error(`emitted validators lack ${checkName(def.name)}`);
+    checks.set(def.name, fn);
+  }
+  return checks;
+}
