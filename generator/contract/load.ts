@@ -22,6 +22,11 @@ import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
 import { escapePointer, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
+import { hoistSchema } from "./hoist.js";
+import { typeNameOf } from "./names.js";
+
+export { typeNameOf };
+
 import type {
   ContractModel,
   ContractPrompt,
@@ -94,16 +99,6 @@ const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** `get_user` → `GetUser`; the form a contract name takes inside type names. */
-export function typeNameOf(name: string): string {
-  const pascal = name
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join("");
-  return /^[0-9]/.test(pascal) || pascal === "" ? `N${pascal}` : pascal;
-}
 
 /** The files of a contract: the file itself, or a folder's `.json`/`.yaml`/`.yml` files, sorted. */
 async function contractFiles(path: string): Promise<string[]> {
@@ -215,8 +210,9 @@ export async function loadContract(path: string, label = path): Promise<Contract
         if (!isObject(raw)) throw new ContractError(where, `${key}.${name}`, "must be an object");
         if (into[name])
           throw new ContractError(where, `${key}.${name}`, `declared twice (also in ${into[name]!.file})`);
+        const own = key === "tools" ? selfContained(raw, name, where, doc) : raw;
         into[name] = {
-          raw: pointers.rewrite(raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
+          raw: pointers.rewrite(own, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
           file: where,
         };
       }
@@ -256,6 +252,57 @@ export async function loadContractText(text: string, label: string): Promise<Con
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A tool schema that carries its own `$defs` (as `z.toJSONSchema` writes one, and as schemas travel on
+ * the wire) or points at itself with `$ref: "#"` reads its `#/...` references inside itself, not in the
+ * contract file: its definitions join the file's `$defs` as `<Tool>Input<Name>` (hoistSchema, as `pull`
+ * does) and the references are rewritten to them.
+ */
+function selfContained(
+  raw: Record<string, unknown>,
+  name: string,
+  file: string,
+  doc: Record<string, unknown>,
+): Record<string, unknown> {
+  const out = { ...raw };
+  for (const [key, suffix] of [
+    ["inputSchema", "Input"],
+    ["outputSchema", "Output"],
+  ] as const) {
+    const schema = raw[key];
+    if (
+      !isObject(schema) ||
+      !(schema.$defs !== undefined || schema.definitions !== undefined || pointsAtItself(schema))
+    )
+      continue;
+    let hoisted: ReturnType<typeof hoistSchema>;
+    try {
+      hoisted = hoistSchema(schema, `${typeNameOf(name)}${suffix}`);
+    } catch (e) {
+      throw new ContractError(file, `tools.${name}.${key}`, (e as Error).message);
+    }
+    out[key] = hoisted.root;
+    const defs = isObject(doc.$defs) ? doc.$defs : {};
+    for (const [def, value] of Object.entries(hoisted.defs)) {
+      if (defs[def] !== undefined)
+        throw new ContractError(
+          file,
+          `tools.${name}.${key}`,
+          `its definition ${def} is already in $defs; rename one`,
+        );
+      defs[def] = value;
+    }
+    doc.$defs = defs;
+  }
+  return out;
+}
+
+function pointsAtItself(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(pointsAtItself);
+  if (!isObject(node)) return false;
+  return Object.entries(node).some(([k, v]) => (k === "$ref" ? v === "#" : pointsAtItself(v)));
 }
 
 /**
@@ -580,10 +627,19 @@ export function buildContract(source: string, declared: Declared): ContractModel
       }
     };
     visit(def);
-    const schema = structuredClone(schemaDefs[def]) as JsonObject;
+    // On the wire the schema is the root: a reference to its own definition reads `#`.
+    const self = `#/$defs/${escapePointer(def)}`;
+    const rooted = (node: Json): Json => {
+      if (Array.isArray(node)) return node.map(rooted);
+      if (node === null || typeof node !== "object") return node;
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(node)) out[k] = k === "$ref" && v === self ? "#" : rooted(v);
+      return out;
+    };
+    const schema = rooted(schemaDefs[def] as Json) as JsonObject;
     if (reach.size === 0) return schema;
     const carried: JsonObject = {};
-    for (const r of [...reach].sort()) carried[r] = schemaDefs[r] as Json;
+    for (const r of [...reach].sort()) carried[r] = rooted(schemaDefs[r] as Json);
     return { ...schema, $defs: carried };
   };
   const toolModels: ContractTool[] = tools.map((t) => {

@@ -333,8 +333,8 @@ describe("contractFromLock", () => {
         },
         {
           name: "odd",
-          inputSchema: obj({ when: { type: "string", if: { minLength: 1 } } }),
-          outputSchema: obj({ r: { type: "string", format: "email" } }),
+          inputSchema: obj({ when: { type: "string", contentSchema: { type: "string" } } }),
+          outputSchema: obj({ r: { type: "string", format: "iri" } }),
         },
       ]),
     ).lock;
@@ -352,7 +352,7 @@ describe("contractFromLock", () => {
     expect(Object.keys(loose)).toEqual(["odd"]);
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^tool "odd": its inputSchema is typed as Record<string, unknown> and not checked \(.*unsupported keyword `if`/,
+        /^tool "odd": its inputSchema is typed as Record<string, unknown> and not checked \(.*unsupported keyword `contentSchema`/,
       ),
       expect.stringMatching(/^tool "odd": its outputSchema is typed as unknown and not checked \(.*format/),
     ]);
@@ -367,7 +367,11 @@ describe("contractFromLock", () => {
             inputSchema: obj({ a: { type: "number" } }, ["a"]),
             outputSchema: obj({ s: { type: "number" } }),
           },
-          { name: "odd", inputSchema: obj({ x: { not: {} } }), outputSchema: obj({ y: { not: {} } }) },
+          {
+            name: "odd",
+            inputSchema: obj({ x: { type: "string", contentSchema: {} } }),
+            outputSchema: obj({ y: { type: "string", format: "iri" } }),
+          },
           { name: "ping", inputSchema: { type: "object" } },
         ],
         {

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { loadContract } from "../../../generator/contract/load.js";
 
@@ -83,7 +84,6 @@ describe("loadContract", () => {
   });
 
   it("drops the $schema zod's toJSONSchema writes at each root", async () => {
-    const { z } = await import("zod");
     const input = z.toJSONSchema(z.object({ email: z.string().max(100), n: z.number().min(0) }));
     const path = join(
       folder({ "c.json": JSON.stringify({ tools: { t: { inputSchema: input } } }) }),
@@ -92,6 +92,38 @@ describe("loadContract", () => {
     const contract = await loadContract(path);
     expect(contract.tools[0]!.definition.inputSchema).not.toHaveProperty("$schema");
     expect(contract.tools[0]!.definition.inputSchema).toMatchObject({ required: ["email", "n"] });
+  });
+
+  it('reads a zod schema\'s own $defs and recursion ($ref: "#") inside the schema, not the file', async () => {
+    const Node: z.ZodType = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(Node);
+      },
+    });
+    const Point = z.object({ x: z.number() }).meta({ id: "Point" });
+    const input = z.toJSONSchema(z.object({ tree: Node, at: Point, also: Point }), { reused: "ref" });
+    const tree = z.toJSONSchema(Node);
+    expect(JSON.stringify(tree)).toContain('"$ref":"#"');
+    const path = join(
+      folder({
+        "c.json": JSON.stringify({ tools: { plant: { inputSchema: input }, grow: { inputSchema: tree } } }),
+      }),
+      "c.json",
+    );
+    const contract = await loadContract(path);
+    const names = contract.definitions.map((d) => d.name);
+    expect(names).toContain("GrowInput");
+    expect(names.some((n) => n.startsWith("PlantInput") && n !== "PlantInput")).toBe(true);
+    const grow = contract.tools.find((t) => t.name === "grow")!.definition.inputSchema as Record<
+      string,
+      unknown
+    >;
+    // On the wire the schema points at itself again, as zod wrote it.
+    expect(JSON.stringify(grow)).toContain('"items":{"$ref":"#"}');
+    expect(JSON.stringify(grow)).not.toContain("GrowInput");
+    const files = await emitContract(contract, { protocolVersion: "2025-11-25", protocolErrorVersions: [] });
+    expect(files["validators.ts"]).toContain("export function checkGrowInput(");
   });
 
   const refused: [string, string | Record<string, string>, RegExp][] = [

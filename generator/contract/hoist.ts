@@ -1,0 +1,59 @@
+/** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
+
+import { escapePointer } from "../load.js";
+import { typeNameOf } from "./names.js";
+
+type Raw = Record<string, unknown>;
+const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * One schema made local to `prefix`: its `$defs`/`definitions` (and any other place a `#/...` reference
+ * points to) become definitions `<prefix><Name>`, references read `#/$defs/<that name>`, `#` the schema itself.
+ */
+export function hoistSchema(
+  schema: unknown,
+  prefix: string,
+): { root: unknown; defs: Record<string, unknown> } {
+  if (!isObject(schema)) return { root: schema, defs: {} };
+  const defs: Record<string, unknown> = {};
+  const named = new Map<string, string>();
+  const taken = new Set<string>([prefix]);
+  const nameFor = (ref: string): string => {
+    const known = named.get(ref);
+    if (known) return known;
+    const path = ref
+      .slice(2)
+      .split("/")
+      .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
+    let target: unknown = schema;
+    for (const step of path)
+      target = isObject(target) || Array.isArray(target) ? (target as Raw)[step] : undefined;
+    if (target === undefined) throw new Error(`dangling $ref ${JSON.stringify(ref)}`);
+    const base =
+      path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
+        ? `${prefix}${typeNameOf(path[1]!)}`
+        : `${prefix}_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+    let name = base;
+    for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
+    taken.add(name);
+    named.set(ref, name);
+    defs[name] = rewrite(target, true);
+    return name;
+  };
+  const rewrite = (node: unknown, top = false): unknown => {
+    if (Array.isArray(node)) return node.map((x) => rewrite(x));
+    if (!isObject(node)) return node;
+    const out: Raw = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (top && (k === "$defs" || k === "definitions" || k === "$schema")) continue;
+      if (k === "$ref" && typeof v === "string") {
+        if (v === "#") out[k] = `#/$defs/${escapePointer(prefix)}`;
+        else if (v.startsWith("#/")) out[k] = `#/$defs/${escapePointer(nameFor(v))}`;
+        else throw new Error(`$ref ${JSON.stringify(v)} points outside the schema`);
+      } else out[k] = rewrite(v);
+    }
+    return out;
+  };
+  const root = rewrite(schema, true);
+  return { root, defs };
+}
