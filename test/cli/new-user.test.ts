@@ -248,6 +248,57 @@ describe("a new user's server project", () => {
     }
   });
 
+  it("npm test property-tests every tool of the built server against its contract", () => {
+    const tested = run("npm", ["test"], dir);
+    const out = tested.stdout + tested.stderr;
+    expect(tested.code, out).toBe(0);
+    expect(out).toMatch(/✓ tools\/list: the contract's 2 tools, same schemas/);
+    expect(out).toMatch(/✓ add: 100 runs, 100 passed; 4 of 4 wrong arguments refused/);
+    expect(out).toMatch(/✓ greet: 100 runs, 100 passed; 2 of 2 wrong arguments refused/);
+  }, 240_000);
+
+  it("pull locks the built server, pull --check passes on it and fails with a readable diff once a tool breaks", () => {
+    const server = ["--", process.execPath, "dist/src/main.js"];
+    const pulled = cli(["pull", "--out", "pulled", ...server]);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const lock = JSON.parse(readFileSync(join(dir, "pulled/my-server.lock.json"), "utf8")) as {
+      tools: { name: string }[];
+    };
+    expect(lock.tools.map((t) => t.name)).toEqual(["add", "greet"]);
+    expect(readdirSync(join(dir, "pulled/my-server")).sort()).toEqual([
+      "client.ts",
+      "types.ts",
+      "validators.ts",
+    ]);
+    const unchanged = cli(["pull", "--check", "--out", "pulled", ...server]);
+    expect(unchanged.code, unchanged.stderr).toBe(0);
+    expect(unchanged.stdout + unchanged.stderr).toContain("no changes: the server matches the lock");
+
+    const contractPath = join(dir, "contract.yaml");
+    const contract = readFileSync(contractPath, "utf8");
+    const broken = contract
+      .replace("required: [a, b]", "required: [a, b, c]")
+      .replace(
+        "        b: { type: number, description: The second addend }\n",
+        "        b: { type: number, description: The second addend }\n        c: { type: number }\n",
+      );
+    expect(broken).toContain("c: { type: number }");
+    writeFileSync(contractPath, broken);
+    try {
+      expect(cli(["generate"]).code).toBe(0);
+      must("npm", ["run", "-s", "build"], dir);
+      const check = cli(["pull", "--check", "--out", "pulled", ...server]);
+      expect(check.code, check.stderr).toBe(1);
+      expect(check.stdout).toContain('tool add\n  BREAKING   new required argument "c"\n');
+      expect(check.stdout).toContain("1 breaking, 0 compatible");
+    } finally {
+      writeFileSync(contractPath, contract);
+      expect(cli(["generate"]).code).toBe(0);
+      must("npm", ["run", "-s", "build"], dir);
+      rmSync(join(dir, "pulled"), { recursive: true, force: true });
+    }
+  }, 240_000);
+
   it("serves the official SDK client over Streamable HTTP on 127.0.0.1", async () => {
     const child = spawn(process.execPath, [`${dir}/dist/src/main.js`, "--http", "0"], {
       stdio: ["ignore", "ignore", "pipe"],
