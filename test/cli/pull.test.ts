@@ -251,8 +251,10 @@ describe("this project's everything-server", () => {
     const run = await pull(["--out", TMP, "--", ...server]);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(
-      /warning: tool "test_custom_headers": its inputSchema is typed as Record<string, unknown> and not checked \(.*`x-mcp-header`/,
+      /warning: tool "json_schema_2020_12_tool": its inputSchema is typed as Record<string, unknown> and not checked \(.*`required` without `type: object`/,
     );
+    // x-mcp-header is an extension keyword: the tool is typed and checked like any other.
+    expect(run.stderr).not.toMatch(/warning: tool "test_custom_headers"/);
     const lock = JSON.parse(read("mcp-codegen-everything-server.lock.json"));
     expect(lock.tools.map((t: { name: string }) => t.name)).toContain("test_simple_text");
     const errors = await typecheck({
@@ -262,7 +264,10 @@ import { bindClient } from "./mcp-codegen-everything-server/client.js";
 export async function use(): Promise<void> {
   const own = bindClient(createClient({ info: { name: "t", version: "1" } }));
   await own.tools.test_simple_text();
-  await own.tools.test_custom_headers({ anything: [1, 2] });
+  await own.tools.json_schema_2020_12_tool({ anything: [1, 2] });
+  await own.tools.test_custom_headers({ region: "eu" });
+  // @ts-expect-error region is a string
+  await own.tools.test_custom_headers({ region: 1 });
 }
 `,
     });
