@@ -4,14 +4,8 @@ import type { Command } from "commander";
 import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
-import {
-  CONFIG_FILE,
-  configText,
-  handlerMethods,
-  type ProjectConfig,
-  readConfig,
-  updateHandlers,
-} from "../project.js";
+import { updateHandlers } from "../handlers-update.js";
+import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig, readConfig } from "../project.js";
 import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
@@ -184,6 +178,9 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   if (update.added.length > 0) report.info(`${config.handlers}: stubs added for ${update.added.join(", ")}`);
   if (update.markedRemoved.length > 0) {
     report.info(`${config.handlers}: marked as not in ${target}: ${update.markedRemoved.join(", ")}`);
+  }
+  if (update.unmarked.length > 0) {
+    report.info(`${config.handlers}: in ${target} again, mark removed: ${update.unmarked.join(", ")}`);
   }
   if (written.length === 0 && update.text === handlersText && target === config.protocol)
     report.info("nothing to change");
