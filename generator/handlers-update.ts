@@ -75,17 +75,21 @@ export function updateHandlers(
     const marks = (ts.getLeadingCommentRanges(text, node.getPos()) ?? []).filter((c) =>
       MARK.test(text.slice(c.pos, c.end)),
     );
+    /** Removes a mark this function wrote, with its line when it has one of its own. */
+    const unmark = (c: ts.CommentRange) => {
+      const start = lineStart(text, c.pos);
+      const from = text.slice(start, c.pos).trim() === "" ? start : c.pos;
+      const end = text.startsWith(style.newline, c.end) ? c.end + style.newline.length : c.end;
+      edits.push({ pos: from, remove: end - from, text: "" });
+    };
     if (opts.after.has(name)) {
-      // Back in this version: the marks this function wrote go, with their lines.
-      for (const c of marks) {
-        const start = lineStart(text, c.pos);
-        const own = text.slice(start, c.pos).trim() === "";
-        const end = text.startsWith(style.newline, c.end) ? c.end + style.newline.length : c.end;
-        edits.push({ pos: own ? start : c.pos, remove: end - (own ? start : c.pos), text: "" });
-      }
+      // Back in this version: the marks go.
+      marks.forEach(unmark);
       if (marks.length > 0) unmarked.push(name);
       continue;
     }
+    // One mark, naming the current version (an older generator left one per version).
+    marks.slice(0, -1).forEach(unmark);
     const current = marks.at(-1);
     if (current && MARK.exec(text.slice(current.pos, current.end))![1] === opts.version) continue;
     if (current) {
