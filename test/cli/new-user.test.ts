@@ -372,10 +372,13 @@ describe("a new user's server project", () => {
     writeFileSync(join(dir, "src/handlers.ts"), saved.handlers);
   });
 
-  it("init refuses a folder that is not empty", () => {
+  it("init refuses a folder that holds a project, pointing at generate", () => {
+    const before = tree(dir);
     const r = run("node", [`${REPO}bin/mcp-codegen.js`, "init", dir], work);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/is not empty/);
+    expect(r.stderr).toContain("already holds an mcp-codegen project (mcp-codegen.json)");
+    expect(r.stderr).toContain("`mcp-codegen generate`");
+    expect(tree(dir)).toEqual(before);
   });
 });
 
