@@ -1,11 +1,10 @@
 /**
- * User projects: `mcp-codegen.json`, the files `init` scaffolds, and the update of the user's handlers
- * file when `generate` moves to another protocol version (ts-morph: insertions only, never a rewrite).
+ * User projects: `mcp-codegen.json`, the files `init` scaffolds, and the handler names a project
+ * implements in a protocol version (`handlers-update.ts` edits the handlers file with them).
  */
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { IndentationText, Node, Project, QuoteKind, SyntaxKind } from "ts-morph";
 import { interfaceMethods } from "./emit/peers.js";
 import type { ProtocolModel } from "./model.js";
 import { renderTemplate } from "./templates.js";
@@ -114,114 +113,4 @@ export function scaffold(
 export function handlerMethods(model: ProtocolModel, kind: ProjectConfig["kind"]): Map<string, string> {
   const side = kind === "server" ? "client-to-server" : "server-to-client";
   return new Map(interfaceMethods(model, side).map((m) => [m.handler, m.method]));
-}
-
-export interface HandlersUpdate {
-  text: string;
-  added: string[];
-  markedRemoved: string[];
-}
-
-const REMOVED_MARK = "mcp-codegen: not in protocol";
-
-/**
- * Adds a `notImplemented` stub for each handler the new version has and the old did not, and marks
- * handlers the new version no longer has. Only inserts text: the user's properties, bodies, imports and
- * comments stay byte for byte. Idempotent: a second run with the same versions changes nothing.
- */
-export function updateHandlers(
-  text: string,
-  file: string,
-  opts: { before: Map<string, string>; after: Map<string, string>; version: string; importFrom: string },
-): HandlersUpdate {
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Double },
-  });
-  const sf = project.createSourceFile("handlers.ts", text);
-  const syntax = project.getProgram().compilerObject.getSyntacticDiagnostics(sf.compilerNode);
-  if (syntax.length > 0) {
-    const d = syntax[0]!;
-    const { line, character } = sf.compilerNode.getLineAndCharacterOfPosition(d.start ?? 0);
-    const message = typeof d.messageText === "string" ? d.messageText : d.messageText.messageText;
-    throw new ProjectError(`${file}:${line + 1}:${character + 1}: does not parse: ${message}`);
-  }
-  const decl = sf.getVariableDeclaration("handlers");
-  let init = decl?.getInitializer();
-  while (
-    init &&
-    (Node.isSatisfiesExpression(init) || Node.isAsExpression(init) || Node.isParenthesizedExpression(init))
-  ) {
-    init = init.getExpression();
-  }
-  if (!init || !Node.isObjectLiteralExpression(init)) {
-    throw new ProjectError(
-      `${file}: cannot find \`export const handlers = { ... }\` (an object literal) to update`,
-    );
-  }
-  const object = init;
-  const present = new Map<string, Node>();
-  for (const p of object.getProperties()) {
-    if (
-      Node.isPropertyAssignment(p) ||
-      Node.isMethodDeclaration(p) ||
-      Node.isShorthandPropertyAssignment(p)
-    ) {
-      present.set(p.getName().replace(/^["']|["']$/g, ""), p);
-    }
-  }
-
-  // Marks first (positions of existing nodes), from the end so earlier positions stay valid.
-  const markedRemoved: string[] = [];
-  const removed = [...present]
-    .filter(([name]) => !opts.after.has(name))
-    .sort((a, b) => b[1].getStart() - a[1].getStart());
-  for (const [name, node] of removed) {
-    const mark = `// ${REMOVED_MARK} ${opts.version}: this handler is never called.`;
-    const leading = node.getLeadingCommentRanges().map((r) => r.getText());
-    if (leading.some((c) => c.includes(`${REMOVED_MARK} ${opts.version}`))) continue;
-    const indent = " ".repeat(
-      node.getStartLinePos() === node.getStart() ? 0 : node.getStart() - node.getStartLinePos(),
-    );
-    sf.insertText(node.getStart(), `${mark}\n${indent}`);
-    markedRemoved.push(name);
-  }
-
-  const added: string[] = [];
-  const fresh = sf.getVariableDeclarationOrThrow("handlers");
-  let target = fresh.getInitializerOrThrow();
-  while (
-    Node.isSatisfiesExpression(target) ||
-    Node.isAsExpression(target) ||
-    Node.isParenthesizedExpression(target)
-  ) {
-    target = target.getExpression();
-  }
-  const obj = target.asKindOrThrow(SyntaxKind.ObjectLiteralExpression);
-  for (const [name, method] of [...opts.after].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (present.has(name) || opts.before.has(name)) continue;
-    obj.addPropertyAssignment({
-      name,
-      initializer: `notImplemented(${JSON.stringify(method)})`,
-      leadingTrivia: (w) =>
-        w.writeLine(
-          method.startsWith("notifications/")
-            ? `// ${method}: new in protocol ${opts.version}; ignored until you write it.`
-            : `// ${method}: new in protocol ${opts.version}; answers "method not found" until you write it.`,
-        ),
-    });
-    added.push(name);
-  }
-  if (added.length > 0 && !hasNamedImport(sf, "notImplemented")) {
-    const last = sf.getImportDeclarations().at(-1);
-    const line = `import { notImplemented } from ${JSON.stringify(opts.importFrom)};\n`;
-    sf.insertText(last ? last.getEnd() + 1 : 0, line);
-  }
-  return { text: sf.getFullText(), added, markedRemoved: markedRemoved.reverse() };
-}
-
-function hasNamedImport(sf: ReturnType<Project["createSourceFile"]>, name: string): boolean {
-  return sf
-    .getImportDeclarations()
-    .some((d) => d.getNamedImports().some((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === name));
 }

@@ -7,14 +7,8 @@ import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import { addContractStubs } from "../contract/stubs.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
-import {
-  CONFIG_FILE,
-  configText,
-  handlerMethods,
-  type ProjectConfig,
-  readConfig,
-  updateHandlers,
-} from "../project.js";
+import { updateHandlers } from "../handlers-update.js";
+import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig, readConfig } from "../project.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE, unusedTableEntries } from "../tables.js";
 import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
@@ -200,6 +194,9 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
     report.info(`${config.handlers}: stubs added for ${stubs.added.join(", ")} (new in ${config.contract})`);
   if (update.markedRemoved.length > 0) {
     report.info(`${config.handlers}: marked as not in ${target}: ${update.markedRemoved.join(", ")}`);
+  }
+  if (update.unmarked.length > 0) {
+    report.info(`${config.handlers}: in ${target} again, mark removed: ${update.unmarked.join(", ")}`);
   }
   if (written.length === 0 && stubs.text === handlersText && target === config.protocol)
     report.info("nothing to change");

@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { basename, join, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { PACKAGE_ROOT, PACKAGE_VERSION } from "../../schema/package.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
+import { backupFile } from "../backup.js";
 import { emitContract } from "../contract/emit.js";
 import { loadContractText } from "../contract/load.js";
-import { type ProjectConfig, scaffold } from "../project.js";
+import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project.js";
 import { writeFileAtomic } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import { generateVersion, protocolErrorVersions } from "./generate.js";
@@ -30,7 +31,10 @@ export function registerInit(program: Command, reporter: () => Reporter): void {
     .option("--transport <kind>", "stdio, http or both", "stdio")
     .option("--name <name>", "package and server name (default: the folder's name)")
     .option("--client", "scaffold a typed client instead of a server")
-    .option("--force", "write into a folder that is not empty")
+    .option(
+      "--force",
+      "write into a folder that is not empty (or holds a project); a file of yours that would change is backed up first",
+    )
     .option(
       "--from-tarballs <dir>",
       "depend on the packed mcp-codegen-<version>.tgz and mcp-codegen-runtime-<version>.tgz in <dir> (file: specs) instead of the registry: to try a clone before the packages are published",
@@ -42,7 +46,13 @@ Examples:
   $ mcp-codegen init my-server                       a stdio server for ${defaultVersion}
   $ mcp-codegen init my-server --protocol 2025-06-18
   $ mcp-codegen init my-client --client
-  $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of both packages in a clone`,
+  $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of both packages in a clone
+
+A folder that is not empty is refused, and so is a project (one holding ${CONFIG_FILE}: run
+\`mcp-codegen generate\` there instead). With --force, init writes into it but never replaces a file of
+yours silently: each one whose content would change is first copied to <file>.bak (<file>.bak.1, … when
+that is taken) and each backup is printed, even with -q. Files under generated/ are the generator's and
+are rewritten; other files are left alone.`,
     )
     .action(async (dir: string, opts: InitOptions) => {
       process.exitCode = await runInit(dir, opts, reporter());
@@ -68,6 +78,11 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     if (e.code === "ENOENT") return [] as string[];
     throw new CliError(`${dir}: cannot read the folder (${e.code})`);
   });
+  if (existing.includes(CONFIG_FILE) && !opts.force) {
+    throw new CliError(
+      `${dir} already holds an mcp-codegen project (${CONFIG_FILE}): run \`mcp-codegen generate\` there to regenerate it, or \`mcp-codegen generate --protocol <version>\` to move it to another version; --force scaffolds over it, backing up each file of yours it would change`,
+    );
+  }
   if (existing.length > 0 && !opts.force) {
     throw new CliError(`${dir} is not empty; choose an empty folder or pass --force`);
   }
@@ -104,9 +119,20 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     });
     for (const [file, text] of Object.entries(emitted)) files[join(config.output, "contract", file)] = text;
   }
-  for (const [file, text] of Object.entries(files).sort()) await writeFileAtomic(join(dir, file), text);
+  // Every path is checked before the first write: a folder where a file goes leaves everything as it was.
+  const plan = await planWrites(dir, files, config.output);
+  let backedUp = 0;
+  for (const { file, action } of plan) {
+    if (action === "same") continue;
+    if (action === "backup") {
+      const backup = await backupFile(join(dir, file));
+      report.notice(`backed up ${file} to ${relative(dir, backup).split(sep).join("/")}`);
+      backedUp++;
+    }
+    await writeFileAtomic(join(dir, file), files[file]!);
+  }
   report.info(
-    `created ${config.kind} project ${name} in ${dir} (${Object.keys(files).length} files, ${Math.round(performance.now() - started)} ms)`,
+    `created ${config.kind} project ${name} in ${dir} (${plan.length} files${backedUp > 0 ? `, ${backedUp} backed up` : ""}, ${Math.round(performance.now() - started)} ms)`,
   );
   report.info(
     config.kind === "server"
@@ -114,6 +140,45 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
       : `next: cd ${dirArg} && npm install && npm run build && npm start -- <server command>`,
   );
   return EXIT.ok;
+}
+
+interface PlannedWrite {
+  file: string;
+  /** `write`: new; `same`: already this content; `overwrite`: ours (under the output folder); `backup`: the user's. */
+  action: "write" | "same" | "overwrite" | "backup";
+}
+
+/**
+ * What writing `files` into `dir` does to each path, sorted by path; a usage error naming every path
+ * where something other than a file stands (a folder, or a file where a folder must go).
+ */
+async function planWrites(
+  dir: string,
+  files: Record<string, string>,
+  output: string,
+): Promise<PlannedWrite[]> {
+  const plan: PlannedWrite[] = [];
+  const blocked: string[] = [];
+  for (const file of Object.keys(files).sort()) {
+    const path = join(dir, file);
+    const info = await stat(path).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") return undefined;
+      if (e.code === "ENOTDIR") return "not a folder" as const;
+      throw new CliError(`${path}: cannot read (${e.code ?? e.message})`);
+    });
+    if (info === undefined) plan.push({ file, action: "write" });
+    else if (info === "not a folder") blocked.push(`${file} (a file stands where a folder must go)`);
+    else if (!info.isFile()) blocked.push(`${file} (exists and is not a file)`);
+    else if ((await readFile(path, "utf8")) === files[file]) plan.push({ file, action: "same" });
+    else
+      plan.push({
+        file,
+        action: file.replaceAll("\\", "/").startsWith(`${output}/`) ? "overwrite" : "backup",
+      });
+  }
+  if (blocked.length > 0)
+    throw new CliError(`cannot write the project into ${dir}: ${blocked.join(", ")}; move these away first`);
+  return plan;
 }
 
 /**

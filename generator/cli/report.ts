@@ -1,6 +1,6 @@
 /**
  * Progress and messages, on stderr (stdout is for data). On a terminal a step shows a spinner until it is
- * done; under CI or when piped, plain lines only. `--quiet` leaves errors only.
+ * done; under CI or when piped, plain lines only. `--quiet` leaves errors and notices only.
  */
 
 export interface Step {
@@ -11,6 +11,8 @@ export interface Reporter {
   /** Starts a timed step; its `done` line reports the duration. */
   step(message: string): Step;
   info(message: string): void;
+  /** What the user must know even with --quiet: a file of theirs was backed up before being replaced. */
+  notice(message: string): void;
   error(message: string): void;
 }
 
@@ -42,6 +44,7 @@ export function createReporter(opts: { quiet?: boolean; stream?: NodeJS.WriteStr
       };
     },
     info: write,
+    notice: (message) => out.write(`${message}\n`),
     error: (message) => out.write(`error: ${message}\n`),
   };
 }

@@ -345,8 +345,12 @@ describe("a new user's server project", () => {
     const after = readFileSync(handlersPath, "utf8");
     // Remove what generate inserted; what remains is exactly what the user had.
     const inserted =
-      /^(import \{ notImplemented \} from "\.\.\/generated\/server\.js";|\s*\/\/ [a-z/_]+: new in protocol 2025-11-25;.*|\s*\w+: notImplemented\("[^"]+"\),?)\n/gm;
-    expect(after.replace(inserted, "")).toBe(edited);
+      /^(\s*\/\/ [a-z/_]+: new in protocol 2025-11-25;.*|\s*\w+: notImplemented\("[^"]+"\),?)\n/gm;
+    // notImplemented joined the scaffold's import of the same module: one import line, as before.
+    const merged = 'import { errors, notImplemented, type ServerHandlers } from "../generated/server.js";\n';
+    expect(after.startsWith(merged)).toBe(true);
+    const unmerged = 'import { errors, type ServerHandlers } from "../generated/server.js";\n';
+    expect(after.replace(inserted, "").replace(merged, unmerged)).toBe(edited);
     expect(after).toContain('getTask: notImplemented("tasks/get")');
     expect(JSON.parse(readFileSync(join(dir, "mcp-codegen.json"), "utf8")).protocol).toBe("2025-11-25");
     expect(readFileSync(join(dir, "generated/protocol.ts"), "utf8")).toContain(
@@ -515,10 +519,13 @@ describe("a new user's server project", () => {
     writeFileSync(join(dir, "src/handlers.ts"), saved.handlers);
   });
 
-  it("init refuses a folder that is not empty", () => {
+  it("init refuses a folder that holds a project, pointing at generate", () => {
+    const before = tree(dir);
     const r = run("node", [`${REPO}bin/mcp-codegen.js`, "init", dir], work);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/is not empty/);
+    expect(r.stderr).toContain("already holds an mcp-codegen project (mcp-codegen.json)");
+    expect(r.stderr).toContain("`mcp-codegen generate`");
+    expect(tree(dir)).toEqual(before);
   });
 });
 
