@@ -32,6 +32,9 @@ function project(kind: "server" | "client" = "server"): string {
   cpSync(templates[kind], dir, { recursive: true });
   // The repository's node_modules: typescript, @types/node and @mcp-codegen/runtime for the type check.
   symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
+  // The scaffold's contract implementation, kept where main.ts finds it when a case rewrites the handlers
+  // file by hand (SERVER_HANDLERS re-exports it).
+  if (kind === "server") cpSync(join(dir, "src/handlers.ts"), join(dir, "src/contract.ts"));
   return dir;
 }
 
@@ -58,8 +61,10 @@ function typeErrors(dir: string): string[] {
 const imports = (text: string) =>
   [...text.matchAll(/^import\b[^;]*?from\s+["'][^"']+["'];?/gms)].map((m) => m[0]);
 
+/** A hand-written handlers file; the contract main.ts serves comes from src/contract.ts (see project()). */
+const CONTRACT = 'export { contract } from "./contract.js";\n';
 const SERVER_HANDLERS = (header: string, body: string) =>
-  `${header}\n\nexport const handlers: ServerHandlers = {\n${body}};\n`;
+  `${header}\n\nexport const handlers: ServerHandlers = {\n${body}};\n${CONTRACT}`;
 
 describe("generate --protocol: the notImplemented import", () => {
   it("moving a scaffold between versions both ways keeps one import, merged; marks follow; it compiles", () => {
@@ -79,7 +84,8 @@ describe("generate --protocol: the notImplemented import", () => {
       const text = handlersOf(dir);
       // One import declaration in all: notImplemented joined the scaffold's import of server.js.
       expect(imports(text), protocol).toEqual([
-        'import { errors, notImplemented, type ServerHandlers } from "../generated/server.js";',
+        'import { type Contract, toolResult } from "../generated/contract/server.js";',
+        'import { notImplemented, type ServerHandlers } from "../generated/server.js";',
       ]);
       expect(marks(text), protocol).toEqual(marked);
       // A second run at the same version changes nothing.
@@ -209,20 +215,16 @@ describe("generate --protocol: inserted stubs follow the file's style", () => {
     const before = handlersOf(dir);
     generate(dir, "2025-11-25");
     const after = handlersOf(dir);
-    expect(after.endsWith(`  },\n${stubs("  ", "\n", ",")}};\n`)).toBe(true);
+    // The scaffold's handlers object holds only a comment: the stubs follow it, a trailing comma each.
+    const comment = "  // subscribe: ({ uri }, ctx) => { … },\n";
+    expect(after.endsWith(`${comment}${stubs("  ", "", ",")}};\n`)).toBe(true);
     // Take the insertions out again and the user's file remains, byte for byte.
     const restored = after
-      .replace(`${stubs("  ", "\n", ",")}};\n`, "};\n")
-      .replace(
-        "import { errors, notImplemented, type ServerHandlers }",
-        "import { errors, type ServerHandlers }",
-      );
+      .replace(`${stubs("  ", "", ",")}};\n`, "};\n")
+      .replace("import { notImplemented, type ServerHandlers }", "import type { ServerHandlers }");
     expect(restored).toBe(before);
     // An entry the user adds after the last stub is fine.
-    writeFileSync(
-      join(dir, "src/handlers.ts"),
-      after.replace(/\n\};\n$/, "\n  listResourceTemplates: () => ({ resourceTemplates: [] }),\n};\n"),
-    );
+    writeFileSync(join(dir, "src/handlers.ts"), after.replace(/\n\};\n$/, "\n  setLevel: () => ({}),\n};\n"));
     expect(typeErrors(dir)).toEqual([]);
   }, 180_000);
 
@@ -286,12 +288,12 @@ describe("generate --protocol: inserted stubs follow the file's style", () => {
     const dir = project();
     writeFileSync(
       join(dir, "src/handlers.ts"),
-      'import type { ServerHandlers } from "../generated/server.js";\n\nexport const handlers: ServerHandlers = { listTools: () => ({ tools: [] }) };\n',
+      `import type { ServerHandlers } from "../generated/server.js";\n\nexport const handlers: ServerHandlers = { listTools: () => ({ tools: [] }) };\n${CONTRACT}`,
     );
     generate(dir, "2025-11-25");
     const text = handlersOf(dir);
     expect(text).toContain(
-      `export const handlers: ServerHandlers = { listTools: () => ({ tools: [] }),\n${stubs("  ", "", ",")}};\n`,
+      `export const handlers: ServerHandlers = { listTools: () => ({ tools: [] }),\n${stubs("  ", "", ",")}};\n${CONTRACT}`,
     );
     expect(typeErrors(dir)).toEqual([]);
   }, 180_000);

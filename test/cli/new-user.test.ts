@@ -347,9 +347,9 @@ describe("a new user's server project", () => {
     const inserted =
       /^(\s*\/\/ [a-z/_]+: new in protocol 2025-11-25;.*|\s*\w+: notImplemented\("[^"]+"\),?)\n/gm;
     // notImplemented joined the scaffold's import of the same module: one import line, as before.
-    const merged = 'import { errors, notImplemented, type ServerHandlers } from "../generated/server.js";\n';
-    expect(after.startsWith(merged)).toBe(true);
-    const unmerged = 'import { errors, type ServerHandlers } from "../generated/server.js";\n';
+    const merged = 'import { notImplemented, type ServerHandlers } from "../generated/server.js";\n';
+    expect(after).toContain(merged);
+    const unmerged = 'import type { ServerHandlers } from "../generated/server.js";\n';
     expect(after.replace(inserted, "").replace(merged, unmerged)).toBe(edited);
     expect(after).toContain('getTask: notImplemented("tasks/get")');
     expect(JSON.parse(readFileSync(join(dir, "mcp-codegen.json"), "utf8")).protocol).toBe("2025-11-25");
