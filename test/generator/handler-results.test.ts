@@ -4,9 +4,9 @@
  * handshake-era version and in a stateless-era one, whose runtime fills in `resultType` and the caching
  * hints. tsc must accept all of them, and still refuse a wrong result.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { typeErrors } from "../support/typecheck.js";
 import { REPO } from "./paths.js";
 
 const TMP = `${REPO}test/.tmp/handler-results`;
@@ -82,23 +82,7 @@ describe("handler results", () => {
       writeFileSync(`${TMP}/${v}.wrong.ts`, `${lines.join("\n")}\n`);
       wrongLines.set(`${v}.wrong.ts`, lines.length - 1);
     }
-    writeFileSync(
-      `${TMP}/tsconfig.json`,
-      JSON.stringify({
-        extends: "../../../tsconfig.json",
-        compilerOptions: { noEmit: true, noUnusedLocals: false },
-        include: ["./*.ts"],
-        // The base config excludes test/.tmp; without this override tsc would check nothing here.
-        exclude: [],
-      }),
-    );
-    let output = "";
-    try {
-      execFileSync(`${REPO}node_modules/.bin/tsc`, ["-p", `${TMP}/tsconfig.json`], { encoding: "utf8" });
-    } catch (e) {
-      output = String((e as { stdout?: string }).stdout ?? e);
-    }
-    const errors = output.split("\n").filter((l) => l.includes("error TS"));
+    const errors = typeErrors(TMP, ["./*.ts"]);
     const inFile = (name: string) => errors.filter((l) => l.startsWith(`test/.tmp/handler-results/${name}(`));
     for (const v of VERSIONS) {
       expect(inFile(`${v}.ts`), v).toEqual([]);
