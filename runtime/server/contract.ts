@@ -222,13 +222,17 @@ export function serveContract(
   return handlers;
 }
 
-async function callTool(
+/**
+ * Not async: a handler that answers synchronously is answered without a promise (the session's fast
+ * path), as an untyped handler would be; a promise from the handler is followed with `then`.
+ */
+function callTool(
   tables: ContractTables,
   impl: ContractImplementation,
   protocol: ContractProtocol,
   params: { name: string; arguments?: unknown },
   ctx: { session: { protocolVersion: string } },
-): Promise<unknown> {
+): unknown {
   const tool = own(tables.tools, params.name);
   const handler = tool && own(impl.tools ?? {}, params.name);
   if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
@@ -243,25 +247,44 @@ async function callTool(
       });
     return { content: [{ type: "text", text: message }], isError: true };
   }
-  const returned = await handler(args, ctx, params);
+  const returned = handler(args, ctx, params);
+  return returned instanceof Promise
+    ? returned.then((r: unknown) => toolAnswer(tool, params.name, r))
+    : toolAnswer(tool, params.name, returned);
+}
+
+/** What a tool handler returned, as the result sent: text wrapped, output checked and sent twice. */
+function toolAnswer(tool: ContractTool, name: string, returned: unknown): unknown {
   if (!tool.output) {
     if (typeof returned === "string") return { content: [{ type: "text", text: returned }] };
     if (isToolResult(returned)) return { ...returned };
     return returned;
   }
-  const result: Record<string, unknown> = isToolResult(returned)
-    ? { ...returned }
-    : { structuredContent: returned };
-  if (result.isError === true) return result;
-  const mismatch = tool.output(result.structuredContent);
+  if (isToolResult(returned)) {
+    const result: Record<string, unknown> = { ...returned };
+    if (result.isError === true) return result;
+    return checkedOutput(tool, name, result.structuredContent, result);
+  }
+  return checkedOutput(tool, name, returned, undefined);
+}
+
+function checkedOutput(
+  tool: ContractTool,
+  name: string,
+  output: unknown,
+  result: Record<string, unknown> | undefined,
+): unknown {
+  const mismatch = tool.output!(output);
   if (mismatch) {
     throw new McpError(
       ErrorCode.InternalError,
-      `Tool "${params.name}" returned output that does not match its outputSchema: ${describeFailure(mismatch)}`,
+      `Tool "${name}" returned output that does not match its outputSchema: ${describeFailure(mismatch)}`,
     );
   }
   // Clients that predate structured content read the text block.
-  result.content ??= [{ type: "text", text: JSON.stringify(result.structuredContent) }];
+  if (!result)
+    return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
+  result.content ??= [{ type: "text", text: JSON.stringify(output) }];
   return result;
 }
 
