@@ -28,7 +28,7 @@ export function registerGenerate(program: Command, reporter: () => Reporter): vo
   program
     .command("generate")
     .description(
-      `generate types, validators, method tables and typed peers from an MCP schema; in a project (${CONFIG_FILE} present) regenerate it and update its handlers file`,
+      `generate types, validators, method tables and typed peers from an MCP schema; in a project (${CONFIG_FILE} present) regenerate it, compile its contract into <output>/contract/ and update its handlers file`,
     )
     .option(
       "--all",
@@ -46,7 +46,9 @@ export function registerGenerate(program: Command, reporter: () => Reporter): vo
       "after",
       `
 Examples:
-  $ mcp-codegen generate                        in a project: regenerate for its protocol
+  $ mcp-codegen generate                        in a project: regenerate for its protocol, and its contract
+                                                (tools, prompts, resources in JSON Schema, "contract" in
+                                                ${CONFIG_FILE}); stubs for what the contract adds
   $ mcp-codegen generate --protocol 2025-11-25  in a project: move to 2025-11-25, keeping your handlers
   $ mcp-codegen generate --check                CI: exit 1 when generated code is stale
   $ mcp-codegen generate --all                  every version into generated/<version>/
