@@ -248,7 +248,8 @@ interface Ctx {
   names: Set<string>;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object: not null, not an array. */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

@@ -11,6 +11,7 @@
  * `oneOf`, `allOf`, anything unknown) count as breaking when they differ: no proof of compatibility.
  */
 
+import { isObject } from "../load.js";
 import { canonicalJson } from "./load.js";
 import { type ContractLock, itemKey, LOCK_KINDS, type LockKind } from "./lock.js";
 
@@ -32,7 +33,6 @@ export interface ContractComparison {
 }
 
 type Raw = Record<string, unknown>;
-const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -7,6 +7,7 @@
  * warning naming the tool and the keyword; a prompt or template that cannot be read is left out, warned.
  */
 
+import { isObject } from "../load.js";
 import { hoistSchema } from "./hoist.js";
 import { buildContract, ContractError, typeNameOf } from "./load.js";
 import type { ContractLock } from "./lock.js";
@@ -14,8 +15,6 @@ import type { ContractModel } from "./model.js";
 
 type Raw = Record<string, unknown>;
 type Declared = Parameters<typeof buildContract>[1];
-
-const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Definition fields buildContract takes; a server may send more (the lock keeps them all). */
 const TOOL_FIELDS = ["title", "description", "inputSchema", "outputSchema", "annotations"];

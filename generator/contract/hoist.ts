@@ -1,10 +1,9 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
-import { escapePointer } from "../load.js";
+import { escapePointer, isObject } from "../load.js";
 import { typeNameOf } from "./names.js";
 
 type Raw = Record<string, unknown>;
-const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * One schema made local to `prefix`: its `$defs`/`definitions` (and any other place a `#/...` reference

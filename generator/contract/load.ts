@@ -20,7 +20,7 @@ import { basename, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
-import { escapePointer, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
+import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
 import { hoistSchema } from "./hoist.js";
 import { typeNameOf } from "./names.js";
@@ -96,9 +96,6 @@ const TEMPLATE_KEYS = new Set([
 /** The tool name rule of the specification (2025-11-25, "Tool names"). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The files of a contract: the file itself, or a folder's `.json`/`.yaml`/`.yml` files, sorted. */
 async function contractFiles(path: string): Promise<string[]> {
@@ -655,15 +652,14 @@ export function buildContract(source: string, declared: Declared): ContractModel
       },
     };
   });
-  const canonical = canonicalJson({
-    tools: toolModels.map((t) => t.definition),
-    prompts: prompts.map((p) => p.definition),
-    resources: resources.map((r) => r.definition),
-    resourceTemplates: resourceTemplates.map((t) => t.definition),
-  });
   return {
     source,
-    sha256: createHash("sha256").update(canonical).digest("hex"),
+    sha256: canonicalSha256({
+      tools: toolModels.map((t) => t.definition),
+      prompts: prompts.map((p) => p.definition),
+      resources: resources.map((r) => r.definition),
+      resourceTemplates: resourceTemplates.map((t) => t.definition),
+    }),
     tools: toolModels,
     prompts,
     resources,
@@ -671,6 +667,10 @@ export function buildContract(source: string, declared: Declared): ContractModel
     definitions,
   };
 }
+
+/** sha256 of `value`'s canonical JSON: what contracts and locks are identified by. */
+export const canonicalSha256 = (value: unknown): string =>
+  createHash("sha256").update(canonicalJson(value)).digest("hex");
 
 /** JSON with object keys sorted at every level: the same declarations always hash alike. */
 export function canonicalJson(value: unknown): string {

@@ -5,8 +5,8 @@
  * order the server listed them in.
  */
 
-import { createHash } from "node:crypto";
-import { ContractError, canonicalJson } from "./load.js";
+import { isObject } from "../load.js";
+import { ContractError, canonicalJson, canonicalSha256 } from "./load.js";
 import type { JsonObject } from "./model.js";
 
 export const LOCK_VERSION = 1;
@@ -43,9 +43,7 @@ export interface PulledLists {
   resourceTemplates: unknown[];
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The key an item is known by: its URI for resources, its name otherwise. */
 export const itemKey = (kind: LockKind, item: LockItem): string =>
@@ -66,7 +64,7 @@ export function buildLock(pulled: PulledLists): { lock: ContractLock; warnings: 
       }
       // Round-tripped through canonical JSON: keys sorted at every level, `undefined` gone.
       const definition = JSON.parse(canonicalJson(raw)) as JsonObject;
-      const item = { name: raw.name, sha256: sha256(canonicalJson(definition)), definition };
+      const item = { name: raw.name, sha256: canonicalSha256(definition), definition };
       const key = itemKey(kind, item);
       if (seen.has(key)) {
         warnings.push(`${kind}: "${key}" is listed twice; the first is kept`);
@@ -88,9 +86,7 @@ export function buildLock(pulled: PulledLists): { lock: ContractLock; warnings: 
 }
 
 function contractSha256(lists: Record<LockKind, LockItem[]>): string {
-  return sha256(
-    canonicalJson(Object.fromEntries(LOCK_KINDS.map((k) => [k, lists[k].map((i) => i.definition)]))),
-  );
+  return canonicalSha256(Object.fromEntries(LOCK_KINDS.map((k) => [k, lists[k].map((i) => i.definition)])));
 }
 
 /** The lock's file text: canonical key order, two-space indent, final newline. */
@@ -123,7 +119,7 @@ export function parseLock(text: string, file: string): ContractLock {
     list.forEach((item, i) => {
       if (!isObject(item) || typeof item.name !== "string" || !isObject(item.definition))
         throw new ContractError(file, `${kind}[${i}]`, "must be { name, sha256, definition }");
-      if (item.sha256 !== sha256(canonicalJson(item.definition)))
+      if (item.sha256 !== canonicalSha256(item.definition))
         throw new ContractError(
           file,
           `${kind}[${i}]`,

@@ -9,6 +9,7 @@
 
 import type { Check, Fail } from "../check/check.js";
 import { describeFailure } from "../check/describe.js";
+import { isObject } from "../jsonrpc/messages.js";
 import { type TemplatePart, UriTemplate } from "../mcp/uri-template.js";
 
 /** What a client needs to call a contract: the generated client of any protocol version has these. */
@@ -97,15 +98,12 @@ export class ToolCallError extends Error {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** The text blocks of a tool result, joined: what a model would have read. */
 function textOf(content: unknown[]): string {
   return content
     .filter(
       (b): b is { type: "text"; text: string } =>
-        isRecord(b) && b.type === "text" && typeof b.text === "string",
+        isObject(b) && b.type === "text" && typeof b.text === "string",
     )
     .map((b) => b.text)
     .join("\n");
@@ -139,7 +137,7 @@ export function bindContract(
     tools[name] = (async (args: Record<string, unknown> = {}, callOptions?: unknown) => {
       checked(`tools.${name}`, tool.input, args);
       const result = await call.callTool({ name: tool.name, arguments: args }, callOptions);
-      const record = isRecord(result) ? result : {};
+      const record = isObject(result) ? result : {};
       const content = Array.isArray(record.content) ? record.content : [];
       if (record.isError === true) {
         const text = textOf(content);

@@ -11,6 +11,7 @@ import type { Check } from "../check/check.js";
 import { describeFailure } from "../check/describe.js";
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import type { AnyHandler } from "../mcp/handler-context.js";
+import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
 
 const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
@@ -114,8 +115,9 @@ export type Completer = (
   context: { arguments: Record<string, string>; ctx: never },
 ) => readonly string[] | Promise<readonly string[]>;
 
+/** An own entry of a table by a name from the wire (never `constructor`, `__proto__` and the like). */
 const own = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined =>
-  typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
+  typeof key === "string" ? entryOf(table, key) : undefined;
 
 export { describeFailure };
 
