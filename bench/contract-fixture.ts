@@ -19,7 +19,6 @@ export async function contractFixtureFiles(): Promise<Record<string, string>> {
   return emitContract(model, {
     protocolVersion: "2025-11-25",
     protocolDir: "../../../generated/2025-11-25",
-    protocolErrorVersions: ["2024-11-05", "2025-03-26", "2025-06-18"],
   });
 }
 

@@ -162,7 +162,6 @@ export async function writeProjects(
   const files = await emitContract(model, {
     protocolVersion: "2025-11-25",
     protocolDir: "../2025-11-25",
-    protocolErrorVersions: ["2024-11-05", "2025-03-26", "2025-06-18"],
   });
   mkdirSync(join(ours, "generated/contract"), { recursive: true });
   for (const [name, text] of Object.entries(files))

@@ -4,7 +4,6 @@
  */
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { protocolErrorVersions } from "../../generator/cli/generate.js";
 import { emitContract } from "../../generator/contract/emit.js";
 import { loadContract } from "../../generator/contract/load.js";
 import { writeOutput } from "../../generator/write.js";
@@ -14,7 +13,6 @@ const contract = await loadContract(`${here}contract.yaml`, "contract.yaml");
 const files = await emitContract(contract, {
   protocolVersion: "2025-11-25",
   protocolDir: "../../../../generated/2025-11-25",
-  protocolErrorVersions: protocolErrorVersions(),
 });
 mkdirSync(`${here}generated/contract`, { recursive: true });
 await writeOutput(`${here}generated/contract`, files);

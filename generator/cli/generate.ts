@@ -9,7 +9,7 @@ import { addContractStubs } from "../contract/stubs.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import { updateHandlers } from "../handlers-update.js";
 import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig, readConfig } from "../project.js";
-import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE, unusedTableEntries } from "../tables.js";
+import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
@@ -160,10 +160,7 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   const contract = config.contract ? await loadProjectContract(root, config.contract) : undefined;
   const files = { ...next.files };
   if (contract) {
-    const emitted = await emitContract(contract, {
-      protocolVersion: target,
-      protocolErrorVersions: protocolErrorVersions(),
-    });
+    const emitted = await emitContract(contract, { protocolVersion: target });
     for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
   }
   if (opts.check) return reportDrift([[outDir, files]], report);
@@ -214,13 +211,6 @@ export async function loadProjectContract(root: string, path: string) {
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;
   }
-}
-
-/** Versions (registry order) in which a tool's invalid arguments are a protocol error. */
-export function protocolErrorVersions(): string[] {
-  return listVersions()
-    .filter((v) => getVersion(v)!.status === "released" && v < TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE)
-    .map((v) => getVersion(v)!.protocolVersion);
 }
 
 /** A relative ESM specifier from `fromDir` to `file`. */

@@ -10,7 +10,7 @@ import { loadContractText } from "../contract/load.js";
 import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project.js";
 import { writeFileAtomic } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
-import { generateVersion, protocolErrorVersions } from "./generate.js";
+import { generateVersion } from "./generate.js";
 import type { Reporter } from "./report.js";
 
 export interface InitOptions {
@@ -113,10 +113,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   if (config.contract) {
     // The scaffold's own contract, compiled as `generate` will compile it.
     const contract = await loadContractText(files[config.contract]!, config.contract);
-    const emitted = await emitContract(contract, {
-      protocolVersion: protocol,
-      protocolErrorVersions: protocolErrorVersions(),
-    });
+    const emitted = await emitContract(contract, { protocolVersion: protocol });
     for (const [file, text] of Object.entries(emitted)) files[join(config.output, "contract", file)] = text;
   }
   // Every path is checked before the first write: a folder where a file goes leaves everything as it was.

@@ -11,7 +11,6 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { protocolErrorVersions } from "../../generator/cli/generate.js";
 import { emitContract } from "../../generator/contract/emit.js";
 import { loadContract } from "../../generator/contract/load.js";
 
@@ -27,7 +26,6 @@ beforeAll(async () => {
     const files = await emitContract(contract, {
       protocolVersion: version,
       protocolDir: `../../../../generated/${version}`,
-      protocolErrorVersions: protocolErrorVersions(),
     });
     for (const [name, text] of Object.entries(files)) writeFileSync(`${out}${name}`, text);
   }

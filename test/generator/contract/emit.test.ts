@@ -7,7 +7,6 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { protocolErrorVersions } from "../../../generator/cli/generate.js";
 import { emitContract, UNCHECKED } from "../../../generator/contract/emit.js";
 import { loadContract } from "../../../generator/contract/load.js";
 import { typeErrors } from "../../support/typecheck.js";
@@ -46,7 +45,6 @@ it("emits contract modules whose bodies type-check, for 2025-11-25 and 2026-07-2
     const files = await emitContract(contract, {
       protocolVersion: version,
       protocolDir: `../../../../../generated/${version}`,
-      protocolErrorVersions: protocolErrorVersions(),
     });
     expect(files["validators.ts"]).toContain(UNCHECKED);
     for (const [name, text] of Object.entries(files))
