@@ -7,7 +7,7 @@
  * module types everything and hands over what differs between protocol versions.
  */
 
-import type { Check } from "../check/check.js";
+import type { Check, Fail } from "../check/check.js";
 import { describeFailure } from "../check/describe.js";
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import type { AnyHandler } from "../mcp/handler-context.js";
@@ -123,6 +123,13 @@ export { describeFailure };
 
 const MAX_COMPLETIONS = 100;
 
+/** -32602 naming the field and the rule (`Invalid arguments for tool "add": b: Expected number`). */
+const invalidArguments = (what: string, failure: Fail): McpError =>
+  new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${what}: ${describeFailure(failure)}`, {
+    field: failure.path.join("."),
+    reason: failure.message,
+  });
+
 /** The protocol handlers serving `tables` with `impl`, for a server's `handlers` option. */
 export function serveContract(
   tables: ContractTables,
@@ -152,12 +159,7 @@ export function serveContract(
       if (!prompt || !handler) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
       const args = params.arguments ?? {};
       const failure = prompt.check(args);
-      if (failure)
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `Invalid arguments for prompt "${params.name}": ${describeFailure(failure)}`,
-          { field: failure.path.join("."), reason: failure.message },
-        );
+      if (failure) throw invalidArguments(`prompt "${params.name}"`, failure);
       const result = await handler(args, ctx, params);
       return typeof result === "string"
         ? { messages: [{ role: "user", content: { type: "text", text: result } }] }
@@ -207,10 +209,10 @@ export function serveContract(
       throw protocol.resourceNotFound(uri, ctx);
     };
   }
+  // As the generated `contractHandlers` type says: any prompt argument or template variable can be
+  // completed (from its enum, a completer, or with nothing).
   const completes =
-    prompts.some((p) => p.arguments.some((a) => a.enum)) ||
-    templates.some((t) => t.entry.variables.some((v) => v.enum)) ||
-    impl.completions !== undefined;
+    prompts.some((p) => p.arguments.length > 0) || templates.some((t) => t.entry.variables.length > 0);
   if (completes) {
     handlers.complete = (
       params: {
@@ -241,13 +243,9 @@ function callTool(
   const args = params.arguments ?? {};
   const failure = tool.input(args);
   if (failure) {
-    const message = `Invalid arguments for tool "${params.name}": ${describeFailure(failure)}`;
-    if (protocol.argumentsErrorIsProtocolError(ctx.session.protocolVersion))
-      throw new McpError(ErrorCode.InvalidParams, message, {
-        field: failure.path.join("."),
-        reason: failure.message,
-      });
-    return { content: [{ type: "text", text: message }], isError: true };
+    const error = invalidArguments(`tool "${params.name}"`, failure);
+    if (protocol.argumentsErrorIsProtocolError(ctx.session.protocolVersion)) throw error;
+    return { content: [{ type: "text", text: error.message }], isError: true };
   }
   const returned = handler(args, ctx, params);
   return returned instanceof Promise
