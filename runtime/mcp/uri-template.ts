@@ -83,7 +83,7 @@ export class UriTemplate {
       case "+":
       case "#": {
         // Values are joined by ",", and a variable that is undefined is left out with its comma.
-        const value = v(op, vars.length > 1);
+        const value = valuePattern(op, vars.length > 1);
         const body = vars
           .map((x, i) => {
             group(x, false);
@@ -178,7 +178,8 @@ export class UriTemplate {
   }
 }
 
-function v(op: string, several: boolean): string {
+/** A value's pattern; with several variables in one expression, a value also stops at the comma between them. */
+function valuePattern(op: string, several: boolean): string {
   return several ? VALUE[op]!.replace("]*", ",]*") : VALUE[op]!;
 }
 
