@@ -6,8 +6,11 @@
  * (an object literal typed `Contract` may not have unknown properties), pointing at the stale handler.
  */
 
-import { IndentationText, Node, type ObjectLiteralExpression, Project, QuoteKind } from "ts-morph";
+import { Node, type ObjectLiteralExpression, Project } from "ts-morph";
+import { fileStyle } from "../handlers-style.js";
 import { propertyKey } from "../naming.js";
+import { appendProperties, type NewProperty } from "../object-append.js";
+import { applyEdits, type TextEdit } from "../text-edits.js";
 import type { ContractModel } from "./model.js";
 
 export interface ContractStubs {
@@ -40,17 +43,21 @@ const unquote = (name: string) => name.replace(/^["']|["']$/g, "");
  * `export const contract` (a project that serves its contract some other way).
  */
 export function addContractStubs(text: string, contract: ContractModel): ContractStubs {
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Double },
-  });
+  const project = new Project({ useInMemoryFileSystem: true });
   const sf = project.createSourceFile("handlers.ts", text);
   const root = objectOf(sf.getVariableDeclaration("contract")?.getInitializer());
   if (!root) return { text, added: [] };
+  const style = fileStyle(sf);
+  const q = (s: string) => (style.quote === "'" ? `'${s.replaceAll("'", "\\'")}'` : JSON.stringify(s));
+  // A stub type-checks (it never returns) and answers an error until it is written.
+  const stub = (noun: string, name: string, params: string): NewProperty => ({
+    comment: `// ${noun} ${name}: new in the contract; write it.`,
+    text: `${propertyKey(name)}: ${params} => { throw new Error(${q(`${noun} ${name} is not implemented yet`)})${style.semicolon ? ";" : ""} }`,
+  });
   const names = declared(contract);
   const added: string[] = [];
-  const edits: { at: number; text: string }[] = [];
-  const missingCategories: string[] = [];
+  const edits: TextEdit[] = [];
+  const newCategories: NewProperty[] = [];
   for (const [category, noun, params] of CATEGORIES) {
     const want = names[category];
     if (want.length === 0) continue;
@@ -58,9 +65,11 @@ export function addContractStubs(text: string, contract: ContractModel): Contrac
     const object = objectOf(initializer);
     if (!object) {
       if (initializer !== undefined) continue; // not an object literal: the user's own construction.
-      const indent = `${indentOf(root)}  `;
-      const entries = want.map((name) => stub(noun, name, params, `${indent}  `)).join("\n");
-      missingCategories.push(`${indent}${category}: {\n${entries}\n${indent}},`);
+      const entries = want.map((name) => stub(noun, name, params).text).join(", ");
+      newCategories.push({
+        comment: `// ${category}: new in the contract; write them.`,
+        text: `${category}: { ${entries} }`,
+      });
       for (const name of want) added.push(`${category}.${name}`);
       continue;
     }
@@ -68,55 +77,17 @@ export function addContractStubs(text: string, contract: ContractModel): Contrac
       object.getProperties().flatMap((p) => (hasName(p) ? [unquote(p.getName())] : [])),
     );
     const missing = want.filter((name) => !present.has(name));
-    if (missing.length === 0) continue;
-    const indent = `${indentOf(object)}  `;
-    const entries = missing.map((name) => stub(noun, name, params, indent)).join("\n");
-    edits.push(insertion(object, entries));
+    edits.push(
+      ...appendProperties(
+        object,
+        missing.map((name) => stub(noun, name, params)),
+        style,
+      ),
+    );
     for (const name of missing) added.push(`${category}.${name}`);
   }
-  if (missingCategories.length > 0) edits.push(insertion(root, missingCategories.join("\n")));
-  let out = text;
-  for (const edit of edits.sort((a, b) => b.at - a.at))
-    out = out.slice(0, edit.at) + edit.text + out.slice(edit.at);
-  return { text: out, added };
-}
-
-/** A stub that type-checks (it never returns) and answers an error until it is written. */
-function stub(noun: string, name: string, params: string, indent: string): string {
-  return [
-    `${indent}// ${noun} ${name}: new in the contract; write it.`,
-    `${indent}${propertyKey(name)}: ${params} => {`,
-    `${indent}  throw new Error(${JSON.stringify(`${noun} ${name} is not implemented yet`)});`,
-    `${indent}},`,
-  ].join("\n");
-}
-
-/**
- * Where and what to insert after an object literal's last property: a comma after it when it has
- * none (the inserted entries then end with commas, as most code does).
- */
-function insertion(object: ObjectLiteralExpression, entries: string): { at: number; text: string } {
-  const last = object.getProperties().at(-1);
-  const full = object.getSourceFile().getFullText();
-  if (!last) return { at: object.getStart() + 1, text: `\n${entries}\n${indentOf(object)}` };
-  let at = last.getEnd();
-  const after = /^\s*,/.exec(full.slice(at));
-  if (after) at += after[0].length;
-  // Past a comment on the same line as the last entry.
-  const rest = /^[^\S\n]*\/\/[^\n]*/.exec(full.slice(at));
-  if (rest) at += rest[0].length;
-  return { at, text: `${after ? "" : ","}\n${entries}` };
-}
-
-/** The indentation of the line `node` starts on. */
-function indentOf(node: Node): string {
-  const full = node.getSourceFile().getFullText();
-  const lineStart = full.lastIndexOf("\n", node.getStart() - 1) + 1;
-  return /^[ \t]*/.exec(full.slice(lineStart))![0];
-}
-
-function hasName(p: Node): p is Node & { getName(): string } {
-  return Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p);
+  edits.push(...appendProperties(root, newCategories, style));
+  return { text: added.length === 0 ? text : applyEdits(text, edits), added };
 }
 
 function objectOf(node: Node | undefined): ObjectLiteralExpression | undefined {
@@ -129,4 +100,8 @@ function objectOf(node: Node | undefined): ObjectLiteralExpression | undefined {
 function propertyInitializer(object: ObjectLiteralExpression, name: string): Node | undefined {
   const p = object.getProperty(name) ?? object.getProperty(JSON.stringify(name));
   return p && Node.isPropertyAssignment(p) ? p.getInitializer() : p;
+}
+
+function hasName(p: Node): p is Node & { getName(): string } {
+  return Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p);
 }

@@ -399,11 +399,12 @@ describe("a new user's server project", () => {
     expect(added.code, added.stderr).toBe(0);
     expect(added.stderr).toContain("stubs added for tools.multiply (new in contract.yaml)");
     const withStub = readFileSync(handlersPath, "utf8");
-    expect(withStub).toContain(
-      "    // tool multiply: new in the contract; write it.\n    multiply: (_args, _ctx) => {",
-    );
+    // In the file's style (a blank line between the tools, trailing commas), a comment above.
+    const inserted =
+      '\n\n    // tool multiply: new in the contract; write it.\n    multiply: (_args, _ctx) => { throw new Error("tool multiply is not implemented yet"); },';
+    expect(withStub).toContain(inserted);
     // Only inserted: the user's text is all still there, in order.
-    expect(withStub.replace(/\n {4}\/\/ tool multiply[\s\S]*?\n {4}\},/, "")).toBe(handlers);
+    expect(withStub.replace(inserted, "")).toBe(handlers);
     must(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
     expect(cli(["generate"]).stderr).toContain("nothing to change");
 
