@@ -5,8 +5,6 @@
  * one missing or of the wrong type, naming it. A failure is printed shrunk, with the seed to reproduce.
  */
 
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Command } from "commander";
 import fc from "fast-check";
 import { arbitraryOf, SampleError } from "../contract/arbitrary.js";
@@ -16,7 +14,7 @@ import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel, ContractTool } from "../contract/model.js";
 import { requiredArguments, wrongArguments } from "../contract/wrong-values.js";
 import type { Json, SchemaNode } from "../load.js";
-import { CONFIG_FILE } from "../project.js";
+import { CONFIG_FILE, readConfig } from "../project.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
 import { type ServerCommand, ServerSession } from "./test-session.js";
@@ -74,23 +72,11 @@ function count(name: string, text: string, min: number): number {
   return n;
 }
 
-/** `--contract`, else `contract` in mcp-codegen.json of the current folder (read here, defensively). */
+/** `--contract`, else `contract` in the project's mcp-codegen.json (read and checked as `generate` reads it). */
 async function contractPath(flag: string | undefined): Promise<string> {
   if (flag !== undefined) return flag;
-  const file = join(process.cwd(), CONFIG_FILE);
-  const text = await readFile(file, "utf8").catch(() => undefined);
-  if (text !== undefined) {
-    let config: unknown;
-    try {
-      config = JSON.parse(text);
-    } catch (e) {
-      throw new CliError(`${CONFIG_FILE}: not valid JSON (${(e as Error).message})`);
-    }
-    const contract = (config as { contract?: unknown } | null)?.contract;
-    if (typeof contract === "string" && contract !== "") return contract;
-    if (contract !== undefined && contract !== null)
-      throw new CliError(`${CONFIG_FILE}: "contract" must be the path of the contract file or folder`);
-  }
+  const contract = (await readConfig(process.cwd()))?.contract;
+  if (contract !== undefined) return contract;
   throw new CliError(`no contract: pass --contract <file|dir>, or set "contract" in ${CONFIG_FILE}`);
 }
 

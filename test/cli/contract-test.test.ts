@@ -44,7 +44,18 @@ describe("mcp-codegen test", () => {
   it("passes a server that implements its contract, reading the contract from mcp-codegen.json", () => {
     const dir = join(WORK, "project");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "mcp-codegen.json"), JSON.stringify({ contract: CONTRACT }));
+    // A project's config, as init writes it.
+    writeFileSync(
+      join(dir, "mcp-codegen.json"),
+      JSON.stringify({
+        kind: "server",
+        protocol: "2025-11-25",
+        output: "generated",
+        handlers: "src/handlers.ts",
+        schema: null,
+        contract: CONTRACT,
+      }),
+    );
     const r = runCli(["test", "--runs", "40", "--", ...server("correct")], { cwd: dir });
     expect(r.stderr).not.toContain("error:");
     expect(r.code, r.stdout + r.stderr).toBe(0);
