@@ -253,22 +253,31 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** `root`: the node is a definition itself, where zod's `z.toJSONSchema` puts a `$schema`. */
-function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false): SchemaNode {
+/**
+ * `root`: the node is a definition itself, where zod's `z.toJSONSchema` puts a `$schema`.
+ * `applies`: the types the instance is known to have, when the node is an applicator's subschema
+ * (`allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`) of a node that declares them.
+ */
+function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false, applies?: JsonType[]): SchemaNode {
   if (typeof raw === "boolean") return { pointer, bool: raw };
   if (!isObject(raw)) throw new SchemaLoadError(ctx.file, pointer, "a schema must be an object or a boolean");
   const node: SchemaNode = { pointer };
   const fail = (key: string, reason: string): never => {
     throw new SchemaLoadError(ctx.file, `${pointer}/${escapePointer(key)}`, reason);
   };
+  const declared = typeList(raw.type);
+  const known = declared ?? applies;
   const sub = (key: string, v: unknown) => parseNode(v, `${pointer}/${escapePointer(key)}`, ctx);
+  /** A subschema applied to this same instance: it knows this node's type. */
+  const applied = (key: string, v: unknown) =>
+    parseNode(v, `${pointer}/${escapePointer(key)}`, ctx, false, known);
   const nonNegInt = (key: string, v: unknown): number =>
     typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(key, "must be a non-negative integer");
   const num = (key: string, v: unknown): number =>
     typeof v === "number" && Number.isFinite(v) ? v : fail(key, "must be a number");
-  const schemaList = (key: string, v: unknown): SchemaNode[] =>
+  const schemaList = (key: string, v: unknown, inherit?: JsonType[]): SchemaNode[] =>
     Array.isArray(v) && v.length > 0
-      ? v.map((x, i) => parseNode(x, `${pointer}/${escapePointer(key)}/${i}`, ctx))
+      ? v.map((x, i) => parseNode(x, `${pointer}/${escapePointer(key)}/${i}`, ctx, false, inherit))
       : fail(key, "must be a non-empty array of schemas");
   const schemaMap = (key: string, v: unknown): Record<string, SchemaNode> => {
     if (!isObject(v)) return fail(key, "must be an object of schemas");
@@ -389,7 +398,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false): Schem
       case "if":
       case "then":
       case "else":
-        node[key] = sub(key, value);
+        node[key] = applied(key, value);
         break;
       case "minimum":
       case "maximum":
@@ -417,7 +426,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false): Schem
       case "anyOf":
       case "oneOf":
       case "allOf":
-        node[key] = schemaList(key, value);
+        node[key] = schemaList(key, value, known);
         break;
       case "description":
         if (typeof value !== "string") fail(key, "must be a string");
@@ -434,7 +443,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false): Schem
     if (node[key] !== undefined && node.if === undefined)
       fail(key, `\`${key}\` without \`if\` has no effect`);
   }
-  checkTypedKeywords(node, fail);
+  checkTypedKeywords(node, fail, applies);
   // In draft-07 `$ref` replaces its siblings; only annotations survive.
   if (ctx.dialect === "draft-07" && node.ref !== undefined) {
     return {
@@ -474,15 +483,32 @@ const TYPED_KEYWORDS: Record<string, JsonType[]> = {
 
 /**
  * Such keywords pass every value of another type. The emitters attach them to the matching `type` branch,
- * so a node using them must declare that type; the official schemas always do.
+ * so a node using them must declare that type; the official schemas always do. A subschema of an
+ * applicator (`anyOf: [{ required: [phone] }, { required: [email] }]` under `type: object`) sees only
+ * values of its parent's type, so it takes that type: the same values pass, and the emitters see a type.
  */
-function checkTypedKeywords(node: SchemaNode, fail: (key: string, reason: string) => never): void {
-  for (const [key, types] of Object.entries(TYPED_KEYWORDS)) {
-    if (node[key as keyof SchemaNode] === undefined) continue;
+function checkTypedKeywords(
+  node: SchemaNode,
+  fail: (key: string, reason: string) => never,
+  applies: JsonType[] | undefined,
+): void {
+  const typed = Object.keys(TYPED_KEYWORDS).filter((k) => node[k as keyof SchemaNode] !== undefined);
+  if (typed.length === 0) return;
+  if (node.type === undefined && applies?.length === 1) node.type = [...applies];
+  for (const key of typed) {
+    const types = TYPED_KEYWORDS[key]!;
     if (!node.type?.some((t) => types.includes(t))) {
       fail(key, `\`${key}\` without \`type: ${types.join(" | ")}\` is not supported`);
     }
   }
+}
+
+/** `type`'s value as a list, when it is a valid one (parseNode reports an invalid one). */
+function typeList(value: unknown): JsonType[] | undefined {
+  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return list.length > 0 && list.every((t) => typeof t === "string" && JSON_TYPES.has(t))
+    ? (list as JsonType[])
+    : undefined;
 }
 
 /** Whether a raw schema holds a `$ref` string anywhere (conservatively: one inside `const` data counts too). */

@@ -182,10 +182,10 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
 /** Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. */
 export async function loadContract(path: string, label = path): Promise<ContractModel> {
   const files = await contractFiles(path);
-  const tools: Record<string, { raw: Record<string, unknown>; file: string }> = {};
-  const prompts: Record<string, { raw: Record<string, unknown>; file: string }> = {};
-  const resources: Record<string, { raw: Record<string, unknown>; file: string }> = {};
-  const templates: Record<string, { raw: Record<string, unknown>; file: string }> = {};
+  const tools: Declared["tools"] = {};
+  const prompts: Declared["prompts"] = {};
+  const resources: Declared["resources"] = {};
+  const templates: Declared["templates"] = {};
   const defs: Record<string, { raw: unknown; file: string }> = {};
   for (const file of files) {
     const where = files.length === 1 ? label : join(label, relative(path, file));
@@ -199,7 +199,7 @@ export async function loadContract(path: string, label = path): Promise<Contract
         );
     }
     const pointers = new Refs(doc, where);
-    const section = (key: string, into: Record<string, { raw: Record<string, unknown>; file: string }>) => {
+    const section = (key: string, into: Record<string, DeclaredItem>) => {
       const value = doc[key];
       if (value === undefined) return;
       if (!isObject(value)) throw new ContractError(where, key, "must be an object of name → declaration");
@@ -207,10 +207,11 @@ export async function loadContract(path: string, label = path): Promise<Contract
         if (!isObject(raw)) throw new ContractError(where, `${key}.${name}`, "must be an object");
         if (into[name])
           throw new ContractError(where, `${key}.${name}`, `declared twice (also in ${into[name]!.file})`);
-        const own = key === "tools" ? selfContained(raw, name, where, doc) : raw;
+        const own = key === "tools" ? selfContained(raw, name, where, doc) : { raw, wire: {} };
         into[name] = {
-          raw: pointers.rewrite(own, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
+          raw: pointers.rewrite(own.raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
           file: where,
+          wire: own.wire,
         };
       }
     };
@@ -255,15 +256,17 @@ export async function loadContractText(text: string, label: string): Promise<Con
  * A tool schema that carries its own `$defs` (as `z.toJSONSchema` writes one, and as schemas travel on
  * the wire) or points at itself with `$ref: "#"` reads its `#/...` references inside itself, not in the
  * contract file: its definitions join the file's `$defs` as `<Tool>Input<Name>` (hoistSchema, as `pull`
- * does) and the references are rewritten to them.
+ * does) and the references are rewritten to them. Such a schema goes on the wire as written (`wire`):
+ * its `$schema`, `$defs` names and `$anchor`s reach clients keyword for keyword.
  */
 function selfContained(
   raw: Record<string, unknown>,
   name: string,
   file: string,
   doc: Record<string, unknown>,
-): Record<string, unknown> {
+): Pick<DeclaredItem, "raw" | "wire"> {
   const out = { ...raw };
+  const wire: NonNullable<DeclaredItem["wire"]> = {};
   for (const [key, suffix] of [
     ["inputSchema", "Input"],
     ["outputSchema", "Output"],
@@ -281,6 +284,7 @@ function selfContained(
       throw new ContractError(file, `tools.${name}.${key}`, (e as Error).message);
     }
     out[key] = hoisted.root;
+    wire[key] = schema;
     const defs = isObject(doc.$defs) ? doc.$defs : {};
     for (const [def, value] of Object.entries(hoisted.defs)) {
       if (defs[def] !== undefined)
@@ -293,7 +297,7 @@ function selfContained(
     }
     doc.$defs = defs;
   }
-  return out;
+  return { raw: out, wire };
 }
 
 function pointsAtItself(node: unknown): boolean {
@@ -361,11 +365,18 @@ class Refs {
   }
 }
 
+/** One declaration as written in `file`; `wire`: a tool's self-contained schemas, sent as written. */
+interface DeclaredItem {
+  raw: Record<string, unknown>;
+  file: string;
+  wire?: { inputSchema?: Record<string, unknown>; outputSchema?: Record<string, unknown> };
+}
+
 interface Declared {
-  tools: Record<string, { raw: Record<string, unknown>; file: string }>;
-  prompts: Record<string, { raw: Record<string, unknown>; file: string }>;
-  resources: Record<string, { raw: Record<string, unknown>; file: string }>;
-  templates: Record<string, { raw: Record<string, unknown>; file: string }>;
+  tools: Record<string, DeclaredItem>;
+  prompts: Record<string, DeclaredItem>;
+  resources: Record<string, DeclaredItem>;
+  templates: Record<string, DeclaredItem>;
   defs: Record<string, { raw: unknown; file: string }>;
 }
 
@@ -639,16 +650,29 @@ export function buildContract(source: string, declared: Declared): ContractModel
     for (const r of [...reach].sort()) carried[r] = rooted(schemaDefs[r] as Json);
     return { ...schema, $defs: carried };
   };
+  /** The wire schema keeps the `$schema` the user wrote (the parser accepts only 2020-12's). */
+  const asWritten = (written: unknown, def: string): JsonObject => {
+    const schema = selfContained(def);
+    return isObject(written) && typeof written.$schema === "string"
+      ? { $schema: written.$schema, ...schema }
+      : schema;
+  };
   const toolModels: ContractTool[] = tools.map((t) => {
     const raw = toolRaw.get(t.name)!;
+    const wire = declared.tools[t.name]!.wire;
     const { inputSchema: _i, outputSchema: _o, ...rest } = raw;
     return {
       ...t,
       definition: {
         name: t.name,
         ...(rest as JsonObject),
-        inputSchema: selfContained(t.input),
-        ...(t.output ? { outputSchema: selfContained(t.output) } : {}),
+        inputSchema: (wire?.inputSchema as JsonObject | undefined) ?? asWritten(raw.inputSchema, t.input),
+        ...(t.output
+          ? {
+              outputSchema:
+                (wire?.outputSchema as JsonObject | undefined) ?? asWritten(raw.outputSchema, t.output!),
+            }
+          : {}),
       },
     };
   });

@@ -75,7 +75,8 @@ function tidy(text: string): string {
 
 /** The parsed node back as JSON Schema for the library, with references as named types. */
 function toJsonSchema(node: SchemaNode): JSONSchema {
-  if (node.bool !== undefined) return node.bool ? {} : { not: {} };
+  // The library reads `{}` as an object and `{ not: {} }` as one too; say what the booleans mean.
+  if (node.bool !== undefined) return { tsType: node.bool ? "unknown" : "never" };
   const out: JSONSchema = {};
   if (node.description !== undefined) out.description = node.description;
   if (node.deprecated) out.deprecated = true;
@@ -109,7 +110,10 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
     );
   }
   if (node.required) out.required = node.required;
-  if (node.additionalProperties) out.additionalProperties = toJsonSchema(node.additionalProperties);
+  // `false`: no other property, so no index signature (a `never` one would forbid the declared ones).
+  if (node.additionalProperties)
+    out.additionalProperties =
+      node.additionalProperties.bool === false ? false : toJsonSchema(node.additionalProperties);
   if (node.patternProperties) {
     out.patternProperties = Object.fromEntries(
       Object.entries(node.patternProperties).map(([k, v]) => [k, toJsonSchema(v)]),

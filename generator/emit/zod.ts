@@ -64,6 +64,11 @@ function expr(node: SchemaNode, ctx: Ctx): Doc {
   }
   for (const n of node.allOf ?? []) parts.push(expr(n, ctx));
   const checks = applicatorChecks(node, ctx);
+  // A closed object (`z.strictObject`) intersected with what the applicators allow would let their keys in.
+  if (parts.length > 1 && closedObject(node)) {
+    ctx.helpers.add("onlyProperties");
+    checks.unshift(`onlyProperties(${JSON.stringify(Object.keys(node.properties ?? {}))})`);
+  }
   const combined =
     parts.length === 0 ? "z.unknown()" : parts.reduce((acc, p) => group("z.intersection(", [acc, p], ")"));
   return checks.length === 0 ? combined : [combined, group(".check(", checks, ")")];
@@ -85,6 +90,12 @@ function applicatorChecks(node: SchemaNode, ctx: Ctx): Doc[] {
   }
   return checks;
 }
+
+/** An object that objectShape writes as `z.strictObject`: `additionalProperties: false`, no patterns. */
+const closedObject = (node: SchemaNode): boolean =>
+  node.type?.includes("object") === true &&
+  node.additionalProperties?.bool === false &&
+  node.patternProperties === undefined;
 
 /** Whether a schema can refuse anything (a `{}` or `true` accepts every value and needs no check). */
 const constrains = (node: SchemaNode): boolean => node.bool !== true && !isUnconstrained(node);

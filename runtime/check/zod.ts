@@ -76,6 +76,20 @@ export const dependentRequired = (deps: Readonly<Record<string, readonly string[
 export const not = (schema: z.ZodType) =>
   z.refine<unknown>((v) => !schema.safeParse(v).success, "Expected not to match the `not` schema");
 
+/**
+ * `additionalProperties: false` beside `allOf`/`anyOf`/`oneOf`: zod's intersection lets through a key
+ * that its other side accepts, JSON Schema refuses every key `properties` does not declare.
+ */
+export const onlyProperties = (declared: readonly string[]) => {
+  const known = new Set(declared);
+  return z.superRefine<unknown>((v, ctx) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return;
+    for (const key of Object.keys(v)) {
+      if (!known.has(key)) ctx.addIssue({ code: "custom", path: [key], message: "Unexpected property" });
+    }
+  });
+};
+
 /** `if`/`then`/`else`: `then` must hold where `if` does, `else` where it does not (either may be absent). */
 export const ifThenElse = (
   condition: z.ZodType,

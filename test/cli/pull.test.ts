@@ -241,7 +241,7 @@ describe("server-everything over Streamable HTTP", () => {
 });
 
 describe("this project's everything-server", () => {
-  it("pulls it over stdio; tools with keywords the generator cannot check are typed loosely, with a warning", async () => {
+  it("pulls it over stdio; its 2020-12 tool (anyOf of `required`, if/then/else, $defs) is typed and checked", async () => {
     const server = [
       TSX,
       "--conditions=mcp-codegen-source",
@@ -250,11 +250,8 @@ describe("this project's everything-server", () => {
     ];
     const run = await pull(["--out", TMP, "--", ...server]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(
-      /warning: tool "json_schema_2020_12_tool": its inputSchema is typed as Record<string, unknown> and not checked \(.*`required` without `type: object`/,
-    );
-    // x-mcp-header is an extension keyword: the tool is typed and checked like any other.
-    expect(run.stderr).not.toMatch(/warning: tool "test_custom_headers"/);
+    // No tool is typed loosely: `required` under an object's anyOf and x-mcp-header are both understood.
+    expect(run.stderr).not.toMatch(/warning: tool/);
     const lock = JSON.parse(read("mcp-codegen-everything-server.lock.json"));
     expect(lock.tools.map((t: { name: string }) => t.name)).toContain("test_simple_text");
     const errors = await typecheck({
@@ -264,7 +261,9 @@ import { bindClient } from "./mcp-codegen-everything-server/client.js";
 export async function use(): Promise<void> {
   const own = bindClient(createClient({ info: { name: "t", version: "1" } }));
   await own.tools.test_simple_text();
-  await own.tools.json_schema_2020_12_tool({ anything: [1, 2] });
+  await own.tools.json_schema_2020_12_tool({ name: "Ada", contactMethod: "email", email: "ada@example.com" });
+  // @ts-expect-error additionalProperties: false
+  await own.tools.json_schema_2020_12_tool({ email: "ada@example.com", anything: [1, 2] });
   await own.tools.test_custom_headers({ region: "eu" });
   // @ts-expect-error region is a string
   await own.tools.test_custom_headers({ region: 1 });
@@ -278,8 +277,15 @@ export async function use(): Promise<void> {
       new StdioClientTransport({ command: server[0]!, args: server.slice(1), stderr: "ignore" }),
     );
     try {
-      const result = await bindClient(client).tools.test_simple_text();
+      const tools = bindClient(client).tools;
+      const result = await tools.test_simple_text();
       expect(result.content[0]).toMatchObject({ type: "text" });
+      const sent = await tools.json_schema_2020_12_tool({ contactMethod: "phone", phone: "123" });
+      expect(sent.content[0]).toMatchObject({ type: "text", text: expect.stringContaining('"phone":"123"') });
+      // The `then` branch: a phone contact needs a phone; refused before anything is sent.
+      await expect(
+        tools.json_schema_2020_12_tool({ contactMethod: "phone", email: "a@b.c" }),
+      ).rejects.toThrow(/phone/);
     } finally {
       await client.close();
     }

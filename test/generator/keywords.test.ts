@@ -87,6 +87,23 @@ const HAND_WRITTEN: Record<string, object> = {
     else: { not: { type: "object", required: ["n"] } },
   },
   StringElseNumber: { if: string, else: { type: "number" } },
+  // Object keywords without `type` under an object's applicators (the conformance suite's 2020-12 tool).
+  Contact: {
+    type: "object",
+    properties: {
+      name: string,
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: string,
+      email: string,
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, in a fixture nothing awaits
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
+    additionalProperties: false,
+  },
+  Unnamed: { type: "object", properties: { name: string, n: integer }, not: { required: ["name"] } },
   Annotated: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: "urn:example:annotated",
@@ -293,6 +310,17 @@ describe("user schema keywords: checks ≡ zod ≡ ajv", () => {
   it("emits TypeScript that compiles under --strict", () => {
     expect(typeErrors(TMP, ["./*.ts"], { strict: true, skipLibCheck: true })).toEqual([]);
   }, 60_000);
+
+  it("gives a closed object (additionalProperties: false) no index signature", () => {
+    const body = types.match(/export type Contact = \{[^}]*\};/)?.[0];
+    expect(body).toContain('contactMethod?: "phone" | "email";');
+    expect(body).not.toContain("[k: string]");
+    expect(checks.checkContact!({ phone: "1", extra: true })).toEqual({
+      path: ["extra"],
+      message: "Unexpected property",
+    });
+    expect(schemas.ContactSchema!.safeParse({ phone: "1", extra: true }).success).toBe(false);
+  });
 
   it("types tuples as TypeScript tuples, one per length they allow", () => {
     const line = (name: string) =>

@@ -83,15 +83,37 @@ describe("loadContract", () => {
     expect(files["validators.ts"]).toContain("export function checkLine(");
   });
 
-  it("drops the $schema zod's toJSONSchema writes at each root", async () => {
+  it("keeps the $schema zod's toJSONSchema writes at each root on the wire, as written", async () => {
     const input = z.toJSONSchema(z.object({ email: z.string().max(100), n: z.number().min(0) }));
     const path = join(
       folder({ "c.json": JSON.stringify({ tools: { t: { inputSchema: input } } }) }),
       "c.json",
     );
     const contract = await loadContract(path);
-    expect(contract.tools[0]!.definition.inputSchema).not.toHaveProperty("$schema");
-    expect(contract.tools[0]!.definition.inputSchema).toMatchObject({ required: ["email", "n"] });
+    expect(contract.tools[0]!.definition.inputSchema).toEqual(input);
+  });
+
+  it("sends a schema with its own $defs as written: $schema, $defs names, $anchor and applicators kept", async () => {
+    const input = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: { address: { $anchor: "addressDef", type: "object", properties: { city: { type: "string" } } } },
+      properties: {
+        address: { $ref: "#/$defs/address" },
+        phone: { type: "string" },
+        email: { type: "string" },
+      },
+      anyOf: [{ required: ["phone"] }, { required: ["email"] }],
+      additionalProperties: false,
+    };
+    const path = join(
+      folder({ "c.json": JSON.stringify({ tools: { t: { inputSchema: input } } }) }),
+      "c.json",
+    );
+    const contract = await loadContract(path);
+    expect(contract.tools[0]!.definition.inputSchema).toEqual(input);
+    const files = await emitContract(contract, { protocolVersion: "2025-11-25", protocolErrorVersions: [] });
+    expect(files["types.ts"]).toContain("address?: TInputAddress;");
   });
 
   it('reads a zod schema\'s own $defs and recursion ($ref: "#") inside the schema, not the file', async () => {
