@@ -7,6 +7,9 @@
  *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta? } }
  *   $defs:             { <Name>: schema }   shared definitions, `$ref: "#/$defs/Name"`
  *
+ * Items keep the order they are declared in (a folder's files taken by name), which is the order the
+ * lists (`tools/list`, …) and the generated handler interfaces show them in.
+ *
  * `$ref` may also name other files (`./shapes.yaml#/$defs/Point`); they are bundled by
  * @apidevtools/json-schema-ref-parser. Schemas are JSON Schema 2020-12 and go through the same strict
  * parser as the protocol schema, so a keyword the emitters cannot honour is refused with the file and
@@ -431,7 +434,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
 
   const tools: Omit<ContractTool, "definition">[] = [];
   const toolRaw = new Map<string, Record<string, unknown>>();
-  for (const [name, { raw, file }] of sorted(declared.tools)) {
+  for (const [name, { raw, file }] of Object.entries(declared.tools)) {
     const where = `tools.${name}`;
     if (!TOOL_NAME.test(name))
       throw new ContractError(
@@ -462,7 +465,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   }
 
   const prompts: ContractPrompt[] = [];
-  for (const [name, { raw, file }] of sorted(declared.prompts)) {
+  for (const [name, { raw, file }] of Object.entries(declared.prompts)) {
     const where = `prompts.${name}`;
     keysOf(raw, PROMPT_KEYS, file, where);
     const typeName = unique("prompts", name, file);
@@ -528,7 +531,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
 
   const resources: ContractResource[] = [];
   const uris = new Map<string, string>();
-  for (const [name, { raw, file }] of sorted(declared.resources)) {
+  for (const [name, { raw, file }] of Object.entries(declared.resources)) {
     const where = `resources.${name}`;
     keysOf(raw, RESOURCE_KEYS, file, where);
     if (typeof raw.uri !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(raw.uri))
@@ -540,7 +543,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   }
 
   const resourceTemplates: ContractTemplate[] = [];
-  for (const [name, { raw, file }] of sorted(declared.templates)) {
+  for (const [name, { raw, file }] of Object.entries(declared.templates)) {
     const where = `resourceTemplates.${name}`;
     keysOf(raw, TEMPLATE_KEYS, file, where);
     const typeName = unique("resourceTemplates", name, file);

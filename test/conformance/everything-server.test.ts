@@ -4,6 +4,7 @@
  * results they check. Every message the server sends is also validated, as the suite does, against the
  * generated schemas of both 2025-06-18 and 2025-11-25 (`--spec-version` of either run).
  */
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -15,6 +16,7 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTRACT_DIR, contractFiles } from "../../examples/everything-server/generate.js";
 import * as v0618 from "../../generated/2025-06-18/protocol.js";
 import * as v1125 from "../../generated/2025-11-25/protocol.js";
 import type { Check, Fail } from "../../runtime/check/check.js";
@@ -220,6 +222,42 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
     expect(schema.additionalProperties).toBe(false);
     expect(schema.allOf).toEqual([{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }]);
     expect(Object.keys(schema)).toEqual(expect.arrayContaining(["if", "then", "else"]));
+  });
+
+  it("arguments are checked against contract.yaml before a handler runs, naming the field", async () => {
+    const ok = await call("json_schema_2020_12_tool", { contactMethod: "phone", phone: "555" });
+    expect(ok.isError).toBeFalsy();
+    expect(ok.content).toEqual([{ type: "text", text: 'Received: {"contactMethod":"phone","phone":"555"}' }]);
+    // The `then` branch: a phone contact needs a phone. From 2025-11-25 on, a result the model can read.
+    const noPhone = await call("json_schema_2020_12_tool", { contactMethod: "phone", email: "a@b.c" });
+    expect(noPhone.isError).toBe(true);
+    expect(noPhone.content).toEqual([
+      { type: "text", text: 'Invalid arguments for tool "json_schema_2020_12_tool": phone: Required' },
+    ]);
+    const extra = await call("json_schema_2020_12_tool", { email: "a@b.c", fax: "1" });
+    expect(extra.content).toEqual([
+      {
+        type: "text",
+        text: 'Invalid arguments for tool "json_schema_2020_12_tool": fax: Unexpected property',
+      },
+    ]);
+    const wrongType = await call("test_sampling", { prompt: 5 });
+    expect(wrongType).toMatchObject({
+      isError: true,
+      content: [
+        { type: "text", text: 'Invalid arguments for tool "test_sampling": prompt: Expected string' },
+      ],
+    });
+    expect(sampled).toHaveLength(0);
+    await expect(
+      client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "x" } }),
+    ).rejects.toThrow(/-32602.*arg2: Required/);
+    await expect(call("no_such_tool")).rejects.toThrow(/-32602.*Unknown tool: no_such_tool/);
+  });
+
+  it("contract/ holds what generate.ts makes of contract.yaml", async () => {
+    for (const [name, text] of Object.entries(await contractFiles()))
+      expect(readFileSync(`${CONTRACT_DIR}${name}`, "utf8"), name).toBe(text);
   });
 
   it("tools-call-simple-text, -image, -audio, -embedded-resource, -mixed-content", async () => {
