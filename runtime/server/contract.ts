@@ -141,10 +141,16 @@ export function serveContract(
   if (tools.length > 0) {
     const list = Object.freeze({ tools: tools.map((t) => t.definition) });
     handlers.listTools = () => list;
+    // Each name's declaration and handler, found once here rather than on every call.
+    const served = new Map<string, ServedTool>();
+    for (const [name, tool] of Object.entries(tables.tools)) {
+      const handler = own(impl.tools ?? {}, name);
+      if (handler) served.set(name, { tool, handler });
+    }
     handlers.callTool = (
       params: { name: string; arguments?: unknown },
       ctx: { session: { protocolVersion: string } },
-    ) => callTool(tables, impl, protocol, params, ctx);
+    ) => callTool(served, protocol, params, ctx);
   }
   const prompts = Object.values(tables.prompts);
   if (prompts.length > 0) {
@@ -226,20 +232,24 @@ export function serveContract(
   return handlers;
 }
 
+interface ServedTool {
+  readonly tool: ContractTool;
+  readonly handler: ContractHandler;
+}
+
 /**
  * Not async: a handler that answers synchronously is answered without a promise (the session's fast
  * path), as an untyped handler would be; a promise from the handler is followed with `then`.
  */
 function callTool(
-  tables: ContractTables,
-  impl: ContractImplementation,
+  served: ReadonlyMap<string, ServedTool>,
   protocol: ContractProtocol,
   params: { name: string; arguments?: unknown },
   ctx: { session: { protocolVersion: string } },
 ): unknown {
-  const tool = own(tables.tools, params.name);
-  const handler = tool && own(impl.tools ?? {}, params.name);
-  if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+  const entry = served.get(params.name);
+  if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+  const { tool, handler } = entry;
   const args = params.arguments ?? {};
   const failure = tool.input(args);
   if (failure) {
