@@ -1,6 +1,6 @@
 /**
- * `pull`'s connection: this project's own generated 2025-11-25 client (which negotiates down for older
- * servers) over the runtime's transports, Streamable HTTP falling back to legacy SSE (`connectHttp`) or a
+ * `pull`'s connection: this project's own generated 2026-07-28 client (a stateless-era server answers its
+ * `server/discover`; any older one gets the initialize handshake, negotiated down) over the runtime's transports, Streamable HTTP falling back to legacy SSE (`connectHttp`) or a
  * spawned stdio server, reading each list the server's capabilities offer, every page of it. Whatever goes
  * wrong (unreachable, not found, crashed, malformed) becomes one CliError (exit 2) saying where.
  */
@@ -22,7 +22,7 @@ type Page = Record<string, unknown> & { nextCursor?: string };
 
 export async function pullLists(target: PullTarget): Promise<PulledLists & { transport?: string }> {
   // Loaded on use: the other commands never need the client.
-  const { createClient } = await import("../../generated/2025-11-25/client.js");
+  const { createClient } = await import("../../generated/2026-07-28/client.js");
   const client = createClient({
     info: { name: "mcp-codegen-pull", version: GENERATOR_VERSION },
     requestTimeoutMs: target.timeoutMs,

@@ -51,7 +51,8 @@ export function registerPull(program: Command, reporter: () => Reporter): void {
     .addHelpText(
       "after",
       `
-Connects as a client (protocol 2025-11-25, negotiating down for older servers), lists tools, prompts,
+Connects as a client (protocol 2026-07-28; older servers get the initialize handshake, negotiated
+down to what they speak), lists tools, prompts,
 resources and resource templates following every page, and writes
   <out>/<name>.lock.json   each definition in canonical form with its sha256, and an overall sha256
   <out>/<name>/            types.ts, validators.ts, client.ts: bindClient(client) gives a typed method

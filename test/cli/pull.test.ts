@@ -253,6 +253,9 @@ describe("this project's everything-server", () => {
     // No tool is typed loosely: `required` under an object's anyOf and x-mcp-header are both understood.
     expect(run.stderr).not.toMatch(/warning: tool/);
     const lock = JSON.parse(read("mcp-codegen-everything-server.lock.json"));
+    // It serves the stateless era too: pull's client found it with server/discover, no handshake.
+    expect(lock.protocolVersion).toBe("2026-07-28");
+    expect(run.stderr).toMatch(/\(protocol 2026-07-28/);
     expect(lock.tools.map((t: { name: string }) => t.name)).toContain("test_simple_text");
     const errors = await typecheck({
       "own-usage.ts": `
