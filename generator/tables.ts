@@ -79,7 +79,8 @@ export const ERROR_CODE_OF: TableEntry<{ name: string; code: number }>[] = [
  */
 export const SCHEMA_FIXES: TableEntry<{
   definition: string;
-  property: string;
+  /** The property whose subtree is fixed; without one, the whole definition. */
+  property?: string;
   from: string[];
   to: string[];
 }>[] = [
@@ -93,6 +94,15 @@ export const SCHEMA_FIXES: TableEntry<{
     },
     why: "schema.ts types form answers as string | number | boolean | string[]; schema.json narrowed number to integer, which refuses answers like 95.5 that the conformance suite sends",
   },
+  {
+    key: "JSONValue",
+    value: {
+      definition: "JSONValue",
+      from: ["string", "integer", "boolean"],
+      to: ["string", "number", "boolean", "null"],
+    },
+    why: "schema.ts declares JSONValue as string | number | boolean | null | JSONObject | JSONArray; schema.json's scalar branch lost null and narrowed number to integer, which refuses a null or 0.5 anywhere a JSON value may go",
+  },
 ];
 
 export const TABLES = {
@@ -105,8 +115,8 @@ export const TABLES = {
 } as const;
 
 /**
- * Applies SCHEMA_FIXES to a parsed schema document in place: within `definition`'s `property` subtree,
- * every `type` array equal to `from` becomes `to`. Returns the keys of the fixes that changed something.
+ * Applies SCHEMA_FIXES to a parsed schema document in place: within `definition`'s `property` subtree
+ * (or the whole definition), every `type` array equal to `from` becomes `to`. Returns the keys of the fixes that changed something.
  */
 export function applySchemaFixes(doc: Record<string, unknown>): string[] {
   const defs = (doc.$defs ?? doc.definitions) as
@@ -114,7 +124,8 @@ export function applySchemaFixes(doc: Record<string, unknown>): string[] {
     | undefined;
   const applied: string[] = [];
   for (const fix of SCHEMA_FIXES) {
-    const root = defs?.[fix.value.definition]?.properties?.[fix.value.property];
+    const definition = defs?.[fix.value.definition];
+    const root = fix.value.property === undefined ? definition : definition?.properties?.[fix.value.property];
     let changed = false;
     const walk = (node: unknown): void => {
       if (Array.isArray(node)) node.forEach(walk);

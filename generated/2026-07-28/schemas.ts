@@ -3,6 +3,7 @@
 import * as z from "zod";
 import { format, integer } from "@mcp-codegen/runtime/zod";
 // Corrected from schema.json (ElicitResult/content): schema.ts types form answers as string | number | boolean | string[]; schema.json narrowed number to integer, which refuses answers like 95.5 that the conformance suite sends.
+// Corrected from schema.json (JSONValue): schema.ts declares JSONValue as string | number | boolean | null | JSONObject | JSONArray; schema.json's scalar branch lost null and narrowed number to integer, which refuses a null or 0.5 anywhere a JSON value may go.
 import type * as T from "./types.js";
 
 export const RoleSchema = z.enum(["assistant", "user"]);
@@ -182,7 +183,7 @@ export const InputResponsesSchema = z.object({}).catchall(InputResponseSchema);
 export const JSONValueSchema: z.ZodType<T.JSONValue> = z.union([
   z.lazy(() => JSONObjectSchema),
   z.array(z.lazy(() => JSONValueSchema)),
-  z.union([z.string(), integer(), z.boolean()]),
+  z.union([z.string(), z.number(), z.boolean(), z.null()]),
 ]);
 
 export const JSONObjectSchema: z.ZodType<T.JSONObject> = z.object({}).catchall(JSONValueSchema);

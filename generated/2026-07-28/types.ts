@@ -49,7 +49,7 @@ export type JSONRPCMessage =
  * A response to a request, containing either the result or error.
  */
 export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
-export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean);
+export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean | null);
 /**
  * The severity of a log message.
  *

@@ -53,10 +53,11 @@ function check$JSONValue$anyOf$1(v: unknown): Fail | undefined {
 }
 function check$JSONValue$anyOf$2(v: unknown): Fail | undefined {
   if (typeof v === "string") {
-  } else if (typeof v === "number" && Number.isInteger(v)) {
+  } else if (typeof v === "number" && Number.isFinite(v)) {
   } else if (typeof v === "boolean") {
+  } else if (v === null) {
   } else {
-    return fail("Expected string or integer or boolean");
+    return fail("Expected string or number or boolean or null");
   }
   return undefined;
 }

@@ -104,6 +104,9 @@ describe("2026-07-28 and draft", () => {
     expect(VDraft.PROTOCOL_VERSION).toBe("DRAFT-2026-v1");
     expect("initialize" in V2026.clientRequests).toBe(false);
     expect(S2026.JSONValueSchema.safeParse({ a: [1, "x", { b: true }] }).success).toBe(true);
-    expect(S2026.JSONValueSchema.safeParse({ a: [1.5] }).success).toBe(false);
+    // schema.ts's JSONValue (SCHEMA_FIXES "JSONValue"): any number and null, but only JSON values.
+    expect(S2026.JSONValueSchema.safeParse({ a: [1.5, null] }).success).toBe(true);
+    expect(S2026.JSONValueSchema.safeParse({ a: [undefined] }).success).toBe(false);
+    expect(S2026.JSONValueSchema.safeParse({ a: () => 1 }).success).toBe(false);
   });
 });
