@@ -5,6 +5,7 @@
  * wrong (unreachable, not found, crashed, malformed) becomes one CliError (exit 2) saying where.
  */
 
+import { ErrorCode, McpError } from "@mcp-codegen/runtime";
 import type { PulledLists } from "../contract/lock.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { CliError } from "./errors.js";
@@ -20,7 +21,11 @@ const STDERR_TAIL = 2000;
 
 type Page = Record<string, unknown> & { nextCursor?: string };
 
-export async function pullLists(target: PullTarget): Promise<PulledLists & { transport?: string }> {
+/** `resources: false`: fixed resources are not listed (templates still are). */
+export async function pullLists(
+  target: PullTarget,
+  options: { resources: boolean } = { resources: true },
+): Promise<PulledLists & { transport?: string }> {
   // Loaded on use: the other commands never need the client.
   const { createClient } = await import("../../generated/2026-07-28/client.js");
   const client = createClient({
@@ -71,15 +76,21 @@ export async function pullLists(target: PullTarget): Promise<PulledLists & { tra
     const prompts = caps.prompts
       ? await all("prompts/list", (c) => client.listPrompts(at(c)) as Promise<Page>, "prompts")
       : [];
-    const resources = caps.resources
-      ? await all("resources/list", (c) => client.listResources(at(c)) as Promise<Page>, "resources")
-      : [];
+    const resources =
+      caps.resources && options.resources
+        ? await all("resources/list", (c) => client.listResources(at(c)) as Promise<Page>, "resources")
+        : [];
+    // The `resources` capability covers templates too, but a server without any often leaves the
+    // method out: "Method not found" there means no templates, not a broken server.
     const resourceTemplates = caps.resources
       ? await all(
           "resources/templates/list",
           (c) => client.listResourceTemplates(at(c)) as Promise<Page>,
           "resourceTemplates",
-        )
+        ).catch((e: unknown) => {
+          if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return [];
+          throw e;
+        })
       : [];
     return {
       server: { name: description.serverInfo.name, version: description.serverInfo.version },

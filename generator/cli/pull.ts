@@ -20,6 +20,8 @@ export interface PullOptions {
   lock?: string;
   format: "text" | "json";
   timeout: string;
+  /** false with --no-resources. */
+  resources: boolean;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -44,6 +46,10 @@ export function registerPull(program: Command, reporter: () => Reporter): void {
       [],
     )
     .option("--bearer <token>", "HTTP: Authorization: Bearer <token> (default: $MCP_BEARER_TOKEN)")
+    .option(
+      "--no-resources",
+      "leave the fixed resources out of the lock and the client (for a server whose resources are its changing data; templates stay)",
+    )
     .option("--check", "compare the live server with the lock; write nothing; exit 1 on a breaking change")
     .option("--lock <file>", "the lock --check compares with (default: <out>/<name>.lock.json)")
     .addOption(new Option("--format <format>", "output of --check").choices(["text", "json"]).default("text"))
@@ -58,6 +64,7 @@ resources and resource templates following every page, and writes
   <out>/<name>/            types.ts, validators.ts, client.ts: bindClient(client) gives a typed method
                            per tool, prompt, resource and resource template
 A schema using a keyword the generator cannot check is typed loosely for that tool, with a warning.
+With --no-resources the lock records it ("without": ["resources"]) and --check leaves resources out too.
 Tokens are sent, never printed or written.
 
 --check exits 0 when nothing breaking changed (compatible changes are listed), 1 when something did
@@ -74,6 +81,18 @@ Examples:
     .action(async (target: string[], opts: PullOptions) => {
       process.exitCode = await runPull(target, opts, reporter());
     });
+}
+
+/** A lock file, or a CliError saying why it cannot be read. */
+async function parseLockFile(path: string): Promise<ContractLock> {
+  try {
+    return parseLock(await readFile(path, "utf8"), path);
+  } catch (e) {
+    if (e instanceof ContractError) throw new CliError(e.message);
+    throw new CliError(
+      `cannot read the lock ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
 }
 
 /** `Name: value` → [name, value]; the value never appears in a message (it may be a secret). */
@@ -133,8 +152,9 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
       ? `pulling ${target.url.origin}${target.url.pathname}`
       : `pulling from ${target.command}`,
   );
-  const pulled = await pullLists(target);
-  const { lock, warnings } = buildLock(pulled);
+  const skipResources = opts.resources === false;
+  const pulled = await pullLists(target, { resources: !skipResources });
+  const { lock, warnings } = buildLock(pulled, skipResources ? ["resources"] : []);
   const name = opts.name ?? fileSafe(lock.server.name);
   step.done(
     `${lock.server.name} ${lock.server.version} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${lock.tools.length} tools, ${lock.prompts.length} prompts, ${lock.resources.length} resources, ${lock.resourceTemplates.length} resource templates`,
@@ -144,16 +164,11 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
 
   if (opts.check) {
     const path = opts.lock ?? join(opts.out, lockFile);
-    let locked: ContractLock;
-    try {
-      locked = parseLock(await readFile(path, "utf8"), path);
-    } catch (e) {
-      if (e instanceof ContractError) throw new CliError(e.message);
-      throw new CliError(
-        `cannot read the lock ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-    const comparison = compareLocks(locked, lock);
+    const locked = await parseLockFile(path);
+    // A lock made with --no-resources leaves them out of its check too, and --no-resources leaves out the lock's.
+    const leaveOut = skipResources || locked.without?.includes("resources") === true;
+    const live = leaveOut && !skipResources ? buildLock(pulled, ["resources"]).lock : lock;
+    const comparison = compareLocks(leaveOut ? { ...locked, resources: [] } : locked, live);
     process.stdout.write(
       opts.format === "json"
         ? `${JSON.stringify({ lock: path, matches: comparison.breaking === 0, ...comparison }, null, 2)}\n`

@@ -32,6 +32,11 @@ export interface ContractLock {
   /** Sorted by URI (names of resources need not be unique). */
   resources: LockItem[];
   resourceTemplates: LockItem[];
+  /**
+   * Lists left out on purpose (`pull --no-resources`: a server whose fixed resources are its data, which
+   * changes); `pull --check` leaves them out of the comparison too.
+   */
+  without?: "resources"[];
 }
 
 export interface PulledLists {
@@ -50,13 +55,16 @@ export const itemKey = (kind: LockKind, item: LockItem): string =>
   kind === "resources" ? String(item.definition.uri) : item.name;
 
 /** Builds the lock from what the server listed; malformed or repeated entries are left out with a warning. */
-export function buildLock(pulled: PulledLists): { lock: ContractLock; warnings: string[] } {
+export function buildLock(
+  pulled: PulledLists,
+  without: readonly "resources"[] = [],
+): { lock: ContractLock; warnings: string[] } {
   const warnings: string[] = [];
   const lists = {} as Record<LockKind, LockItem[]>;
   for (const kind of LOCK_KINDS) {
     const seen = new Set<string>();
     const items: LockItem[] = [];
-    for (const raw of pulled[kind]) {
+    for (const raw of without.includes(kind as "resources") ? [] : pulled[kind]) {
       const keyField = kind === "resources" ? "uri" : "name";
       if (!isObject(raw) || typeof raw.name !== "string" || typeof raw[keyField] !== "string") {
         warnings.push(`${kind}: an entry without a ${keyField} is left out`);
@@ -81,6 +89,7 @@ export function buildLock(pulled: PulledLists): { lock: ContractLock; warnings: 
     protocolVersion: pulled.protocolVersion,
     sha256: contractSha256(lists),
     ...lists,
+    ...(without.length > 0 ? { without: [...without] } : {}),
   };
   return { lock, warnings };
 }
@@ -113,6 +122,11 @@ export function parseLock(text: string, file: string): ContractLock {
     throw new ContractError(file, "server", "must be { name, version }");
   if (typeof doc.protocolVersion !== "string")
     throw new ContractError(file, "protocolVersion", "must be a string");
+  if (
+    doc.without !== undefined &&
+    !(Array.isArray(doc.without) && doc.without.every((k) => k === "resources"))
+  )
+    throw new ContractError(file, "without", 'must be ["resources"] (what pull --no-resources writes)');
   for (const kind of LOCK_KINDS) {
     const list = doc[kind];
     if (!Array.isArray(list)) throw new ContractError(file, kind, "must be an array");

@@ -456,6 +456,45 @@ describe("pull --check", () => {
   });
 });
 
+describe("pull --no-resources: a server whose fixed resources are its data", () => {
+  const lockOf = (dir: string) =>
+    JSON.parse(readFileSync(join(dir, "pull-fixture-server.lock.json"), "utf8"));
+
+  it("leaves them out of the lock, and a --check of that lock leaves them out too", async () => {
+    const dir = join(TMP, "no-resources");
+    const made = await pull(["--no-resources", "--out", dir, "--", ...FIXTURE]);
+    expect(made.code).toBe(0);
+    expect(made.stderr).toMatch(/3 tools, 1 prompts, 0 resources/);
+    const lock = lockOf(dir);
+    expect(lock.without).toEqual(["resources"]);
+    expect(lock.resources).toEqual([]);
+    expect(lock.tools.map((t: { name: string }) => t.name)).toEqual(["add", "convert", "legacy"]);
+    // The notes changed; the check, without the flag, goes by the lock.
+    const changed = await pull(["--check", "--out", dir, "--", ...FIXTURE], { PULL_RESOURCES: "readme" });
+    expect(changed.stdout).not.toMatch(/note:\/\//);
+    expect(changed.code).toBe(0);
+  });
+
+  it("with a lock that has them, a removed one is breaking, unless --check --no-resources", async () => {
+    const dir = join(TMP, "with-resources");
+    expect((await pull(["--out", dir, "--", ...FIXTURE])).code).toBe(0);
+    // The fixture has no resources/templates/list ("Method not found"): no templates, not an error.
+    expect(lockOf(dir).resourceTemplates).toEqual([]);
+    expect(lockOf(dir).resources.map((r: { definition: { uri: string } }) => r.definition.uri)).toEqual([
+      "note://changelog",
+      "note://readme",
+    ]);
+    const removed = await pull(["--check", "--out", dir, "--", ...FIXTURE], { PULL_RESOURCES: "readme" });
+    expect(removed.stdout).toMatch(/note:\/\/changelog/);
+    expect(removed.code).toBe(1);
+    const skipped = await pull(["--check", "--no-resources", "--out", dir, "--", ...FIXTURE], {
+      PULL_RESOURCES: "readme",
+    });
+    expect(skipped.stdout).not.toMatch(/note:\/\//);
+    expect(skipped.code).toBe(0);
+  });
+});
+
 describe("pull: errors exit 2 with a clear message", () => {
   it("an unreachable server", async () => {
     const run = await pull(["--out", TMP, `http://127.0.0.1:${await freePort()}/mcp`]);
