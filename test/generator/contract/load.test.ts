@@ -80,7 +80,7 @@ describe("loadContract", () => {
     });
     const files = await emitContract(contract, { protocolVersion: "2025-11-25", protocolErrorVersions: [] });
     expect(files["types.ts"]).toMatch(/export (interface|type) DrawInput/);
-    expect(files["validators.ts"]).toContain("export function checkLine(");
+    expect(files["validators.js"]).toContain("export function checkLine(");
   });
 
   it("drops the $schema zod's toJSONSchema writes at each root", async () => {
@@ -123,7 +123,7 @@ describe("loadContract", () => {
     expect(JSON.stringify(grow)).toContain('"items":{"$ref":"#"}');
     expect(JSON.stringify(grow)).not.toContain("GrowInput");
     const files = await emitContract(contract, { protocolVersion: "2025-11-25", protocolErrorVersions: [] });
-    expect(files["validators.ts"]).toContain("export function checkGrowInput(");
+    expect(files["validators.js"]).toContain("export function checkGrowInput(");
   });
 
   const refused: [string, string | Record<string, string>, RegExp][] = [
