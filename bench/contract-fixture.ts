@@ -13,7 +13,7 @@ import { loadContract } from "../generator/contract/load.js";
 export const CONTRACT_FILE = fileURLToPath(new URL("./fixtures/contract.json", import.meta.url));
 export const CONTRACT_DIR = fileURLToPath(new URL("./fixtures/contract/", import.meta.url));
 
-/** The generated files by name (`server.ts`, `types.ts`, `validators.ts`). */
+/** The generated files by name (`server.ts`, `types.ts`, `tables.js`, `validators.js` and their `.d.ts`). */
 export async function contractFixtureFiles(): Promise<Record<string, string>> {
   const model = await loadContract(CONTRACT_FILE, "bench/fixtures/contract.json");
   return emitContract(model, {

@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,6 +32,10 @@ export function prepareBuild(): void {
   buildRuntime();
   execFileSync(tsc, ["-p", `${REPO}tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
+  // tsc emits only TypeScript: the contract's compiled validators and tables join what it emitted.
+  const contract = `${REPO}bench/fixtures/contract/`;
+  for (const name of readdirSync(contract).filter((n) => n.endsWith(".js")))
+    copyFileSync(`${contract}${name}`, `${REPO}bench/.build/bench/fixtures/contract/${name}`);
 }
 
 /** Builds runtime/dist/ from scratch (JavaScript and declarations, what an installed runtime holds). */

@@ -52,12 +52,12 @@ export async function checkDrift(dir: string, files: Record<string, string>): Pr
   return out;
 }
 
-/** `.ts` files under `dir`, subfolders included (`legacy/types.ts`), as sorted `/`-separated names. */
+/** `.ts` and `.js` files under `dir`, subfolders included (`legacy/types.ts`), as sorted `/`-separated names. */
 async function generatedFiles(dir: string): Promise<string[]> {
   const names = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
   return names
     .map((n) => n.replaceAll("\\", "/"))
-    .filter((n) => n.endsWith(".ts"))
+    .filter((n) => n.endsWith(".ts") || n.endsWith(".js"))
     .sort();
 }
 

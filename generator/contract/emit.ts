@@ -1,10 +1,12 @@
 /**
  * A contract's generated files, beside the protocol's: `types.ts` (each tool's input and output, each
- * prompt's arguments, each template's variables), `validators.ts` (their plain checks) — both from the
- * protocol's own emitters — and `server.ts` (typed handler interfaces and `contractHandlers`, which serves
- * the lists and checks arguments and outputs through the runtime).
+ * prompt's arguments, each template's variables), `validators.js` (their plain checks, from the protocol's
+ * own emitter), `tables.js` (the declarations and checks `serveContract` serves), each with a `.d.ts`
+ * of what it exports, and `server.ts` (typed handler interfaces and `contractHandlers`, which serves the
+ * lists and checks arguments and outputs through the runtime).
  */
 
+import { ts } from "ts-morph";
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
@@ -29,9 +31,19 @@ export interface ContractEmitOptions {
 
 /**
  * The validators and the tables grow with every tool (a contract of 500 tools emits megabytes of them)
- * and are correct by construction; type-checking their bodies again in every user's build is most of what
- * a large contract would cost `tsc`. Their exported declarations are typed all the same. mcp-codegen's
- * own tests type-check these files without this line (test/generator/contract/emit.test.ts).
+ * and are correct by construction; parsing, binding and checking them again in every user's build is most
+ * of what a large contract would cost `tsc`. So they are emitted as JavaScript, each beside a small
+ * `.d.ts` that `tsc` reads instead (it never reads a `.js` that has one). Their TypeScript, the source of
+ * that JavaScript, is type-checked by mcp-codegen's own tests (`emitContractSources`,
+ * test/generator/contract/emit.test.ts).
+ */
+const COMPILED = ["validators", "tables"] as const;
+
+/**
+ * `server.ts` stays TypeScript (it is what users read and import), but its handler interfaces grow by one
+ * signature per tool, prompt and template, correct by construction: checking them again cost a 500-tool
+ * build about 6 MB of tsc's memory (bench/README.md). What it declares is typed all the same; the tests
+ * check it without this line (`emitContractSources`).
  */
 export const UNCHECKED =
   "// @ts-nocheck: generated and type-checked by mcp-codegen's tests; see its README, Contracts.\n\n";
@@ -52,7 +64,11 @@ const doc = (text: unknown, indent = ""): string =>
     ? `${indent}/** ${text.trim().replaceAll("*/", "*\\/").replaceAll("\n", `\n${indent} * `)} */\n`
     : "";
 
-export async function emitContract(
+/**
+ * The contract's modules as TypeScript: `types.ts`, `server.ts`, and `validators.ts` and `tables.ts`,
+ * which `emitContract` ships compiled. Tests type-check these; users get `emitContract`'s files.
+ */
+export async function emitContractSources(
   contract: ContractModel,
   options: ContractEmitOptions,
 ): Promise<Record<string, string>> {
@@ -60,12 +76,81 @@ export async function emitContract(
   const model = { definitions: contract.definitions, methods: [] };
   const types = (await emitTypes(model))["types.ts"]!;
   const validators = emitValidators(model)["validators.ts"]!;
-  const files: Record<string, string> = {
+  return {
     "types.ts": head + types,
-    "validators.ts": head + UNCHECKED + validators,
-    "server.ts": head + UNCHECKED + formatTs(serverModule(contract, options), "server.ts"),
+    "validators.ts": head + validators,
+    "tables.ts": head + formatTs(tablesModule(contract), "tables.ts"),
+    "server.ts": head + formatTs(serverModule(contract, options), "server.ts"),
   };
+}
+
+export async function emitContract(
+  contract: ContractModel,
+  options: ContractEmitOptions,
+): Promise<Record<string, string>> {
+  const sources = await emitContractSources(contract, options);
+  const head = `${contractHeader(contract, options.protocolVersion)}\n`;
+  const files: Record<string, string> = { "types.ts": sources["types.ts"]! };
+  for (const name of COMPILED) {
+    files[`${name}.js`] = compiled(sources[`${name}.ts`]!);
+    files[`${name}.d.ts`] = head + renderTemplate(`contract-${name}.d.ts`, declarations(contract));
+  }
+  files["server.ts"] = head + UNCHECKED + sources["server.ts"]!.slice(head.length);
   return files;
+}
+
+/** What the `.d.ts` templates need: the check function of every definition. */
+function declarations(contract: ContractModel) {
+  return { checks: contract.definitions.map((d) => checkName(d.name)) };
+}
+
+/**
+ * A generated module's JavaScript: its TypeScript with the types erased (header and comments kept), as
+ * an ES module. The generator's own code only, so no diagnostics to report.
+ */
+function compiled(source: string): string {
+  return ts.transpileModule(source, {
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      newLine: ts.NewLineKind.LineFeed,
+    },
+  }).outputText;
+}
+
+/** `tables.ts`: the declarations and checks of every tool, prompt, resource and template. */
+function tablesModule(contract: ContractModel): string {
+  const json = (v: unknown) => JSON.stringify(v);
+  const table = (entries: string[]) => (entries.length ? `{\n${entries.join(",\n")},\n}` : "{}");
+  const toolTable = table(
+    contract.tools.map(
+      (t) =>
+        `    ${propertyKey(t.name)}: { definition: ${json(t.definition)}, input: V.${checkName(t.input)}${t.output ? `, output: V.${checkName(t.output)}` : ""} }`,
+    ),
+  );
+  const promptTable = table(
+    contract.prompts.map(
+      (pr) =>
+        `    ${propertyKey(pr.name)}: { definition: ${json(pr.definition)}, arguments: ${json(pr.arguments.map(({ required: _, ...a }) => a))}, check: V.${checkName(pr.args)} }`,
+    ),
+  );
+  const resourceTable = table(
+    contract.resources.map((r) => `    ${propertyKey(r.name)}: { definition: ${json(r.definition)} }`),
+  );
+  const templateTable = table(
+    contract.resourceTemplates.map(
+      (t) =>
+        `    ${propertyKey(t.name)}: { definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)} }`,
+    ),
+  );
+  return renderTemplate("contract-tables.ts", {
+    source: contract.source,
+    toolTable,
+    promptTable,
+    resourceTable,
+    templateTable,
+    usesValidators: contract.definitions.length > 0,
+  });
 }
 
 function serverModule(contract: ContractModel, options: ContractEmitOptions): string {
@@ -132,29 +217,6 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   if (completes) served.push('"complete"');
 
   const json = (v: unknown) => JSON.stringify(v);
-  const table = (entries: string[]) => (entries.length ? `{\n${entries.join(",\n")},\n}` : "{}");
-  const toolTable = table(
-    contract.tools.map(
-      (t) =>
-        `    ${propertyKey(t.name)}: { definition: ${json(t.definition)}, input: V.${checkName(t.input)}${t.output ? `, output: V.${checkName(t.output)}` : ""} }`,
-    ),
-  );
-  const promptTable = table(
-    contract.prompts.map(
-      (pr) =>
-        `    ${propertyKey(pr.name)}: { definition: ${json(pr.definition)}, arguments: ${json(pr.arguments.map(({ required: _, ...a }) => a))}, check: V.${checkName(pr.args)} }`,
-    ),
-  );
-  const resourceTable = table(
-    contract.resources.map((r) => `    ${propertyKey(r.name)}: { definition: ${json(r.definition)} }`),
-  );
-  const templateTable = table(
-    contract.resourceTemplates.map(
-      (t) =>
-        `    ${propertyKey(t.name)}: { definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)} }`,
-    ),
-  );
-
   return renderTemplate("contract-server.ts", {
     protocolDir: p,
     protocolVersion: options.protocolVersion,
@@ -168,11 +230,6 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
     hasCompletions: !!(promptCompletions || templateCompletions),
     members: members.join("\n"),
     served: served.join(" | ") || "never",
-    toolTable,
-    promptTable,
-    resourceTable,
-    templateTable,
     protocolErrorVersions: json(options.protocolErrorVersions ?? protocolErrorVersions()),
-    usesValidators: contract.definitions.length > 0,
   });
 }

@@ -80,7 +80,7 @@ describe("loadContract", () => {
     });
     const files = await emitContract(contract, { protocolVersion: "2025-11-25", protocolErrorVersions: [] });
     expect(files["types.ts"]).toMatch(/export (interface|type) DrawInput/);
-    expect(files["validators.ts"]).toContain("export function checkLine(");
+    expect(files["validators.js"]).toContain("export function checkLine(");
   });
 
   it("keeps the $schema zod's toJSONSchema writes at each root on the wire, as written", async () => {
@@ -145,7 +145,7 @@ describe("loadContract", () => {
     expect(JSON.stringify(grow)).toContain('"items":{"$ref":"#"}');
     expect(JSON.stringify(grow)).not.toContain("GrowInput");
     const files = await emitContract(contract, { protocolVersion: "2025-11-25", protocolErrorVersions: [] });
-    expect(files["validators.ts"]).toContain("export function checkGrowInput(");
+    expect(files["validators.js"]).toContain("export function checkGrowInput(");
   });
 
   const refused: [string, string | Record<string, string>, RegExp][] = [
