@@ -175,7 +175,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     counted(templates.length, "resource template"),
     counted(resources.length, "resource"),
   ].filter((_, i) => [tools, prompts, templates, resources][i]!.length > 0);
-  out(`contract ${path}: ${declared.join(", ")}, ${runs} runs each, seed ${seed}`);
+  out(`contract ${path}: ${declared.join(", ")}; ${runs} runs each, seed ${seed}`);
   const run: ItemRun = { session, checks, definitions, runs, seed, out };
   let failed = 0;
   /**
