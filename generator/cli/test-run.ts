@@ -32,7 +32,7 @@ export interface ItemReport {
 
 /**
  * `run.runs` probes of values from `arbitrary`; a probe throws (a Violation) on a wrong answer, or skips
- * a value with `fc.pre` (`skipped` says why, when fast-check gives up on too many). On failure,
+ * a value with `fc.pre` (`skipped` says why and what to do, when fast-check gives up on too many). On failure,
  * `describe` gives the lines that show the shrunk value.
  */
 export async function propertyRun<T>(
@@ -40,14 +40,17 @@ export async function propertyRun<T>(
   probe: (value: T) => Promise<void>,
   run: ItemRun,
   describe: (value: T) => string[],
-  skipped = "skipped",
+  skipped: { why: string; problem: string } = {
+    why: "skipped",
+    problem: "mcp-codegen cannot sample this item: please report it with the contract",
+  },
 ): Promise<ItemReport> {
   const details = await fc.check(fc.asyncProperty(arbitrary, probe), { numRuns: run.runs, seed: run.seed });
   if (!details.failed) return { summary: `${details.numRuns} runs, ${details.numRuns} passed`, problems: [] };
   if (details.counterexample === null)
     return {
-      summary: `${details.numRuns} of ${run.runs} runs, then ${details.numSkips} samples in a row ${skipped}`,
-      problems: [`  mcp-codegen cannot sample this item: please report it with the contract`],
+      summary: `${details.numRuns} of ${run.runs} runs, then too many samples ${skipped.why} (${details.numSkips})`,
+      problems: [`  ${skipped.problem}`],
     };
   const error = details.errorInstance;
   return {

@@ -51,7 +51,11 @@ export async function testTemplate(
       `    variables: ${show(variables)}`,
       `    uri:       ${uri}`,
     ],
-    "did not read back from their URI",
+    {
+      why: "did not read back from their URI",
+      problem:
+        "the template cannot carry the values sampled for it (a {v:3} prefix shorter than the value, two adjacent variables): the URIs a client builds from it read back otherwise",
+    },
   );
 
   const readable = fc
