@@ -14,11 +14,18 @@ export interface ServerCommand {
   args: string[];
 }
 
-/** What one `tools/call` came to: a result, or a JSON-RPC error (or a local one: timeout, exit). */
+/**
+ * What one call came to: a result; a JSON-RPC error; a result the protocol's own schema refuses (the
+ * client checks every result it reads); or a local failure (timeout, exit).
+ */
 export type CallOutcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "error"; code: number; message: string; data?: unknown }
+  | { kind: "malformed"; message: string }
   | { kind: "lost"; message: string };
+
+/** A request the generated client sends, given the client and the per-call options. */
+type Send = (client: McpClient, options: { timeoutMs: number }) => Promise<unknown>;
 
 export class ServerSession {
   #client: McpClient | undefined;
@@ -48,19 +55,54 @@ export class ServerSession {
     return client;
   }
 
-  async listTools(): Promise<unknown[]> {
-    const client = await this.connect();
-    const tools: unknown[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+  listTools(): Promise<unknown[]> {
+    return this.#list((c, cursor) => c.listTools(cursor), "tools");
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallOutcome> {
+  listPrompts(): Promise<unknown[]> {
+    return this.#list((c, cursor) => c.listPrompts(cursor), "prompts");
+  }
+
+  listResources(): Promise<unknown[]> {
+    return this.#list((c, cursor) => c.listResources(cursor), "resources");
+  }
+
+  listResourceTemplates(): Promise<unknown[]> {
+    return this.#list((c, cursor) => c.listResourceTemplates(cursor), "resourceTemplates");
+  }
+
+  callTool(name: string, args: Record<string, unknown>): Promise<CallOutcome> {
+    return this.#call("tools/call", (c, o) => c.callTool({ name, arguments: args }, o));
+  }
+
+  getPrompt(name: string, args: Record<string, string>): Promise<CallOutcome> {
+    return this.#call("prompts/get", (c, o) => c.getPrompt({ name, arguments: args }, o));
+  }
+
+  readResource(uri: string): Promise<CallOutcome> {
+    return this.#call("resources/read", (c, o) => c.readResource({ uri }, o));
+  }
+
+  /** Every page of a list; rejects when a page fails. */
+  async #list<K extends string>(
+    page: (
+      client: McpClient,
+      params: { cursor?: string },
+    ) => Promise<{ nextCursor?: string } & { [key in K]: unknown[] }>,
+    key: K,
+  ): Promise<unknown[]> {
+    const client = await this.connect();
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const answer = await page(client, cursor === undefined ? {} : { cursor });
+      items.push(...answer[key]);
+      cursor = answer.nextCursor;
+    } while (cursor !== undefined);
+    return items;
+  }
+
+  async #call(method: string, send: Send): Promise<CallOutcome> {
     let client: McpClient;
     try {
       client = await this.connect();
@@ -68,7 +110,7 @@ export class ServerSession {
       return { kind: "lost", message: `the server could not be started again: ${(e as Error).message}` };
     }
     try {
-      const result = await client.callTool({ name, arguments: args }, { timeoutMs: this.timeoutMs });
+      const result = await send(client, { timeoutMs: this.timeoutMs });
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (e) {
       const local =
@@ -86,6 +128,9 @@ export class ServerSession {
         };
       }
       const error = e as McpError;
+      // The client's own check of the result (runtime/mcp/check-errors.ts words it so): not a refusal.
+      if (error.message.startsWith(`invalid ${method} result from the server`))
+        return { kind: "malformed", message: error.message };
       return {
         kind: "error",
         code: error.code,

@@ -1,6 +1,7 @@
 /**
- * The verdicts of `mcp-codegen test` on one call's outcome: does the answer to valid arguments hold to
- * the contract, and is the answer to wrong arguments a refusal that names the argument at fault.
+ * The verdicts of `mcp-codegen test` on one call's outcome: does the answer to valid arguments (a tool's
+ * result, a prompt's messages, a resource's contents) hold to the contract, and is the answer to wrong
+ * arguments a refusal that names the argument or variable at fault.
  */
 
 import type { CheckFn } from "../contract/checks.js";
@@ -22,6 +23,7 @@ export function where(failure: { path: (string | number)[]; message: string }): 
 
 export function describeOutcome(outcome: Exclude<CallOutcome, { kind: "result" }>): string {
   if (outcome.kind === "lost") return outcome.message;
+  if (outcome.kind === "malformed") return `answered ${outcome.message}`;
   return `JSON-RPC error ${outcome.code}: ${outcome.message}${outcome.data === undefined ? "" : ` ${show(outcome.data)}`}`;
 }
 
@@ -33,14 +35,7 @@ function names(text: string, field: string): boolean {
 
 /** Why `outcome` is not a refusal naming `field` (an isError result or a -32602 error), or undefined. */
 export function refusalProblem(outcome: CallOutcome, field: string): string | undefined {
-  if (outcome.kind === "lost") return outcome.message;
-  if (outcome.kind === "error") {
-    if (outcome.code !== INVALID_PARAMS)
-      return `answered ${describeOutcome(outcome)}, not -32602 or an isError result`;
-    return names(`${outcome.message} ${show(outcome.data ?? "")}`, field)
-      ? undefined
-      : `the -32602 error does not name ${field}: ${describeOutcome(outcome)}`;
-  }
+  if (outcome.kind !== "result") return invalidParamsProblem(outcome, field, "-32602 or an isError result");
   const result = outcome.result;
   if (result.isError !== true) return `accepted: answered ${show(result)}`;
   const text = Array.isArray(result.content)
@@ -49,6 +44,23 @@ export function refusalProblem(outcome: CallOutcome, field: string): string | un
   return names(text, field)
     ? undefined
     : `refused, but the isError text does not name ${field}: ${show(text)}`;
+}
+
+/**
+ * Why `outcome` is not a -32602 error naming `field`, or undefined: how prompts/get and resources/read
+ * refuse (they have no isError result). `wanted` says what would have been a refusal.
+ */
+export function invalidParamsProblem(
+  outcome: CallOutcome,
+  field: string,
+  wanted = "-32602",
+): string | undefined {
+  if (outcome.kind === "result") return `accepted: answered ${show(outcome.result)}`;
+  if (outcome.kind !== "error") return describeOutcome(outcome);
+  if (outcome.code !== INVALID_PARAMS) return `answered ${describeOutcome(outcome)}, not ${wanted}`;
+  return names(`${outcome.message} ${show(outcome.data ?? "")}`, field)
+    ? undefined
+    : `the -32602 error does not name ${field}: ${describeOutcome(outcome)}`;
 }
 
 /**
@@ -65,4 +77,30 @@ export function answerProblem(outcome: CallOutcome, output: CheckFn | undefined)
   return wrong
     ? `structuredContent fails the outputSchema at ${where(wrong)}; it was ${show(result.structuredContent)}`
     : undefined;
+}
+
+/** What is wrong with a `prompts/get` answer to valid arguments, or undefined: a result with `messages`. */
+export function promptProblem(outcome: CallOutcome): string | undefined {
+  if (outcome.kind !== "result") return describeOutcome(outcome);
+  return Array.isArray(outcome.result.messages)
+    ? undefined
+    : `the result has no messages array: ${show(outcome.result)}`;
+}
+
+/**
+ * What is wrong with a `resources/read` answer, or undefined: `contents` holds at least one item, each
+ * with its `uri` and a `text` or a `blob`.
+ */
+export function contentsProblem(outcome: CallOutcome): string | undefined {
+  if (outcome.kind !== "result") return describeOutcome(outcome);
+  const contents = outcome.result.contents;
+  if (!Array.isArray(contents)) return `the result has no contents array: ${show(outcome.result)}`;
+  if (contents.length === 0) return "the result's contents array is empty";
+  for (const [i, item] of contents.entries()) {
+    const c = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+    if (typeof c.uri !== "string") return `contents[${i}] has no uri: ${show(item)}`;
+    if (typeof c.text !== "string" && typeof c.blob !== "string")
+      return `contents[${i}] has neither text nor blob: ${show(item)}`;
+  }
+  return undefined;
 }

@@ -1,24 +1,31 @@
 /**
  * `mcp-codegen test`: property tests of a server against its contract. The server runs as a real process
- * over stdio; its `tools/list` must match the contract, every tool must take arguments sampled from its
- * inputSchema (and answer outputs its outputSchema accepts), and must refuse arguments with a required
- * one missing or of the wrong type, naming it. A failure is printed shrunk, with the seed to reproduce.
+ * over stdio; its lists must match the contract (tools/list, prompts/list, resources/templates/list
+ * exactly, resources/list holding every declared resource); every tool must take arguments sampled from
+ * its inputSchema (answering outputs its outputSchema accepts), every prompt sampled arguments (answering
+ * messages), every resource template URIs expanded from sampled variables and every resource its URI
+ * (answering contents); and wrong input (a required argument missing or wrong-typed, a value outside an
+ * enum, a URI variable its type refuses) must be refused naming the argument or variable. A failure is
+ * printed shrunk, with the seed to reproduce.
  */
 
 import type { Command } from "commander";
-import fc from "fast-check";
+import type fc from "fast-check";
 import { arbitraryOf, SampleError } from "../contract/arbitrary.js";
-import { type CheckFn, compileChecks } from "../contract/checks.js";
-import { compareTools } from "../contract/compare.js";
+import { compileChecks } from "../contract/checks.js";
+import { comparePrompts, compareResources, compareTemplates, compareTools } from "../contract/compare.js";
 import { ContractError, loadContract } from "../contract/load.js";
-import type { ContractModel, ContractTool } from "../contract/model.js";
-import { requiredArguments, wrongArguments } from "../contract/wrong-values.js";
+import type { ContractModel } from "../contract/model.js";
 import type { Json, SchemaNode } from "../load.js";
 import { CONFIG_FILE, readConfig } from "../project.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
+import { testPrompt } from "./test-prompts.js";
+import { testResource } from "./test-resources.js";
+import type { ItemRun } from "./test-run.js";
 import { type ServerCommand, ServerSession } from "./test-session.js";
-import { answerProblem, refusalProblem, show, where } from "./test-verdicts.js";
+import { testTemplate } from "./test-templates.js";
+import { testTool } from "./test-tools.js";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -32,10 +39,12 @@ export interface TestOptions {
 export function registerTest(program: Command, reporter: () => Reporter): void {
   program
     .command("test")
-    .description("property-test a server against its contract: sampled arguments, outputs, refusals")
+    .description(
+      "property-test a server against its contract: tools, prompts and resource templates with sampled input, refusals",
+    )
     .argument("[server...]", "the command that starts the server over stdio (after --)")
     .option("--contract <path>", `the contract file or folder (default: "contract" in ${CONFIG_FILE})`)
-    .option("--runs <n>", "argument objects sampled per tool", "100")
+    .option("--runs <n>", "inputs sampled per tool, prompt and resource template", "100")
     .option("--seed <n>", "the random seed (printed on every run; pass it again to reproduce)")
     .option(
       "--timeout <ms>",
@@ -45,14 +54,23 @@ export function registerTest(program: Command, reporter: () => Reporter): void {
     .addHelpText(
       "after",
       `
-For each tool of the contract, arguments are sampled from its inputSchema (each checked by the
-contract's own validator first) and sent with tools/call: the call must not end in a JSON-RPC error,
-and a tool with an outputSchema must answer structuredContent that passes it (an isError result is
-allowed). Then, for each required argument, the call without it and with a wrong-typed value must be
-refused: an isError result, or a -32602 error, naming the argument. tools/list must list exactly the
-contract's tools with the same schemas. Exit 0 when everything holds, 1 on a failure (printed with
-shrunk arguments, the seed and the command to reproduce), 2 when there is no contract or the server
-cannot start.
+Each input is first checked by the contract's own validator, then sent:
+- tools: arguments sampled from the inputSchema, sent with tools/call. No JSON-RPC error, and a tool
+  with an outputSchema must answer structuredContent that passes it (an isError result is allowed).
+  Each required argument missing and wrong-typed must be refused: an isError result, or a -32602
+  error, naming the argument.
+- prompts: arguments sampled from the declared ones (strings; enum values where declared; required
+  ones always, optional ones sometimes), sent with prompts/get: a result with messages. Each required
+  argument missing and each enum argument outside its enum must be refused with -32602 naming it.
+- resource templates: variables sampled from their types and enums, expanded into a URI and sent with
+  resources/read: contents with at least one item, each with a uri and a text or blob. A URI whose
+  variable has a value its type or enum refuses (abc for an integer) must be refused with -32602
+  naming the variable. Each fixed resource's URI must read the same way.
+tools/list, prompts/list and resources/templates/list must list exactly the contract's items (tools
+with the same schemas, prompts with the same arguments, templates with the same uriTemplate);
+resources/list must hold every declared resource. --runs applies to each tool, prompt and template.
+Exit 0 when everything holds, 1 on a failure (printed with the shrunk input, the seed and the command
+to reproduce), 2 when there is no contract or the server cannot start.
 
 Examples:
   $ mcp-codegen test --contract contract.yaml -- node dist/server.js
@@ -84,10 +102,12 @@ async function contractPath(flag: string | undefined): Promise<string> {
 const quote = (arg: string): string =>
   /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 
-/** A failed probe of one call: what was wrong with the server's answer. */
-class Violation extends Error {
-  override name = "Violation";
-}
+/** `1 tool`, `4 tools`. */
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** `tool`, `tool and prompt`, `tool, prompt and resource`. */
+const inWords = (nouns: string[]): string =>
+  nouns.length <= 1 ? (nouns[0] ?? "") : `${nouns.slice(0, -1).join(", ")} and ${nouns.at(-1)}`;
 
 export async function runTest(server: string[], opts: TestOptions, report: Reporter): Promise<number> {
   const runs = count("runs", opts.runs, 1);
@@ -107,24 +127,26 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;
   }
-  if (contract.tools.length === 0) throw new CliError(`${path}: the contract declares no tools to test`);
+  const { tools, prompts, resources, resourceTemplates: templates } = contract;
+  if (tools.length + prompts.length + resources.length + templates.length === 0)
+    throw new CliError(`${path}: the contract declares no tools, prompts or resources to test`);
   const definitions: Record<string, SchemaNode> = Object.fromEntries(
     contract.definitions.map((d) => [d.name, d.schema]),
   );
   const checks = compileChecks(contract.definitions);
-  // A tool whose inputSchema no value satisfies is a contract to fix: said before the server starts.
-  const arbitraries = new Map<string, fc.Arbitrary<Json>>();
-  for (const tool of contract.tools) {
+  // A schema no value satisfies is a contract to fix: said before the server starts.
+  const sampler = (definition: string, where: string): fc.Arbitrary<Json> => {
     try {
-      arbitraries.set(tool.name, arbitraryOf(definitions[tool.input]!, definitions));
+      return arbitraryOf(definitions[definition]!, definitions);
     } catch (e) {
       if (e instanceof SampleError)
-        throw new CliError(
-          `${path}: tools.${tool.name}.inputSchema accepts no value to sample (${e.message})`,
-        );
+        throw new CliError(`${path}: ${where} accepts no value to sample (${e.message})`);
       throw e;
     }
-  }
+  };
+  const toolInputs = tools.map((t) => sampler(t.input, `tools.${t.name}.inputSchema`));
+  const promptArguments = prompts.map((p) => sampler(p.args, `prompts.${p.name}.arguments`));
+  const templateVariables = templates.map((t) => sampler(t.vars, `resourceTemplates.${t.name}.variables`));
   const command: ServerCommand = { command: server[0]!, args: server.slice(1) };
   const reproduce = [
     "mcp-codegen test",
@@ -147,30 +169,88 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
   step.done(`server started (protocol ${session.protocolVersion})`);
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`contract ${path}: ${contract.tools.length} tools, ${runs} runs each, seed ${seed}`);
+  const declared = [
+    counted(tools.length, "tool"),
+    counted(prompts.length, "prompt"),
+    counted(templates.length, "resource template"),
+    counted(resources.length, "resource"),
+  ].filter((_, i) => [tools, prompts, templates, resources][i]!.length > 0);
+  out(`contract ${path}: ${declared.join(", ")}; ${runs} runs each, seed ${seed}`);
+  const run: ItemRun = { session, checks, definitions, runs, seed, out };
   let failed = 0;
-  try {
-    let listed: unknown[] | undefined;
+  /**
+   * One list against the contract: ✓ with `holds`, or ✗ with each difference. The names listed, for
+   * the items to test (an item missing is already a failure); undefined when the list itself failed.
+   */
+  const compareList = async (
+    method: string,
+    list: () => Promise<unknown[]>,
+    compare: (listed: unknown[]) => string[],
+    holds: string,
+    key = "name",
+  ): Promise<Set<string> | undefined> => {
+    let listed: unknown[];
     try {
-      listed = await session.listTools();
+      listed = await list();
     } catch (e) {
       failed++;
-      out(`✗ tools/list failed: ${(e as Error).message}`);
+      out(`✗ ${method} failed: ${(e as Error).message}`);
+      return undefined;
     }
-    const served = new Set<string>();
-    if (listed) {
-      const mismatches = compareTools(
-        contract.tools.map((t) => t.definition),
-        listed,
+    const mismatches = compare(listed);
+    for (const line of mismatches) out(`✗ ${line}`);
+    if (mismatches.length > 0) failed++;
+    else out(`✓ ${method}: ${holds}`);
+    return new Set(listed.map((item) => String((item as Record<string, unknown> | null)?.[key] ?? "")));
+  };
+  const tested = (served: Set<string> | undefined, name: string) => !served || served.has(name);
+  try {
+    if (tools.length > 0) {
+      const served = await compareList(
+        "tools/list",
+        () => session.listTools(),
+        (listed) =>
+          compareTools(
+            tools.map((t) => t.definition),
+            listed,
+          ),
+        `the contract's ${counted(tools.length, "tool")}, same schemas`,
       );
-      for (const line of mismatches) out(`✗ ${line}`);
-      if (mismatches.length > 0) failed++;
-      else out(`✓ tools/list: the contract's ${contract.tools.length} tools, same schemas`);
-      for (const t of listed) served.add((t as { name?: string })?.name ?? "");
+      for (const [i, tool] of tools.entries())
+        if (tested(served, tool.name) && !(await testTool(tool, toolInputs[i]!, run))) failed++;
     }
-    for (const tool of contract.tools) {
-      if (listed && !served.has(tool.name)) continue;
-      if (!(await testTool(tool, { session, checks, arbitraries, definitions, runs, seed, out }))) failed++;
+    if (prompts.length > 0) {
+      const served = await compareList(
+        "prompts/list",
+        () => session.listPrompts(),
+        (listed) => comparePrompts(prompts, listed),
+        `the contract's ${counted(prompts.length, "prompt")}, same arguments`,
+      );
+      for (const [i, prompt] of prompts.entries())
+        if (tested(served, prompt.name) && !(await testPrompt(prompt, promptArguments[i]!, run))) failed++;
+    }
+    if (templates.length > 0) {
+      const served = await compareList(
+        "resources/templates/list",
+        () => session.listResourceTemplates(),
+        (listed) => compareTemplates(templates, listed),
+        `the contract's ${counted(templates.length, "resource template")}, same URI templates`,
+      );
+      for (const [i, template] of templates.entries())
+        if (tested(served, template.name) && !(await testTemplate(template, templateVariables[i]!, run)))
+          failed++;
+    }
+    if (resources.length > 0) {
+      const served = await compareList(
+        "resources/list",
+        () => session.listResources(),
+        (listed) => compareResources(resources, listed),
+        `holds the contract's ${counted(resources.length, "resource")}`,
+        "uri",
+      );
+      for (const resource of resources)
+        if (tested(served, resource.definition.uri as string) && !(await testResource(resource, run)))
+          failed++;
     }
   } finally {
     await session.close();
@@ -179,85 +259,11 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     out(`\nFAILED (seed ${seed}). Reproduce with:\n  ${reproduce}`);
     return EXIT.failure;
   }
-  out(`\nOK: every tool holds to ${path} (seed ${seed})`);
-  return EXIT.ok;
-}
-
-interface ToolRun {
-  session: ServerSession;
-  checks: Map<string, CheckFn>;
-  arbitraries: Map<string, fc.Arbitrary<Json>>;
-  definitions: Record<string, SchemaNode>;
-  runs: number;
-  seed: number;
-  out: (line: string) => void;
-}
-
-/** One tool's property run, then its refusals; prints its summary or its failures. Passed or not. */
-async function testTool(tool: ContractTool, run: ToolRun): Promise<boolean> {
-  const { session, checks, definitions, out } = run;
-  const input = checks.get(tool.input)!;
-  const output = tool.output ? checks.get(tool.output)! : undefined;
-  const arbitrary = run.arbitraries.get(tool.name)!;
-  let refusedWithIsError = 0;
-  const probe = async (args: Json): Promise<void> => {
-    const invalid = input(args);
-    if (invalid)
-      throw new Violation(
-        `mcp-codegen sampled arguments the contract's own check refuses (${where(invalid)}): a bug in mcp-codegen, please report it`,
-      );
-    const outcome = await session.callTool(tool.name, args as Record<string, unknown>);
-    const problem = answerProblem(outcome, output);
-    if (problem !== undefined) throw new Violation(problem);
-    if (outcome.kind === "result" && outcome.result.isError === true) refusedWithIsError++;
-  };
-  const details = await fc.check(fc.asyncProperty(arbitrary, probe), { numRuns: run.runs, seed: run.seed });
-  const problems: string[] = [];
-  let summary: string;
-  if (details.failed) {
-    summary = `run ${details.numRuns} of ${run.runs} failed (shrunk ${details.numShrinks} times)`;
-    const error = details.errorInstance;
-    problems.push(
-      "  sampled arguments",
-      `    arguments: ${show(details.counterexample?.[0])}`,
-      `    problem:   ${error instanceof Error ? error.message : show(error)}`,
-    );
-  } else {
-    const note = refusedWithIsError > 0 ? ` (${refusedWithIsError} answered isError)` : "";
-    summary = `${details.numRuns} runs, ${details.numRuns} passed${note}`;
-  }
-
-  // Refusals: from a small valid sample, each required argument missing, then wrong-typed.
-  const valid = smallest(fc.sample(arbitrary, { numRuns: 20, seed: run.seed }));
-  const mistakes =
-    typeof valid === "object" && valid !== null && !Array.isArray(valid)
-      ? wrongArguments(valid, requiredArguments(definitions[tool.input]!, definitions), input)
-      : [];
-  let refused = 0;
-  for (const mistake of mistakes) {
-    const outcome = await session.callTool(tool.name, mistake.args);
-    const problem = refusalProblem(outcome, mistake.field);
-    if (problem === undefined) {
-      refused++;
-      continue;
-    }
-    problems.push(
-      `  required argument ${mistake.field}, ${mistake.mistake}: not refused as it must be`,
-      `    arguments: ${show(mistake.args)}`,
-      `    problem:   ${problem}`,
-    );
-  }
-  if (mistakes.length > 0) summary += `; ${refused} of ${mistakes.length} wrong arguments refused`;
-  const ok = problems.length === 0;
-  out(`${ok ? "✓" : "✗"} ${tool.name}: ${summary}`);
-  for (const line of problems) out(line);
-  return ok;
-}
-
-/** The sample with the shortest JSON: the one a reader takes in at a glance. */
-function smallest(samples: Json[]): Json | undefined {
-  return samples.reduce<Json | undefined>(
-    (best, s) => (best === undefined || JSON.stringify(s).length < JSON.stringify(best).length ? s : best),
-    undefined,
+  const kinds = inWords(
+    (["tool", "prompt", "resource template", "resource"] as const).filter(
+      (_, i) => [tools, prompts, templates, resources][i]!.length > 0,
+    ),
   );
+  out(`\nOK: every ${kinds} holds to ${path} (seed ${seed})`);
+  return EXIT.ok;
 }

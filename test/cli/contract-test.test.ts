@@ -1,13 +1,21 @@
 /**
  * `mcp-codegen test` against real server processes serving test/fixtures/contract-test/contract.yaml:
- * a correct server passes; a server whose `add` breaks its outputSchema past a = 100 is caught, shrunk,
- * and caught again with the printed seed; a server that checks no argument is caught refusing nothing;
- * usage mistakes exit 2.
+ * a correct server passes (tools, prompt, resource template, resource); a server whose `add` breaks its
+ * outputSchema past a = 100 is caught, shrunk, and caught again with the printed seed, and so is one whose
+ * prompt crashes on an enum value and whose template answers no contents past id 500; a server that
+ * checks no argument or variable is caught refusing nothing; a contract of prompts and templates only is
+ * testable; usage mistakes exit 2.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { compareTools } from "../../generator/contract/compare.js";
+import {
+  comparePrompts,
+  compareResources,
+  compareTemplates,
+  compareTools,
+} from "../../generator/contract/compare.js";
+import { loadContractText } from "../../generator/contract/load.js";
 import type { JsonObject } from "../../generator/contract/model.js";
 import { FIXTURE_DIR, fixtureFiles } from "../fixtures/contract-test/generate.js";
 import { REPO, runCli } from "./run.js";
@@ -25,10 +33,10 @@ afterAll(() => rmSync(WORK, { recursive: true, force: true }));
 
 const TOOLS = ["add", "distance", "greet", "tag"];
 
-/** The lines of one tool's report: its summary and the indented details under it. */
+/** The lines of one item's report (`add`, `prompt review`): its summary and the indented details under it. */
 function toolReport(stdout: string, tool: string): string {
   const lines = stdout.split("\n");
-  const start = lines.findIndex((l) => new RegExp(`^[✓✗] ${tool}: `).test(l));
+  const start = lines.findIndex((l) => l.startsWith(`✓ ${tool}: `) || l.startsWith(`✗ ${tool}: `));
   if (start < 0) return "";
   let end = start + 1;
   while (end < lines.length && lines[end]!.startsWith("  ")) end++;
@@ -62,7 +70,23 @@ describe("mcp-codegen test", () => {
     expect(r.stdout).toContain("✓ tools/list: the contract's 4 tools, same schemas");
     for (const tool of TOOLS)
       expect(toolReport(r.stdout, tool)).toMatch(/^✓ \S+: 40 runs, 40 passed; (\d) of \1 wrong/);
-    expect(r.stdout).toMatch(/OK: every tool holds to .*contract\.yaml \(seed -?\d+\)/);
+    expect(r.stdout).toContain("✓ prompts/list: the contract's 1 prompt, same arguments");
+    // code missing, tone outside its enum.
+    expect(toolReport(r.stdout, "prompt review")).toBe(
+      "✓ prompt review: 40 runs, 40 passed; 2 of 2 wrong arguments refused",
+    );
+    expect(r.stdout).toContain(
+      "✓ resources/templates/list: the contract's 1 resource template, same URI templates",
+    );
+    // id not an integer, format outside its enum.
+    expect(toolReport(r.stdout, "resource template item")).toBe(
+      "✓ resource template item: 40 runs, 40 passed; 2 of 2 wrong URIs refused",
+    );
+    expect(r.stdout).toContain("✓ resources/list: holds the contract's 1 resource");
+    expect(toolReport(r.stdout, "resource readme")).toBe("✓ resource readme: docs://readme read");
+    expect(r.stdout).toMatch(
+      /OK: every tool, prompt, resource template and resource holds to .*contract\.yaml \(seed -?\d+\)/,
+    );
   }, 90_000);
 
   it("catches output that breaks the outputSchema, shrinks it, and reproduces it with the printed seed", () => {
@@ -97,6 +121,52 @@ describe("mcp-codegen test", () => {
     expect(toolReport(again.stdout, "add")).toBe(add);
   }, 120_000);
 
+  it("catches a prompt that crashes on one enum value and a template with no contents, shrunk, with the seed", () => {
+    const args = ["test", "--contract", CONTRACT, "--runs", "100", "--", ...server("content-bug")];
+    const first = runCli(args);
+    expect(first.code, first.stdout + first.stderr).toBe(1);
+    const review = toolReport(first.stdout, "prompt review");
+    expect(review).toMatch(
+      /^✗ prompt review: run \d+ of 100 failed \(shrunk \d+ times\); 2 of 2 wrong arguments refused\n {2}sampled arguments\n/,
+    );
+    // Shrunk to the enum value at fault, the required argument at its simplest and nothing optional.
+    expect(review).toContain('    arguments: {"code":"","tone":"strict"}');
+    expect(review).toContain(
+      '    problem:   JSON-RPC error -32603: Internal error {"message":"no strict reviews today"}',
+    );
+    const item = toolReport(first.stdout, "resource template item");
+    expect(item).toMatch(
+      /^✗ resource template item: run \d+ of 100 failed \(shrunk \d+ times\); 2 of 2 wrong URIs/,
+    );
+    expect(item).toContain('    variables: {"id":501}');
+    expect(item).toContain("    uri:       items://501");
+    expect(item).toContain("    problem:   the result's contents array is empty");
+    for (const ok of [...TOOLS, "resource readme"]) expect(toolReport(first.stdout, ok)).toMatch(/^✓ /);
+    const seed = /FAILED \(seed (-?\d+)\)/.exec(first.stdout)?.[1];
+    expect(seed).toBeDefined();
+
+    const again = runCli([...args.slice(0, 5), "--seed", seed!, ...args.slice(5)]);
+    expect(again.code).toBe(1);
+    expect(toolReport(again.stdout, "prompt review")).toBe(review);
+    expect(toolReport(again.stdout, "resource template item")).toBe(item);
+  }, 120_000);
+
+  it("tests a contract of prompts and resource templates alone", async () => {
+    const text = readFileSync(CONTRACT, "utf8");
+    const file = join(WORK, "prompts-only.yaml");
+    writeFileSync(
+      file,
+      text.slice(text.indexOf("prompts:")).replace(/^resources:[\s\S]*?(?=^resourceTemplates:)/m, ""),
+    );
+    const contract = await loadContractText(readFileSync(file, "utf8"), "prompts-only.yaml");
+    expect([contract.tools.length, contract.prompts.length, contract.resources.length]).toEqual([0, 1, 0]);
+    const r = runCli(["test", "--contract", file, "--runs", "20", "--", ...server("correct")]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("1 prompt, 1 resource template; 20 runs each");
+    expect(r.stdout).not.toContain("tools/list");
+    expect(r.stdout).toMatch(/OK: every prompt and resource template holds to .*prompts-only\.yaml/);
+  }, 90_000);
+
   it("catches a server that takes missing and wrong-typed arguments instead of refusing them", () => {
     const r = runCli(["test", "--contract", CONTRACT, "--runs", "20", "--", ...server("lenient")]);
     expect(r.code, r.stdout + r.stderr).toBe(1);
@@ -108,6 +178,19 @@ describe("mcp-codegen test", () => {
       'problem:   accepted: answered {"content":[{"type":"text","text":"Hello, true!"}]}',
     );
     expect(toolReport(r.stdout, "add")).toContain("required argument a, wrong type (true)");
+    const review = toolReport(r.stdout, "prompt review");
+    expect(review).toMatch(/^✗ prompt review: 20 runs, 20 passed; 0 of 2 wrong arguments refused/);
+    expect(review).toContain("argument code, missing: not refused as it must be\n    arguments: {}\n");
+    expect(review).toContain('argument tone, outside its enum ("not-a-valid-value"): not refused');
+    const item = toolReport(r.stdout, "resource template item");
+    expect(item).toMatch(/^✗ resource template item: 20 runs, 20 passed; 0 of 2 wrong URIs refused/);
+    expect(item).toContain(
+      'variable id, wrong type ("abc"): not refused as it must be\n    uri:       items://abc',
+    );
+    expect(item).toContain(
+      'problem:   accepted: answered {"contents":[{"uri":"items://abc","text":"item abc as text"}]}',
+    );
+    expect(item).toContain('variable format, outside its enum ("abc"): not refused');
     expect(r.stdout).toMatch(/Reproduce with:\n {2}mcp-codegen test --contract .* --seed -?\d+ -- /);
   }, 90_000);
 
@@ -140,6 +223,21 @@ describe("mcp-codegen test", () => {
     const unsatisfiable = runCli(["test", "--contract", impossible, "--", ...server("correct")]);
     expect(unsatisfiable.code).toBe(2);
     expect(unsatisfiable.stderr).toContain("tools.get.inputSchema accepts no value to sample");
+
+    const nothing = join(WORK, "nothing.yaml");
+    writeFileSync(nothing, "tools: {}\n");
+    const declaresNothing = runCli(["test", "--contract", nothing, "--", ...server("correct")]);
+    expect(declaresNothing.code).toBe(2);
+    expect(declaresNothing.stderr).toContain("the contract declares no tools, prompts or resources to test");
+
+    const noArguments = join(WORK, "no-arguments.yaml");
+    writeFileSync(
+      noArguments,
+      "resourceTemplates:\n  t:\n    uriTemplate: 'x://{n}'\n    variables: { n: { type: integer, minimum: 2, maximum: 1 } }\n",
+    );
+    const noVariables = runCli(["test", "--contract", noArguments, "--", ...server("correct")]);
+    expect(noVariables.code).toBe(2);
+    expect(noVariables.stderr).toContain("resourceTemplates.t.variables accepts no value to sample");
 
     const dead = runCli(["test", "--contract", CONTRACT, "--", join(WORK, "no-such-server")]);
     expect(dead.code).toBe(2);
@@ -176,6 +274,74 @@ describe("compareTools", () => {
       'tool a: inputSchema/properties/x/type: contract "number", server "string"',
       "tool b: declared in the contract, missing from tools/list",
       "tool c: listed by the server, not declared in the contract",
+    ]);
+  });
+});
+
+describe("comparePrompts, compareTemplates, compareResources", () => {
+  const yaml = `
+prompts:
+  review:
+    arguments:
+      - { name: code, required: true }
+      - { name: tone, enum: [a, b] }
+resources:
+  readme: { uri: "docs://readme", mimeType: text/plain }
+resourceTemplates:
+  item: { uriTemplate: "items://{id}", mimeType: text/plain }
+`;
+  it("accepts the same prompts and templates, and a resources/list holding more than the contract", async () => {
+    const c = await loadContractText(yaml, "c.yaml");
+    expect(
+      comparePrompts(c.prompts, [
+        { name: "review", arguments: [{ name: "tone" }, { name: "code", required: true }] },
+      ]),
+    ).toEqual([]);
+    expect(
+      compareTemplates(c.resourceTemplates, [
+        { name: "item", uriTemplate: "items://{id}", mimeType: "text/plain" },
+      ]),
+    ).toEqual([]);
+    expect(
+      compareResources(c.resources, [
+        { uri: "docs://other", name: "other" },
+        { uri: "docs://readme", name: "readme", mimeType: "text/plain", size: 3 },
+      ]),
+    ).toEqual([]);
+  });
+
+  it("names what is missing, extra or different, by item and field", async () => {
+    const c = await loadContractText(yaml, "c.yaml");
+    expect(
+      comparePrompts(c.prompts, [
+        { name: "review", arguments: [{ name: "code" }, { name: "style" }] },
+        { name: "other" },
+        { title: "no name" },
+      ]),
+    ).toEqual([
+      'prompts/list holds an entry without a name: {"title":"no name"}',
+      "prompt review: argument code: contract required, server optional",
+      "prompt review: argument tone: declared in the contract, missing from prompts/list",
+      "prompt review: argument style: listed by the server, not declared in the contract",
+      "prompt other: listed by the server, not declared in the contract",
+    ]);
+    expect(comparePrompts(c.prompts, [])).toEqual([
+      "prompt review: declared in the contract, missing from prompts/list",
+    ]);
+    expect(compareTemplates(c.resourceTemplates, [{ name: "item", uriTemplate: "items://{id}/x" }])).toEqual([
+      'resource template item: uriTemplate: contract "items://{id}", server "items://{id}/x"',
+      'resource template item: mimeType: contract "text/plain", server absent',
+    ]);
+    expect(compareTemplates(c.resourceTemplates, [{ name: "x", uriTemplate: "x://" }])).toEqual([
+      "resource template item: declared in the contract, missing from resources/templates/list",
+      "resource template x: listed by the server, not declared in the contract",
+    ]);
+    expect(
+      compareResources(c.resources, [{ uri: "docs://readme", name: "read-me", mimeType: "text/plain" }]),
+    ).toEqual(['resource readme: name: contract "readme", server "read-me"']);
+    expect(compareResources(c.resources, [{ name: "x" }])).toEqual([
+      'resources/list holds an entry without a uri: {"name":"x"}',
+      "resource readme: declared in the contract (docs://readme), missing from resources/list",
     ]);
   });
 });

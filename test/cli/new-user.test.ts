@@ -248,13 +248,26 @@ describe("a new user's server project", () => {
     }
   });
 
-  it("npm test property-tests every tool of the built server against its contract", () => {
+  it("npm test property-tests every tool, prompt, resource template and resource of the built server against its contract", () => {
     const tested = run("npm", ["test"], dir);
     const out = tested.stdout + tested.stderr;
     expect(tested.code, out).toBe(0);
     expect(out).toMatch(/✓ tools\/list: the contract's 2 tools, same schemas/);
-    expect(out).toMatch(/✓ add: 100 runs, 100 passed; 4 of 4 wrong arguments refused/);
+    // A sum past the largest double is the scaffold's isError answer, which a sample sometimes reaches.
+    expect(out).toMatch(
+      /✓ add: 100 runs, 100 passed( \(\d+ answered isError\))?; 4 of 4 wrong arguments refused/,
+    );
     expect(out).toMatch(/✓ greet: 100 runs, 100 passed; 2 of 2 wrong arguments refused/);
+    expect(out).toMatch(/✓ prompts\/list: the contract's 1 prompt, same arguments/);
+    // audience missing, tone outside its enum.
+    expect(out).toMatch(/✓ prompt introduce: 100 runs, 100 passed; 2 of 2 wrong arguments refused/);
+    expect(out).toMatch(
+      /✓ resources\/templates\/list: the contract's 1 resource template, same URI templates/,
+    );
+    // lang outside its enum (name is any text).
+    expect(out).toMatch(/✓ resource template greeting: 100 runs, 100 passed; 1 of 1 wrong URIs refused/);
+    expect(out).toMatch(/✓ resource about: info:\/\/about read/);
+    expect(out).toMatch(/OK: every tool, prompt, resource template and resource holds to contract\.yaml/);
   }, 240_000);
 
   it("pull locks the built server, pull --check passes on it and fails with a readable diff once a tool breaks", () => {
