@@ -74,8 +74,6 @@ export type ServerResult =
   | CallToolResult
   | CompleteResult;
 
-export type __McpCodegenRoot = {
-};
 /**
  * Base for objects that include optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */

@@ -91,8 +91,6 @@ export type ServerResult =
   | CallToolResult
   | CompleteResult;
 
-export type __McpCodegenRoot = {
-};
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */

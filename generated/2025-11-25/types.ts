@@ -160,8 +160,6 @@ export type TaskStatus = "cancelled" | "completed" | "failed" | "input_required"
  */
 export type TaskStatusNotificationParams = NotificationParams & Task;
 
-export type __McpCodegenRoot = {
-};
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */

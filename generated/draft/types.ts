@@ -129,8 +129,6 @@ export type ServerResult =
   | CompleteResult;
 export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
 
-export type __McpCodegenRoot = {
-};
 /**
  * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
  */

@@ -33,7 +33,10 @@ export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Prom
   });
   // The library's unformatted output has no indentation; its own formatting pass would run prettier.
   const formatted = formatTs(renderTemplate("types.ts", { body: tidy(out) }), "types.ts");
-  return { "types.ts": asTypeLiterals(formatted) };
+  // The synthetic root the library needs to reach every definition is no type of the schema's.
+  const typed = asTypeLiterals(formatted).replace(`export type ${ROOT} = {\n};\n`, "");
+  if (typed.includes(ROOT)) throw new Error(`types.ts: the synthetic ${ROOT} is still referenced`);
+  return { "types.ts": typed };
 }
 
 /**
@@ -59,10 +62,9 @@ function asTypeLiterals(text: string): string {
   return lines.join("\n");
 }
 
-/** Drops the synthetic root and the library's "referenced by" notes, which name that root. */
+/** Drops the library's "referenced by" notes, which name the synthetic root. */
 function tidy(text: string): string {
   return text
-    .replace(new RegExp(`export interface ${ROOT} \\{\\}\\n?`), "")
     .replace(
       /\n \* ?\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g,
       "",
