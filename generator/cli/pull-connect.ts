@@ -9,17 +9,14 @@ import { ErrorCode, McpError } from "@mcp-codegen/runtime";
 import type { PulledLists } from "../contract/lock.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { CliError } from "./errors.js";
+import { allPages, type Page } from "./list-pages.js";
 
 export type PullTarget =
   | { kind: "http"; url: URL; headers: Record<string, string>; timeoutMs: number }
   | { kind: "stdio"; command: string; args: string[]; timeoutMs: number };
 
-/** Bounds a server whose cursors never end. */
-const MAX_PAGES = 1000;
 /** How much of a stdio server's stderr a crash report quotes. */
 const STDERR_TAIL = 2000;
-
-type Page = Record<string, unknown> & { nextCursor?: string };
 
 /** `resources: false`: fixed resources are not listed (templates still are). */
 export async function pullLists(
@@ -52,40 +49,22 @@ export async function pullLists(
       exited = true;
     });
     const caps = description.capabilities as Record<string, unknown>;
-    const all = async (kind: string, list: (cursor?: string) => Promise<Page>, key: string) => {
-      const items: unknown[] = [];
-      const seen = new Set<string>();
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        where = `${kind}${page > 0 ? ` (page ${page + 1})` : ""}`;
-        const result = await list(cursor);
-        const found = result[key];
-        if (!Array.isArray(found)) throw new Error(`the ${kind} result has no ${key} array`);
-        items.push(...found);
-        cursor = result.nextCursor;
-        if (cursor === undefined) return items;
-        if (seen.has(cursor)) throw new Error(`${kind} repeats the cursor ${JSON.stringify(cursor)}`);
-        seen.add(cursor);
-      }
-      throw new Error(`${kind} has more than ${MAX_PAGES} pages`);
-    };
-    const at = (cursor?: string) => (cursor === undefined ? {} : { cursor });
-    const tools = caps.tools
-      ? await all("tools/list", (c) => client.listTools(at(c)) as Promise<Page>, "tools")
-      : [];
-    const prompts = caps.prompts
-      ? await all("prompts/list", (c) => client.listPrompts(at(c)) as Promise<Page>, "prompts")
-      : [];
+    const all = (method: string, list: (params: { cursor?: string }) => Promise<unknown>, key: string) =>
+      allPages(method, key, list as (params: { cursor?: string }) => Promise<Page>, (page) => {
+        where = `${method}${page > 1 ? ` (page ${page})` : ""}`;
+      });
+    const tools = caps.tools ? await all("tools/list", (p) => client.listTools(p), "tools") : [];
+    const prompts = caps.prompts ? await all("prompts/list", (p) => client.listPrompts(p), "prompts") : [];
     const resources =
       caps.resources && options.resources
-        ? await all("resources/list", (c) => client.listResources(at(c)) as Promise<Page>, "resources")
+        ? await all("resources/list", (p) => client.listResources(p), "resources")
         : [];
     // The `resources` capability covers templates too, but a server without any often leaves the
     // method out: "Method not found" there means no templates, not a broken server.
     const resourceTemplates = caps.resources
       ? await all(
           "resources/templates/list",
-          (c) => client.listResourceTemplates(at(c)) as Promise<Page>,
+          (p) => client.listResourceTemplates(p),
           "resourceTemplates",
         ).catch((e: unknown) => {
           if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return [];

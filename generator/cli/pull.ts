@@ -167,8 +167,8 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
     const locked = await parseLockFile(path);
     // A lock made with --no-resources leaves them out of its check too, and --no-resources leaves out the lock's.
     const leaveOut = skipResources || locked.without?.includes("resources") === true;
-    const live = leaveOut && !skipResources ? buildLock(pulled, ["resources"]).lock : lock;
-    const comparison = compareLocks(leaveOut ? { ...locked, resources: [] } : locked, live);
+    const comparable = (l: ContractLock): ContractLock => (leaveOut ? { ...l, resources: [] } : l);
+    const comparison = compareLocks(comparable(locked), comparable(lock));
     process.stdout.write(
       opts.format === "json"
         ? `${JSON.stringify({ lock: path, matches: comparison.breaking === 0, ...comparison }, null, 2)}\n`

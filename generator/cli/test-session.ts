@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from "@mcp-codegen/runtime";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../generated/2025-11-25/client.js";
 import { GENERATOR_VERSION } from "../version.js";
+import { allPages, type Page } from "./list-pages.js";
 
 export interface ServerCommand {
   command: string;
@@ -56,19 +57,19 @@ export class ServerSession {
   }
 
   listTools(): Promise<unknown[]> {
-    return this.#list((c, cursor) => c.listTools(cursor), "tools");
+    return this.#list("tools/list", "tools", (c, p) => c.listTools(p));
   }
 
   listPrompts(): Promise<unknown[]> {
-    return this.#list((c, cursor) => c.listPrompts(cursor), "prompts");
+    return this.#list("prompts/list", "prompts", (c, p) => c.listPrompts(p));
   }
 
   listResources(): Promise<unknown[]> {
-    return this.#list((c, cursor) => c.listResources(cursor), "resources");
+    return this.#list("resources/list", "resources", (c, p) => c.listResources(p));
   }
 
   listResourceTemplates(): Promise<unknown[]> {
-    return this.#list((c, cursor) => c.listResourceTemplates(cursor), "resourceTemplates");
+    return this.#list("resources/templates/list", "resourceTemplates", (c, p) => c.listResourceTemplates(p));
   }
 
   callTool(name: string, args: Record<string, unknown>): Promise<CallOutcome> {
@@ -83,23 +84,14 @@ export class ServerSession {
     return this.#call("resources/read", (c, o) => c.readResource({ uri }, o));
   }
 
-  /** Every page of a list; rejects when a page fails. */
-  async #list<K extends string>(
-    page: (
-      client: McpClient,
-      params: { cursor?: string },
-    ) => Promise<{ nextCursor?: string } & { [key in K]: unknown[] }>,
-    key: K,
-  ): Promise<unknown[]> {
+  /** Every page of a list (bounded, cursors checked); rejects when a page fails. */
+  async #list(
+    method: string,
+    key: string,
+    page: (client: McpClient, params: { cursor?: string }) => Promise<unknown>,
+  ) {
     const client = await this.connect();
-    const items: unknown[] = [];
-    let cursor: string | undefined;
-    do {
-      const answer = await page(client, cursor === undefined ? {} : { cursor });
-      items.push(...answer[key]);
-      cursor = answer.nextCursor;
-    } while (cursor !== undefined);
-    return items;
+    return allPages(method, key, (params) => page(client, params) as Promise<Page>);
   }
 
   async #call(method: string, send: Send): Promise<CallOutcome> {
