@@ -113,6 +113,15 @@ const CONFIRM_SCHEMA = {
   required: ["ok"],
 };
 
+/** Asks the user's name (input key `user_name`) and greets them. */
+async function greetByName(ctx: ServerContext): Promise<string> {
+  const answer = await ctx.elicit(
+    { message: "What is your name?", requestedSchema: NAME_SCHEMA },
+    { key: "user_name" },
+  );
+  return `Hello, ${String(answer.content?.name ?? "stranger")}!`;
+}
+
 /** How the handlers reach the server for change notifications (set by main.ts once it made the server). */
 export const changes: {
   notify?: (
@@ -122,10 +131,10 @@ export const changes: {
 
 async function notifyChange(
   method: "notifications/tools/list_changed" | "notifications/prompts/list_changed",
-): Promise<CallToolReturn> {
+): Promise<T.CallToolResult> {
   if (!changes.notify) throw new Error("no server to send change notifications through (set changes.notify)");
   await changes.notify(method);
-  return `${method.slice("notifications/".length)} sent`;
+  return { content: [{ type: "text", text: `${method.slice("notifications/".length)} sent` }] };
 }
 
 /**
@@ -308,13 +317,7 @@ const contract: Contract = {
       );
       return "Success";
     },
-    test_streaming_elicitation: async (_args, ctx) => {
-      const answer = await ctx.elicit(
-        { message: "What is your name?", requestedSchema: NAME_SCHEMA },
-        { key: "user_name" },
-      );
-      return `Hello, ${String(answer.content?.name ?? "stranger")}!`;
-    },
+    test_streaming_elicitation: (_args, ctx) => greetByName(ctx),
     test_logging_tool: async (_args, ctx) => {
       await ctx.log("info", "Tool execution started");
       await ctx.log("info", "Tool processing data");
@@ -322,13 +325,7 @@ const contract: Contract = {
       return "Tool with logging executed successfully";
     },
     test_custom_headers: ({ region }) => `region=${region}`,
-    test_input_required_result_elicitation: async (_args, ctx) => {
-      const answer = await ctx.elicit(
-        { message: "What is your name?", requestedSchema: NAME_SCHEMA },
-        { key: "user_name" },
-      );
-      return `Hello, ${String(answer.content?.name ?? "stranger")}!`;
-    },
+    test_input_required_result_elicitation: (_args, ctx) => greetByName(ctx),
     test_input_required_result_sampling: async (_args, ctx) => {
       const answer = await ctx.createMessage(
         {
@@ -474,7 +471,7 @@ const served = contractHandlers(contract);
  * Tools callable but not listed (they make the server send list-changed notifications), so they sit
  * beside the contract rather than in it.
  */
-const HIDDEN_TOOLS: Record<string, () => Promise<CallToolReturn>> = {
+const HIDDEN_TOOLS: Record<string, () => Promise<T.CallToolResult>> = {
   test_trigger_tool_change: () => notifyChange("notifications/tools/list_changed"),
   test_trigger_prompt_change: () => notifyChange("notifications/prompts/list_changed"),
 };
@@ -490,12 +487,8 @@ function subscribed(ctx: ServerContext): Set<string> {
 
 export const handlers: ServerHandlers = {
   ...served,
-  callTool: async (params, ctx) => {
-    const hidden = Object.hasOwn(HIDDEN_TOOLS, params.name) ? HIDDEN_TOOLS[params.name] : undefined;
-    if (!hidden) return served.callTool(params, ctx);
-    const result = await hidden();
-    return typeof result === "string" ? { content: [{ type: "text", text: result }] } : result;
-  },
+  callTool: (params, ctx) =>
+    Object.hasOwn(HIDDEN_TOOLS, params.name) ? HIDDEN_TOOLS[params.name]!() : served.callTool(params, ctx),
   subscribe: ({ uri }, ctx) => {
     subscribed(ctx).add(uri);
     return {};
