@@ -9,8 +9,16 @@ import fc from "fast-check";
 import type { ContractPrompt } from "../contract/model.js";
 import { wrongPromptArguments } from "../contract/wrong-prompt-arguments.js";
 import type { Json } from "../load.js";
-import { type ItemRun, printItem, propertyRun, refusals, smallest, Violation } from "./test-run.js";
-import { invalidParamsProblem, promptProblem, show, where } from "./test-verdicts.js";
+import {
+  assertSampled,
+  type ItemRun,
+  printItem,
+  propertyRun,
+  refusals,
+  smallest,
+  Violation,
+} from "./test-run.js";
+import { invalidParamsProblem, promptProblem, show } from "./test-verdicts.js";
 
 /** The prompt's property run, then its refusals; prints its summary or its failures. Passed or not. */
 export async function testPrompt(
@@ -21,11 +29,7 @@ export async function testPrompt(
   const { session } = run;
   const check = run.checks.get(prompt.args)!;
   const probe = async (args: Json): Promise<void> => {
-    const invalid = check(args);
-    if (invalid)
-      throw new Violation(
-        `mcp-codegen sampled arguments the contract's own check refuses (${where(invalid)}): a bug in mcp-codegen, please report it`,
-      );
+    assertSampled(check, args, "arguments");
     const problem = promptProblem(await session.getPrompt(prompt.name, args as Record<string, string>));
     if (problem !== undefined) throw new Violation(problem);
   };

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import type { CheckFn } from "../contract/checks.js";
 import type { Json, SchemaNode } from "../load.js";
 import type { CallOutcome, ServerSession } from "./test-session.js";
-import { show } from "./test-verdicts.js";
+import { show, where } from "./test-verdicts.js";
 
 export interface ItemRun {
   session: ServerSession;
@@ -25,6 +25,15 @@ export class Violation extends Error {
 }
 
 /** What one item's runs came to: its summary and, when something failed, the lines that say what. */
+/** A sample the contract's own check refuses is mcp-codegen's bug, not the server's: it says so. */
+export function assertSampled(check: CheckFn, value: unknown, what: "arguments" | "variables"): void {
+  const invalid = check(value);
+  if (invalid)
+    throw new Violation(
+      `mcp-codegen sampled ${what} the contract's own check refuses (${where(invalid)}): a bug in mcp-codegen, please report it`,
+    );
+}
+
 export interface ItemReport {
   summary: string;
   problems: string[];

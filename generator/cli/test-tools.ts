@@ -8,8 +8,16 @@ import fc from "fast-check";
 import type { ContractTool } from "../contract/model.js";
 import { requiredArguments, wrongArguments } from "../contract/wrong-values.js";
 import type { Json } from "../load.js";
-import { type ItemRun, printItem, propertyRun, refusals, smallest, Violation } from "./test-run.js";
-import { answerProblem, refusalProblem, show, where } from "./test-verdicts.js";
+import {
+  assertSampled,
+  type ItemRun,
+  printItem,
+  propertyRun,
+  refusals,
+  smallest,
+  Violation,
+} from "./test-run.js";
+import { answerProblem, refusalProblem, show } from "./test-verdicts.js";
 
 /** The tool's property run, then its refusals; prints its summary or its failures. Passed or not. */
 export async function testTool(
@@ -22,11 +30,7 @@ export async function testTool(
   const output = tool.output ? checks.get(tool.output)! : undefined;
   let refusedWithIsError = 0;
   const probe = async (args: Json): Promise<void> => {
-    const invalid = input(args);
-    if (invalid)
-      throw new Violation(
-        `mcp-codegen sampled arguments the contract's own check refuses (${where(invalid)}): a bug in mcp-codegen, please report it`,
-      );
+    assertSampled(input, args, "arguments");
     const outcome = await session.callTool(tool.name, args as Record<string, unknown>);
     const problem = answerProblem(outcome, output);
     if (problem !== undefined) throw new Violation(problem);
