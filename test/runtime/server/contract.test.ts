@@ -115,6 +115,16 @@ describe("serveContract at 2025-11-25", () => {
       content: [{ type: "text", text: 'Invalid arguments for tool "pick": Expected at least 1 property' }],
       isError: true,
     });
+    // Arguments that are no object are refused by the protocol's own check before the contract's.
+    for (const args of ["x", [], null, 1]) {
+      expect(await answer(call({ name: "status", arguments: args })), JSON.stringify(args)).toEqual({
+        error: {
+          code: -32602,
+          message: "Invalid params for tools/call: /arguments: Expected object",
+          data: { issues: [{ message: "Expected object", path: "/arguments" }] },
+        },
+      });
+    }
     expect(await call({ name: "pick", arguments: { b: "x" } })).toEqual({
       content: [{ type: "text", text: "picked b" }],
     });
