@@ -4,6 +4,10 @@ import type { CoreRequest, Reply } from "./core.js";
 import { TRANSPORT_ERROR } from "./http-error.js";
 import { errorReply } from "./replies.js";
 
+/**
+ * Both checks read the request's own Host header. Forwarding headers (X-Forwarded-Host, Forwarded) are
+ * never read: any client can write them. Behind a proxy, allow the Host the proxy sends.
+ */
 export interface OriginPolicy {
   /** `host:port`, or a bare host name matching any port. Undefined: no Host check. */
   allowedHosts?: readonly string[];

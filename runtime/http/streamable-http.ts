@@ -43,7 +43,10 @@ export interface StreamableHttpOptions {
    * header's version (or the newest supported); no GET stream; DELETE → 405.
    */
   stateless?: boolean;
-  /** Host header allowlist (`127.0.0.1:3000`, or a bare host name for any port). Omitted: no check. */
+  /**
+   * Host header allowlist (`127.0.0.1:3000`, or a bare host name for any port). Omitted: no check. The
+   * request's own Host is judged, never X-Forwarded-Host or Forwarded: behind a proxy, list the Host it sends.
+   */
   allowedHosts?: string[];
   /** Origin allowlist; omitted: only an Origin naming the request's own Host. Others → 403. */
   allowedOrigins?: string[];

@@ -13,6 +13,7 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import type { AnyHandler } from "../mcp/handler-context.js";
 import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
+import { typeInWords, variableValue } from "./template-values.js";
 
 const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
 
@@ -263,7 +264,7 @@ function callTool(
     : toolAnswer(tool, params.name, returned);
 }
 
-/** What a tool handler returned, as the result sent: text wrapped, output checked and sent twice. */
+/** What a tool handler returned, as the result sent: text wrapped, output checked and sent twice (as JSON text too). */
 function toolAnswer(tool: ContractTool, name: string, returned: unknown): unknown {
   if (!tool.output) {
     if (typeof returned === "string") return { content: [{ type: "text", text: returned }] };
@@ -278,24 +279,40 @@ function toolAnswer(tool: ContractTool, name: string, returned: unknown): unknow
   return checkedOutput(tool, name, returned, undefined);
 }
 
+/**
+ * The output is serialized once and what is checked and sent is that JSON, parsed: a getter or `toJSON`
+ * answering differently on a later read cannot slip an unchecked value out.
+ */
 function checkedOutput(
   tool: ContractTool,
   name: string,
   output: unknown,
   result: Record<string, unknown> | undefined,
 ): unknown {
-  const mismatch = tool.output!(output);
+  const text = jsonOf(name, output);
+  const sent: unknown = text === undefined ? undefined : JSON.parse(text);
+  const mismatch = tool.output!(sent);
   if (mismatch) {
     throw new McpError(
       ErrorCode.InternalError,
       `Tool "${name}" returned output that does not match its outputSchema: ${describeFailure(mismatch)}`,
     );
   }
-  // Clients that predate structured content read the text block.
-  if (!result)
-    return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
-  result.content ??= [{ type: "text", text: JSON.stringify(output) }];
+  // Clients that predate structured content read the text block: the same serialization.
+  if (!result) return { structuredContent: sent, content: [{ type: "text", text }] };
+  result.structuredContent = sent;
+  result.content ??= [{ type: "text", text }];
   return result;
+}
+
+/** The output as JSON text (undefined for no JSON value); a cycle or a BigInt is the tool's bug: -32603. */
+function jsonOf(name: string, output: unknown): string | undefined {
+  try {
+    return JSON.stringify(output);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new McpError(ErrorCode.InternalError, `Tool "${name}" returned output that is not JSON: ${why}`);
+  }
 }
 
 function resourceResult(returned: unknown, uri: string, mimeType: unknown): unknown {
@@ -316,27 +333,12 @@ function parseVariables(
   for (const variable of template.variables) {
     const raw = values[variable.name];
     if (raw === undefined) continue;
-    const text = Array.isArray(raw) ? raw.join(",") : raw;
-    switch (variable.type) {
-      case "array":
-        out[variable.name] = Array.isArray(raw) ? raw : raw === "" ? [] : [raw];
-        break;
-      case "integer":
-      case "number": {
-        const n = Number(text);
-        if (text.trim() === "" || !Number.isFinite(n))
-          return `variable "${variable.name}" is not a number: ${text}`;
-        out[variable.name] = n;
-        break;
-      }
-      case "boolean":
-        if (text !== "true" && text !== "false")
-          return `variable "${variable.name}" is not true or false: ${text}`;
-        out[variable.name] = text === "true";
-        break;
-      default:
-        out[variable.name] = text;
+    const value = variableValue(variable.type, raw);
+    if (value === undefined) {
+      const text = Array.isArray(raw) ? raw.join(",") : raw;
+      return `variable "${variable.name}" is not ${typeInWords(variable.type)}: ${JSON.stringify(text)}`;
     }
+    out[variable.name] = value;
   }
   const failure = template.check(out);
   return failure ? describeFailure(failure) : out;

@@ -66,6 +66,15 @@ describe("HostGuard", () => {
     expect(refusal(guard, { host: "api:1", origin: "http://app.example" })?.status).toBe(403);
   });
 
+  it("reads the Host header itself, never a forwarding header", () => {
+    const own = "127.0.0.1:3000";
+    const spoof = { "x-forwarded-host": own, forwarded: `host=${own}` };
+    expect(refusal(loopback, { ...spoof, host: "evil.example:3000" })?.status).toBe(403);
+    const hostile = { "x-forwarded-host": "evil.example", forwarded: "host=evil.example" };
+    expect(refusal(loopback, { ...hostile, host: own })).toBeUndefined();
+    expect(refusal(loopback, { ...hostile, host: own, origin: "http://evil.example" })?.status).toBe(403);
+  });
+
   it("no Origin header (a non-browser client) passes the Origin check", () => {
     expect(refusal(new HostGuard({ allowedOrigins: [] }), { host: "x" })).toBeUndefined();
   });

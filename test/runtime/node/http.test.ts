@@ -78,6 +78,46 @@ describe("serveHttp", () => {
     expect((await fetch(new URL("/elsewhere", http.url))).status).toBe(404);
   });
 
+  it("judges the request's own Host header, never a forwarding header a client can write", async () => {
+    // Native serving, and the web Request path an `authenticate` callback takes.
+    for (const options of [{}, { authenticate: () => undefined }]) {
+      const { http } = await serve(options);
+      const body = [JSON.stringify(initializeBody())];
+      const own = `localhost:${http.port}`;
+      const forwarded = {
+        "x-forwarded-host": own,
+        forwarded: `host=${own}`,
+        "x-forwarded-server": own,
+        "x-original-host": own,
+        "x-host": own,
+      };
+      const spoofed = await raw(http.url, {
+        method: "POST",
+        headers: { ...POST_HEADERS, ...forwarded, host: `attacker.example:${http.port}` },
+        body,
+      });
+      expect(spoofed.status).toBe(403);
+      expect(JSON.parse(spoofed.body)).toMatchObject({ error: { message: "Forbidden: Host not allowed" } });
+      const hostile = { "x-forwarded-host": "attacker.example", forwarded: "host=attacker.example" };
+      const ok = await raw(http.url, {
+        method: "POST",
+        headers: { ...POST_HEADERS, ...hostile, host: own },
+        body,
+      });
+      expect(ok.status).toBe(200);
+      // The same-origin check also reads the real Host: an attacker's Origin matching a forwarded host is refused.
+      const crossOrigin = await raw(http.url, {
+        method: "POST",
+        headers: { ...POST_HEADERS, ...hostile, host: own, origin: "http://attacker.example" },
+        body,
+      });
+      expect(crossOrigin.status).toBe(403);
+      expect(JSON.parse(crossOrigin.body)).toMatchObject({
+        error: { message: "Forbidden: Origin not allowed" },
+      });
+    }
+  });
+
   it("cuts off an oversize chunked upload at the limit with 413", async () => {
     const { http } = await serve({ maxBodyBytes: 64 * 1024 });
     const headers = await initialize(http.url);
