@@ -188,6 +188,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     if (!info) {
       info = Object.freeze({
         protocolVersion,
+        sessionless: true as const,
         clientInfo: Object.freeze({ name: "unknown", version: "0" }),
         clientCapabilities: Object.freeze({}),
       });

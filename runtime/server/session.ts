@@ -190,6 +190,14 @@ export class ServerSession<
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
     const entry = this.server.handshake && entryOf(this.server.handshake.serverRequests, method);
+    if (this.stateless && entry?.delivery === "message") {
+      // Whatever the client declared: its capabilities never reached this session, and its answer
+      // would come in a POST of its own, served by another session.
+      throw new McpError(
+        ErrorCode.InternalError,
+        `cannot send ${method} to the client: this request came without a session (Streamable HTTP served with stateless: true), so the server has no way to send it a request and get the answer, whatever capabilities the client declared; serve HTTP with sessions for ${method}`,
+      );
+    }
     if (!this.initialized || entry?.delivery !== "message") {
       throw new McpError(
         ErrorCode.MethodNotFound,
