@@ -29,7 +29,7 @@ import type {
 import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
 import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
-import { hasRequestMeta } from "../mcp/request-meta.js";
+import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
@@ -273,6 +273,13 @@ export class ServerSession<
     if (method === "ping") return {};
     if (method === "initialize") return this.initialize(request);
     if (!this.info) {
+      // A client of the stateless era (its version in `_meta`) hears which versions to initialize with.
+      const requested = metaVersion(request.params);
+      if (requested !== undefined && !tables.supportedVersions.some((v) => v.version === requested))
+        throw unsupportedVersion(
+          requested,
+          tables.supportedVersions.map((v) => v.version),
+        );
       throw new McpError(
         ErrorCode.InvalidRequest,
         `${method} received before initialize: initialize the session first`,
