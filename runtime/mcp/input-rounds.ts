@@ -7,7 +7,6 @@
  */
 
 import { RESULT_TYPE } from "./request-meta.js";
-import type { RoundBinding } from "./round-binding.js";
 
 /** An input request inside an InputRequiredResult: a method and its params, no id. */
 export interface InputRequest {
@@ -53,8 +52,8 @@ export class Round {
   constructor(
     /** Earlier rounds' answers and this retry's inputResponses, by key. */
     readonly answers: Readonly<Record<string, unknown>>,
-    /** What the state this retry brought was bound to (the next round's state is bound the same). */
-    readonly binding?: RoundBinding,
+    /** The request's params as the client sent them (round-binding.ts): what the next state binds. */
+    readonly params: string,
   ) {}
 
   /** The key of an input request: the caller's, or the handler name and a count (`elicit-1`). */

@@ -55,17 +55,30 @@ export function roundCaller(
   return session === undefined ? "anyone" : `session:${session}`;
 }
 
-/** The binding of a request round: `caller` as roundCaller gives it, `params` as the client sent them. */
-export async function bindingOf(
-  method: string,
-  target: string | undefined,
-  params: Record<string, unknown>,
-  caller: string,
-): Promise<RoundBinding> {
+/**
+ * The params a round binds, as JSON text, taken before the handler runs: the binding is of the request
+ * as the client sent it, whatever a handler later does to its params object.
+ */
+export function boundParams(params: Record<string, unknown>): string {
   // No prototype: a `__proto__` member is bound like any other.
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!ROUND_FIELDS.has(key)) bound[key] = params[key];
-  const [args, who] = await Promise.all([sha256(canonicalJson(bound)), sha256(caller)]);
+  try {
+    return JSON.stringify(bound);
+  } catch {
+    // Nesting deeper than JSON.stringify recurses (JSON.parse took it): the iterative form.
+    return canonicalJson(bound);
+  }
+}
+
+/** The binding of a request round: `params` as boundParams took them, `caller` as roundCaller gives it. */
+export async function bindingOf(
+  method: string,
+  target: string | undefined,
+  params: string,
+  caller: string,
+): Promise<RoundBinding> {
+  const [args, who] = await Promise.all([sha256(canonicalJson(JSON.parse(params))), sha256(caller)]);
   return { method, target, args, caller: who };
 }
 

@@ -18,7 +18,7 @@ import {
   readRequestMeta,
   unsupportedVersion,
 } from "../mcp/request-meta.js";
-import { bindingOf, type RoundBinding, roundCaller } from "../mcp/round-binding.js";
+import { bindingOf, boundParams, roundCaller } from "../mcp/round-binding.js";
 import type { RoundState } from "../mcp/state-sealer.js";
 import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
 import { detailOf } from "../util/errors.js";
@@ -69,8 +69,10 @@ export function serveStateless(
   const run = (round: Round | undefined) =>
     runStateless(session, entry, params, handler, rc, info, { meta, tables, round });
   if (!entry.inputRequired) return run(undefined);
-  if (params.requestState === undefined) return run(openRound(session, params));
-  return resumeRound(session, entry, params, rc).then(run);
+  // Taken now: the handler may change its params before it asks for input.
+  const bound = boundParams(params);
+  if (params.requestState === undefined) return run(openRound(session, params, bound));
+  return resumeRound(session, entry, params, bound, rc).then(run);
 }
 
 /**
@@ -81,12 +83,13 @@ async function resumeRound(
   session: AnySession,
   entry: RequestEntry,
   params: Record<string, unknown>,
+  bound: string,
   rc: IncomingRequestContext,
 ): Promise<Round> {
   const { server } = session;
-  const binding = await bindingOf(entry.method, targetOf(params), params, callerOf(session, rc));
+  const binding = await bindingOf(entry.method, targetOf(params), bound, callerOf(session, rc));
   const state = await server.sealer.open(params.requestState, binding);
-  const round = openRound(session, params, state, binding);
+  const round = openRound(session, params, bound, state);
   if (!(await server.usedStates.claim(state.id, state.expires)))
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -133,8 +136,8 @@ function runStateless(
 function openRound(
   session: AnySession,
   params: Record<string, unknown>,
+  bound: string,
   state?: RoundState,
-  binding?: RoundBinding,
 ): Round {
   if (state) {
     // The handler sees only its own state (or none), never the runtime's envelope.
@@ -147,7 +150,7 @@ function openRound(
   for (const [key, method] of Object.entries(state?.asked ?? {})) {
     if (key in responses) checkInputResponse(stateless, method, key, responses[key]);
   }
-  return new Round({ ...state?.answers, ...responses }, binding);
+  return new Round({ ...state?.answers, ...responses }, bound);
 }
 
 function statelessSettled(
@@ -212,9 +215,8 @@ function askForInput(
     ...(returned?.requestState === undefined ? {} : { user: returned.requestState }),
   };
   const { sealer } = session.server;
-  const binding = round.binding ?? bindingOf(entry.method, targetOf(params), params, callerOf(session, rc));
-  return Promise.resolve(binding)
-    .then((bound) => sealer.seal(state, bound))
+  return bindingOf(entry.method, targetOf(params), round.params, callerOf(session, rc))
+    .then((binding) => sealer.seal(state, binding))
     .then((requestState) => ({
       resultType: RESULT_TYPE.inputRequired,
       ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),

@@ -367,6 +367,33 @@ describe("multi round-trip requests", () => {
     expect(again.answer?.error?.message).toMatch(/requestState was already used/);
   });
 
+  it("the binding is of the params as the client sent them, whatever the handler does to its own", async () => {
+    const server = createServer({
+      info,
+      onError: () => {},
+      handlers: {
+        callTool: async (params, ctx) => {
+          // A handler normalizing its arguments in place, then asking.
+          const args = params.arguments as { amount: number };
+          args.amount = Math.round(args.amount);
+          const answer = await ctx.elicit(
+            { message: `Pay ${args.amount}?`, requestedSchema: { type: "object", properties: {} } },
+            { key: "confirm" },
+          );
+          return { content: [{ type: "text", text: `${answer.action} ${args.amount}` }] };
+        },
+      },
+    });
+    const http = await serveHttp(server, { port: 0 });
+    cleanups.push(() => http.close());
+    const ask = { name: "pay", arguments: { amount: 1.4 } };
+    const first = await call(http.url, "tools/call", ask);
+    const { requestState } = first.answer!.result as { requestState: string };
+    const inputResponses = { confirm: { action: "accept", content: {} } };
+    const done = await call(http.url, "tools/call", { ...ask, inputResponses, requestState });
+    expect(done.answer?.result).toMatchObject({ content: [{ type: "text", text: "accept 1" }] });
+  });
+
   it("without a stateSecret each server draws a random key: a second instance rejects the first one's state; with one secret both accept it", async () => {
     const args = { name: "test_input_required_result_tampered_state", arguments: {} };
     const answer = { confirm: { action: "accept", content: { ok: true } } };

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, McpError } from "../../../runtime/jsonrpc/messages.js";
 import {
   bindingOf,
+  boundParams,
   defaultStateCaller,
   type RoundBinding,
   roundCaller,
@@ -24,7 +25,7 @@ const state = (over: Partial<RoundState> = {}): RoundState => ({
 
 const PARAMS = { name: "pay", arguments: { amount: 1, to: "bob" } };
 const bind = (params: Record<string, unknown> = PARAMS, caller = "anyone", method = "tools/call") =>
-  bindingOf(method, typeof params.name === "string" ? params.name : undefined, params, caller);
+  bindingOf(method, typeof params.name === "string" ? params.name : undefined, boundParams(params), caller);
 const keys = (...ids: string[]) => ids.map((id) => ({ id, secret: `secret of ${id}` }));
 
 async function rejection(p: Promise<unknown>): Promise<McpError> {
@@ -154,6 +155,12 @@ describe("bindingOf", () => {
     });
     expect(retry).toEqual(base);
     const changed = (params: Record<string, unknown>) => bind(params).then((b: RoundBinding) => b.args);
+    // Too deep for JSON.stringify: bound all the same.
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const deeper = await changed({ ...PARAMS, arguments: { deep } });
+    expect(deeper).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await changed({ ...PARAMS, arguments: { deep: [deep] } })).not.toBe(deeper);
     for (const params of [
       { ...PARAMS, arguments: { amount: 2, to: "bob" } },
       { ...PARAMS, arguments: { amount: 1, to: "bob", memo: "x" } },
