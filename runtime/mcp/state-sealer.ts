@@ -40,10 +40,13 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** The key id of the random key drawn when no key is configured. */
 const RANDOM_KEY_ID = "local";
-const HKDF_INFO = utf8Bytes("mcp-codegen requestState AES-256-GCM");
+/** HKDF's `info`: keys derived for sealing request states, and nothing else. */
+const HKDF_INFO = "mcp-codegen requestState AES-256-GCM";
 
 export class StateSealer {
-  readonly #keys: Map<string, Promise<CryptoKey>>;
+  /** Secrets by key id (undefined: the random key); made into keys on first use. */
+  readonly #secrets = new Map<string, Uint8Array<ArrayBuffer> | undefined>();
+  readonly #keys = new Map<string, Promise<CryptoKey>>();
   readonly #sealingId: string;
 
   /** `keys` undefined or empty: one random key, drawn for this sealer (a second instance cannot open its states). */
@@ -51,16 +54,15 @@ export class StateSealer {
     keys: readonly StateKey[] | undefined,
     readonly ttlMs: number,
   ) {
-    this.#keys = new Map();
     if (!keys || keys.length === 0) {
       this.#sealingId = RANDOM_KEY_ID;
-      this.#keys.set(RANDOM_KEY_ID, randomKey());
+      this.#secrets.set(RANDOM_KEY_ID, undefined);
       return;
     }
     for (const key of keys) {
       if (typeof key?.id !== "string" || !KEY_ID.test(key.id))
         throw new TypeError(`stateKeys: a key id must match ${KEY_ID} (got ${JSON.stringify(key?.id)})`);
-      if (this.#keys.has(key.id)) throw new TypeError(`stateKeys: the key id "${key.id}" is given twice`);
+      if (this.#secrets.has(key.id)) throw new TypeError(`stateKeys: the key id "${key.id}" is given twice`);
       const secret =
         typeof key.secret === "string"
           ? utf8Bytes(key.secret)
@@ -71,9 +73,22 @@ export class StateSealer {
         throw new TypeError(
           `stateKeys: the secret of key "${key.id}" must be a non-empty string or Uint8Array`,
         );
-      this.#keys.set(key.id, derivedKey(secret));
+      this.#secrets.set(key.id, secret);
     }
     this.#sealingId = keys[0]!.id;
+  }
+
+  /**
+   * The key of `id`, or undefined when this sealer has none. Made on first use, not in the constructor:
+   * Workers allow no random values or crypto work while a module loads, where a server may be built.
+   */
+  #key(id: string): Promise<CryptoKey> | undefined {
+    let key = this.#keys.get(id);
+    if (key || !this.#secrets.has(id)) return key;
+    const secret = this.#secrets.get(id);
+    key = secret ? derivedKey(secret) : randomKey();
+    this.#keys.set(id, key);
+    return key;
   }
 
   async seal(state: RoundState, binding: RoundBinding): Promise<string> {
@@ -84,7 +99,7 @@ export class StateSealer {
       expires: Date.now() + this.ttlMs,
     };
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-    const key = await this.#keys.get(this.#sealingId)!;
+    const key = await this.#key(this.#sealingId)!;
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
         { name: "AES-GCM", iv, additionalData: utf8Bytes(this.#sealingId) },
@@ -110,7 +125,7 @@ export class StateSealer {
     const keyId = token.slice(0, cut);
     const bytes = cut > 0 && KEY_ID.test(keyId) ? fromBase64Url(token.slice(cut + 1)) : undefined;
     if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) throw integrity("malformed");
-    const key = this.#keys.get(keyId);
+    const key = this.#key(keyId);
     if (!key) throw integrity(`sealed with a key this server does not have (key id "${keyId}")`);
     let plain: ArrayBuffer;
     try {
@@ -153,7 +168,7 @@ function randomKey(): Promise<CryptoKey> {
 async function derivedKey(secret: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   const base = await crypto.subtle.importKey("raw", secret, "HKDF", false, ["deriveKey"]);
   return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: HKDF_INFO },
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: utf8Bytes(HKDF_INFO) },
     base,
     { name: "AES-GCM", length: 256 },
     false,
