@@ -4,6 +4,7 @@
  * states remembered so each is good for one retry.
  */
 import { describe, expect, it } from "vitest";
+import { createServer } from "../../../generated/2026-07-28/index.js";
 import { ErrorCode, McpError } from "../../../runtime/jsonrpc/messages.js";
 import {
   bindingOf,
@@ -81,10 +82,17 @@ describe("StateSealer", () => {
     expect((await rejection(old.open(impostor, binding))).message).toContain("altered, forged");
   });
 
-  it("refuses bad key lists", () => {
+  it('refuses bad key lists; a server takes stateKeys or stateSecret (the key "default"), not both', async () => {
     expect(() => new StateSealer(keys("a", "a"), 1)).toThrow(/given twice/);
     expect(() => new StateSealer(keys("a.b"), 1)).toThrow(/key id must match/);
     expect(() => new StateSealer([{ id: "a", secret: "" }], 1)).toThrow(/non-empty/);
+    const options = { info: { name: "s", version: "1" }, handlers: {} };
+    expect(() => createServer({ ...options, stateSecret: "s", stateKeys: keys("k") })).toThrow(
+      "give stateKeys or stateSecret, not both",
+    );
+    const server = createServer({ ...options, stateSecret: "s" });
+    expect(await server.sealer.seal(state(), await bind())).toMatch(/^default\./);
+    expect(server.sealer.ttlMs).toBe(5 * 60_000);
   });
 
   it("a sealer with a random key rejects another's state", async () => {
