@@ -69,10 +69,12 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /**
  * Handshake era: a tool error the model can read when the client cannot answer. (In the stateless era
- * the runtime answers a missing capability with MissingRequiredClientCapability itself.)
+ * the runtime answers a missing capability with MissingRequiredClientCapability itself; served without
+ * sessions, the client's capabilities are unknown and the runtime says why it cannot ask.)
  */
 function requireClientCapability(ctx: ServerContext, capability: "sampling" | "elicitation"): void {
-  if (ctx.session.era !== "stateless" && !ctx.session.clientCapabilities[capability])
+  if (ctx.session.era === "stateless" || ctx.session.sessionless) return;
+  if (!ctx.session.clientCapabilities[capability])
     throw new Error(`the client did not declare the ${capability} capability`);
 }
 

@@ -8,7 +8,14 @@
 import { ErrorCode, isObject, type McpError, type RequestId, requestIds } from "../jsonrpc/messages.js";
 import type { MessageExtra } from "../jsonrpc/transport.js";
 import { checkParamHeaders, checkStandardHeaders } from "../mcp/param-headers.js";
-import { hasRequestMeta, headerMismatch, readRequestMeta, StatelessErrorCode } from "../mcp/request-meta.js";
+import {
+  hasRequestMeta,
+  headerMismatch,
+  metaVersion,
+  readRequestMeta,
+  StatelessErrorCode,
+  unsupportedVersion,
+} from "../mcp/request-meta.js";
 import type { Server } from "../server/server.js";
 import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
@@ -250,6 +257,8 @@ class StreamableHttp {
     if (parsedFirst && this.#isStatelessEra(request, parsedFirst.value)) {
       return this.#statelessEraPost(request, parsedFirst.value, extra);
     }
+    const unsupported = parsedFirst && this.#unsupportedVersion(request, parsedFirst.value);
+    if (unsupported) return unsupported;
     // An initialize request negotiates its version in its body; any other must name a supported one.
     const version = session || this.options.stateless ? this.#checkVersion(request, session) : null;
     const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody));
@@ -284,6 +293,22 @@ class StreamableHttp {
     const version = request.header(VERSION_HEADER);
     if (version !== null && !this.#handshakeVersions.has(version)) return true;
     return isObject(body) && hasRequestMeta(body.params);
+  }
+
+  /**
+   * A request without a session that names a version this server does not speak (header, else `_meta`),
+   * other than initialize: what a client of the stateless era sends first to a server of the handshake
+   * era alone. Answered as the stateless era answers a version it lacks (UnsupportedProtocolVersion,
+   * HTTP 400, listing the versions this server speaks) rather than "Mcp-Session-Id header is required":
+   * the client learns it must initialize with one of them, or can say why it cannot.
+   */
+  #unsupportedVersion(request: CoreRequest, body: unknown): Reply | undefined {
+    if (this.server.statelessTables || !isObject(body) || body.id === undefined) return undefined;
+    if (body.method === "initialize") return undefined;
+    const requested = request.header(VERSION_HEADER) ?? metaVersion(body.params);
+    if (requested === undefined || this.#handshakeVersions.has(requested)) return undefined;
+    const error = unsupportedVersion(requested, [...this.#handshakeVersions]);
+    return jsonReply({ jsonrpc: "2.0", id: body.id as RequestId, error: error.toJSON() }, {}, 400);
   }
 
   /**

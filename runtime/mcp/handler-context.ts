@@ -22,6 +22,12 @@ export interface SessionInfo {
    * info and capabilities per request); absent in a session opened with the initialize handshake.
    */
   era?: "stateless";
+  /**
+   * Present on a handshake-era request served without a session (Streamable HTTP with `stateless:
+   * true`): no initialize reached this server, so the client's info and capabilities are unknown (not
+   * none), and the server cannot send it requests (no stream to send them on, no way to get the answer).
+   */
+  sessionless?: true;
   clientInfo: ImplementationInfo;
   clientCapabilities: Capabilities;
   sessionId?: string;

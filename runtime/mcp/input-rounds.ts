@@ -52,6 +52,8 @@ export class Round {
   constructor(
     /** Earlier rounds' answers and this retry's inputResponses, by key. */
     readonly answers: Readonly<Record<string, unknown>>,
+    /** The request's params as the client sent them (round-binding.ts): what the next state binds. */
+    readonly params: string,
   ) {}
 
   /** The key of an input request: the caller's, or the handler name and a count (`elicit-1`). */

@@ -1,79 +1,177 @@
 /**
- * Sealing of the `requestState` a stateless-era server hands a client between input rounds: the state
- * travels as base64url(JSON) "." base64url(HMAC-SHA256), so a client can neither forge nor alter the
- * answers it carries. WebCrypto only: the same code runs on Node, Bun, Deno and Workers.
+ * Sealing of the `requestState` a stateless-era server hands a client between input rounds. The state
+ * is encrypted and authenticated (AES-256-GCM), so a client can neither read, forge nor alter it, and
+ * bound to the request that received it (method, target, a digest of its arguments, its caller: see
+ * round-binding.ts) and to a short lifetime. A token is `<key id>.<base64url(iv ‖ ciphertext)>`: keys
+ * rotate by id, the first seals, all open. WebCrypto only: the same code runs on Node, Bun, Deno and
+ * Workers.
  */
 
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from "../util/base64.js";
+import type { RoundBinding } from "./round-binding.js";
 
-/** What the sealed `requestState` carries from one round to the next. */
+/** What a sealed `requestState` carries from one round to the next. */
 export interface RoundState {
-  /** The method and target (tool/prompt name, resource uri) the state belongs to. */
-  method: string;
-  target: string | undefined;
   /** Answers the handler consumed in earlier rounds, by input key. */
   answers: Record<string, unknown>;
   /** Keys asked for in the last round, with their methods (to validate the retry's inputResponses). */
   asked: Record<string, string>;
   /** The handler's own requestState, if it returned one. */
   user?: string;
+}
+
+/** An opened state: what it carries, what it was bound to, its id (for single use) and expiry. */
+export interface OpenedState extends RoundState, RoundBinding {
+  id: string;
   /** Expiry, ms since the epoch. */
   expires: number;
 }
 
-const SEP = ".";
+/** A sealing key: its id travels in the clear in each token, to pick the key that opens it. */
+export interface StateKey {
+  id: string;
+  /** At least 32 random bytes (or a string with as much entropy); HKDF-SHA-256 derives the AES key. */
+  secret: string | Uint8Array;
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** The key id of the random key drawn when no key is configured. */
+const RANDOM_KEY_ID = "local";
+/** HKDF's `info`: keys derived for sealing request states, and nothing else. */
+const HKDF_INFO = "mcp-codegen requestState AES-256-GCM";
 
 export class StateSealer {
-  #key: Promise<CryptoKey> | undefined;
+  /** Secrets by key id (undefined: the random key); made into keys on first use. */
+  readonly #secrets = new Map<string, Uint8Array<ArrayBuffer> | undefined>();
+  readonly #keys = new Map<string, Promise<CryptoKey>>();
+  readonly #sealingId: string;
 
+  /** `keys` undefined or empty: one random key, drawn for this sealer (a second instance cannot open its states). */
   constructor(
-    private readonly secret: string | Uint8Array | undefined,
+    keys: readonly StateKey[] | undefined,
     readonly ttlMs: number,
-  ) {}
-
-  /** The HMAC key: the given secret, or 32 random bytes drawn on first use. */
-  #hmacKey(): Promise<CryptoKey> {
-    this.#key ??= crypto.subtle.importKey(
-      "raw",
-      this.secret === undefined
-        ? crypto.getRandomValues(new Uint8Array(32))
-        : typeof this.secret === "string"
-          ? utf8Bytes(this.secret)
-          : new Uint8Array(this.secret),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"],
-    );
-    return this.#key;
-  }
-
-  async seal(state: RoundState): Promise<string> {
-    const body = toBase64Url(utf8Bytes(JSON.stringify(state)));
-    const mac = await crypto.subtle.sign("HMAC", await this.#hmacKey(), utf8Bytes(body));
-    return `${body}${SEP}${toBase64Url(new Uint8Array(mac))}`;
-  }
-
-  /** The state, or an InvalidParams error when it was altered, forged, expired or belongs elsewhere. */
-  async open(token: unknown, method: string, target: string | undefined): Promise<RoundState> {
-    const fail = (why: string) =>
-      new McpError(ErrorCode.InvalidParams, `requestState integrity check failed: ${why}`);
-    if (typeof token !== "string") throw fail("not a string");
-    const cut = token.lastIndexOf(SEP);
-    if (cut <= 0) throw fail("malformed");
-    const body = token.slice(0, cut);
-    const mac = fromBase64Url(token.slice(cut + 1));
-    // verify() compares in constant time.
-    if (!mac || !(await crypto.subtle.verify("HMAC", await this.#hmacKey(), mac, utf8Bytes(body))))
-      throw fail("bad signature");
-    let state: RoundState;
-    try {
-      state = JSON.parse(utf8Text(fromBase64Url(body) ?? new Uint8Array())) as RoundState;
-    } catch {
-      throw fail("malformed");
+  ) {
+    if (!keys || keys.length === 0) {
+      this.#sealingId = RANDOM_KEY_ID;
+      this.#secrets.set(RANDOM_KEY_ID, undefined);
+      return;
     }
-    if (state.method !== method || state.target !== target) throw fail("issued for another request");
-    if (Date.now() > state.expires) throw fail("expired");
+    for (const key of keys) {
+      if (typeof key?.id !== "string" || !KEY_ID.test(key.id))
+        throw new TypeError(`stateKeys: a key id must match ${KEY_ID} (got ${JSON.stringify(key?.id)})`);
+      if (this.#secrets.has(key.id)) throw new TypeError(`stateKeys: the key id "${key.id}" is given twice`);
+      const secret =
+        typeof key.secret === "string"
+          ? utf8Bytes(key.secret)
+          : key.secret instanceof Uint8Array
+            ? new Uint8Array(key.secret)
+            : undefined;
+      if (!secret?.length)
+        throw new TypeError(
+          `stateKeys: the secret of key "${key.id}" must be a non-empty string or Uint8Array`,
+        );
+      this.#secrets.set(key.id, secret);
+    }
+    this.#sealingId = keys[0]!.id;
+  }
+
+  /**
+   * The key of `id`, or undefined when this sealer has none. Made on first use, not in the constructor:
+   * Workers allow no random values or crypto work while a module loads, where a server may be built.
+   */
+  #key(id: string): Promise<CryptoKey> | undefined {
+    let key = this.#keys.get(id);
+    if (key || !this.#secrets.has(id)) return key;
+    const secret = this.#secrets.get(id);
+    key = secret ? derivedKey(secret) : randomKey();
+    this.#keys.set(id, key);
+    return key;
+  }
+
+  async seal(state: RoundState, binding: RoundBinding): Promise<string> {
+    const opened: OpenedState = {
+      ...state,
+      ...binding,
+      id: toBase64Url(crypto.getRandomValues(new Uint8Array(16))),
+      expires: Date.now() + this.ttlMs,
+    };
+    const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+    const key = await this.#key(this.#sealingId)!;
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: utf8Bytes(this.#sealingId) },
+        key,
+        utf8Bytes(JSON.stringify(opened)),
+      ),
+    );
+    const out = new Uint8Array(IV_BYTES + sealed.length);
+    out.set(iv);
+    out.set(sealed, IV_BYTES);
+    return `${this.#sealingId}.${toBase64Url(out)}`;
+  }
+
+  /**
+   * The state, or an InvalidParams error saying why not: altered, forged or sealed with a key this
+   * server lacks; issued for another method or target, for other arguments, to another caller; expired.
+   * Whether it was already used is the caller's to check (UsedStateStore).
+   */
+  async open(token: unknown, binding: RoundBinding): Promise<OpenedState> {
+    const integrity = (why: string) => invalid(`requestState integrity check failed: ${why}`);
+    if (typeof token !== "string") throw integrity("not a string");
+    const cut = token.indexOf(".");
+    const keyId = token.slice(0, cut);
+    const bytes = cut > 0 && KEY_ID.test(keyId) ? fromBase64Url(token.slice(cut + 1)) : undefined;
+    if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) throw integrity("malformed");
+    const key = this.#key(keyId);
+    if (!key) throw integrity(`sealed with a key this server does not have (key id "${keyId}")`);
+    let plain: ArrayBuffer;
+    try {
+      plain = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES), additionalData: utf8Bytes(keyId) },
+        await key,
+        bytes.subarray(IV_BYTES),
+      );
+    } catch {
+      throw integrity("altered, forged, or sealed by a server with another key");
+    }
+    // Only this sealer wrote what decrypts: its shape is known.
+    const state = JSON.parse(utf8Text(new Uint8Array(plain))) as OpenedState;
+    if (state.method !== binding.method || state.target !== binding.target)
+      throw invalid(
+        `requestState was issued for another request (${state.method} ${state.target ?? ""}), not this one`,
+      );
+    if (state.args !== binding.args)
+      throw invalid(
+        "requestState was issued for other arguments: a retry must repeat the params of the request that received it",
+      );
+    if (state.caller !== binding.caller) throw invalid("requestState was issued to another caller");
+    if (Date.now() > state.expires)
+      throw invalid(
+        `requestState expired (a state is valid ${Math.round(this.ttlMs / 1000)} s): send the request again without it`,
+      );
     return state;
   }
+}
+
+const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);
+
+function randomKey(): Promise<CryptoKey> {
+  return crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, [
+    "encrypt",
+    "decrypt",
+  ]) as Promise<CryptoKey>;
+}
+
+async function derivedKey(secret: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", secret, "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: utf8Bytes(HKDF_INFO) },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
 }

@@ -10,7 +10,10 @@ export type {
 } from "../mcp/handler-context.js";
 export { type InputRequest, type InputRequiredResult, inputRequired } from "../mcp/input-rounds.js";
 export { notImplemented } from "../mcp/not-implemented.js";
+export type { StateCaller } from "../mcp/round-binding.js";
+export type { StateKey } from "../mcp/state-sealer.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
+export { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 export {
   type Completer,
   type ContractImplementation,

@@ -11,8 +11,10 @@ import type { AnyHandler, ImplementationInfo, MethodTypes, SessionInfo } from ".
 import { isStub } from "../mcp/not-implemented.js";
 import { ToolHeaderParams } from "../mcp/param-headers.js";
 import { META } from "../mcp/request-meta.js";
-import { StateSealer } from "../mcp/state-sealer.js";
+import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
+import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
+import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 import { LinkedSet } from "../util/collections.js";
 import { detailOf } from "../util/errors.js";
 import { Listeners } from "./listen.js";
@@ -49,13 +51,37 @@ export interface ServerOptions {
    */
   cache?: { ttlMs: number; cacheScope: "public" | "private" };
   /**
-   * Stateless era: the HMAC key sealing `requestState` (default: random per process). Servers behind a
-   * load balancer share one so a retry may reach another instance.
+   * Stateless era: the secret sealing `requestState` (AES-256-GCM, key derived by HKDF; at least 32
+   * random bytes), as the single key of `stateKeys` with id "default". Default: a random key per server.
+   * Servers behind a load balancer share one so a retry may reach another instance.
    */
   stateSecret?: string | Uint8Array;
-  /** Stateless era: how long a sealed `requestState` stays valid (default 10 minutes). */
+  /**
+   * Stateless era: the keys sealing `requestState`, by id: the first seals, all open (to rotate, put the
+   * new key first and drop the old one once `stateTtlMs` has passed). Instead of `stateSecret`.
+   */
+  stateKeys?: readonly StateKey[];
+  /**
+   * Stateless era: how long a sealed `requestState` stays valid (default 5 minutes: an elicitation
+   * waits on a person; the state is also single use and bound to the request and its caller).
+   */
   stateTtlMs?: number;
+  /**
+   * Stateless era: who an authenticated caller is (`ctx.auth`, the transport's `authenticate` result) for
+   * binding `requestState` to them: return the subject (user id). Default: a string `ctx.auth` as it is,
+   * anything else by its canonical JSON (all of it must then be the same on the retry).
+   */
+  stateCaller?: StateCaller;
+  /**
+   * Stateless era: where used `requestState`s are remembered, each being good for one retry (default: in
+   * memory, this instance only). Servers behind a load balancer need a shared store to refuse a state
+   * used at another instance.
+   */
+  usedStateStore?: UsedStateStore;
 }
+
+/** Default lifetime of a sealed `requestState`. */
+const DEFAULT_STATE_TTL_MS = 5 * 60_000;
 
 export interface RuntimeServerOptions extends ServerOptions {
   protocol: ProtocolTables;
@@ -73,6 +99,9 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly handshakeCapabilities: Capabilities;
   readonly listeners = new Listeners();
   readonly sealer: StateSealer;
+  /** Sealed states already used (each is good for one retry). */
+  readonly usedStates: UsedStateStore;
+  readonly stateCaller: StateCaller;
   /** Versions a stateless request may name (what discover lists and -32022 reports). */
   readonly statelessVersions: readonly string[];
   /** `_meta` of every stateless-era result: the server names itself. */
@@ -106,7 +135,9 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.capabilities = capsOf(this.protocol);
     this.handshakeCapabilities = this.handshake ? capsOf(this.handshake) : this.capabilities;
     this.validateResults = options.validateResults ?? nodeEnv() !== "production";
-    this.sealer = new StateSealer(options.stateSecret, options.stateTtlMs ?? 10 * 60_000);
+    this.sealer = new StateSealer(stateKeysOf(options), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
+    this.usedStates = options.usedStateStore ?? new InMemoryUsedStateStore();
+    this.stateCaller = options.stateCaller ?? defaultStateCaller;
     this.statelessVersions = this.statelessTables?.supportedVersions.map((v) => v.version) ?? [];
     this.resultMeta = { [META.serverInfo]: options.info };
     this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
@@ -157,6 +188,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     if (!info) {
       info = Object.freeze({
         protocolVersion,
+        sessionless: true as const,
         clientInfo: Object.freeze({ name: "unknown", version: "0" }),
         clientCapabilities: Object.freeze({}),
       });
@@ -248,6 +280,14 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.reportError(error);
     return error;
   }
+}
+
+/** The sealing keys the options give: `stateKeys`, or `stateSecret` as the one key "default", or none (random). */
+function stateKeysOf(options: ServerOptions): readonly StateKey[] | undefined {
+  if (options.stateKeys && options.stateSecret !== undefined)
+    throw new TypeError("give stateKeys or stateSecret, not both");
+  if (options.stateSecret !== undefined) return [{ id: "default", secret: options.stateSecret }];
+  return options.stateKeys;
 }
 
 /** NODE_ENV where there is a `process` that may be read (Workers have none; Deno without --allow-env throws). */

@@ -29,7 +29,7 @@ import type {
 import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
 import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
-import { hasRequestMeta } from "../mcp/request-meta.js";
+import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
@@ -190,6 +190,14 @@ export class ServerSession<
     options?: RequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
     const entry = this.server.handshake && entryOf(this.server.handshake.serverRequests, method);
+    if (this.stateless && entry?.delivery === "message") {
+      // Whatever the client declared: its capabilities never reached this session, and its answer
+      // would come in a POST of its own, served by another session.
+      throw new McpError(
+        ErrorCode.InternalError,
+        `cannot send ${method} to the client: this request came without a session (Streamable HTTP served with stateless: true), so the server has no way to send it a request and get the answer, whatever capabilities the client declared; serve HTTP with sessions for ${method}`,
+      );
+    }
     if (!this.initialized || entry?.delivery !== "message") {
       throw new McpError(
         ErrorCode.MethodNotFound,
@@ -265,6 +273,13 @@ export class ServerSession<
     if (method === "ping") return {};
     if (method === "initialize") return this.initialize(request);
     if (!this.info) {
+      // A client of the stateless era (its version in `_meta`) hears which versions to initialize with.
+      const requested = metaVersion(request.params);
+      if (requested !== undefined && !tables.supportedVersions.some((v) => v.version === requested))
+        throw unsupportedVersion(
+          requested,
+          tables.supportedVersions.map((v) => v.version),
+        );
       throw new McpError(
         ErrorCode.InvalidRequest,
         `${method} received before initialize: initialize the session first`,

@@ -18,8 +18,10 @@ import {
   readRequestMeta,
   unsupportedVersion,
 } from "../mcp/request-meta.js";
+import { bindingOf, boundParams, roundCaller } from "../mcp/round-binding.js";
 import type { RoundState } from "../mcp/state-sealer.js";
 import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
+import { detailOf } from "../util/errors.js";
 import { serveListen } from "./listen.js";
 import { checkInputResponse, RequestContext, type StatelessRequest } from "./request-context.js";
 import type { ServerSession } from "./session.js";
@@ -67,10 +69,42 @@ export function serveStateless(
   const run = (round: Round | undefined) =>
     runStateless(session, entry, params, handler, rc, info, { meta, tables, round });
   if (!entry.inputRequired) return run(undefined);
-  if (params.requestState === undefined) return run(openRound(session, params));
-  return session.server.sealer
-    .open(params.requestState, entry.method, targetOf(params))
-    .then((state) => run(openRound(session, params, state)));
+  // Taken now: the handler may change its params before it asks for input.
+  const bound = boundParams(params);
+  if (params.requestState === undefined) return run(openRound(session, params, bound));
+  return resumeRound(session, entry, params, bound, rc).then(run);
+}
+
+/**
+ * The round a retry resumes: its requestState opened against this request (method, target, arguments,
+ * caller), its inputResponses checked, then the state claimed as used: each is good for one retry.
+ */
+async function resumeRound(
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  bound: string,
+  rc: IncomingRequestContext,
+): Promise<Round> {
+  const { server } = session;
+  const binding = await bindingOf(entry.method, targetOf(params), bound, callerOf(session, rc));
+  const state = await server.sealer.open(params.requestState, binding);
+  const round = openRound(session, params, bound, state);
+  if (!(await server.usedStates.claim(state.id, state.expires)))
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      "requestState was already used (each is good for one retry): send the request again without it",
+    );
+  return round;
+}
+
+/** Who the request's caller is, for binding its rounds (a faulty `stateCaller` is the server's error). */
+function callerOf(session: AnySession, rc: IncomingRequestContext): string {
+  try {
+    return roundCaller(rc.extra, session.sessionId, session.server.stateCaller);
+  } catch (error) {
+    throw session.server.fault(`cannot bind a requestState to the caller (stateCaller): ${detailOf(error)}`);
+  }
 }
 
 function runStateless(
@@ -87,19 +121,24 @@ function runStateless(
   try {
     result = handler(params, ctx);
   } catch (error) {
-    return statelessSettled(session, entry, params, ctx, { error });
+    return statelessSettled(session, entry, params, rc, ctx, { error });
   }
   if (result instanceof Promise) {
     return result.then(
-      (value) => statelessSettled(session, entry, params, ctx, { value }),
-      (error) => statelessSettled(session, entry, params, ctx, { error }),
+      (value) => statelessSettled(session, entry, params, rc, ctx, { value }),
+      (error) => statelessSettled(session, entry, params, rc, ctx, { error }),
     );
   }
-  return statelessSettled(session, entry, params, ctx, { value: result });
+  return statelessSettled(session, entry, params, rc, ctx, { value: result });
 }
 
 /** The input state of a retried request: sealed earlier answers plus this retry's inputResponses. */
-function openRound(session: AnySession, params: Record<string, unknown>, state?: RoundState): Round {
+function openRound(
+  session: AnySession,
+  params: Record<string, unknown>,
+  bound: string,
+  state?: RoundState,
+): Round {
   if (state) {
     // The handler sees only its own state (or none), never the runtime's envelope.
     if (state.user === undefined) delete params.requestState;
@@ -111,20 +150,21 @@ function openRound(session: AnySession, params: Record<string, unknown>, state?:
   for (const [key, method] of Object.entries(state?.asked ?? {})) {
     if (key in responses) checkInputResponse(stateless, method, key, responses[key]);
   }
-  return new Round({ ...state?.answers, ...responses });
+  return new Round({ ...state?.answers, ...responses }, bound);
 }
 
 function statelessSettled(
   session: AnySession,
   entry: RequestEntry,
   params: Record<string, unknown>,
+  rc: IncomingRequestContext,
   ctx: RequestContext<MethodTypes, MethodTypes>,
   outcome: { value: unknown } | { error: unknown },
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   const round = ctx.round;
   // A handler awaiting input it lacks ends in INPUT_PENDING (or in whatever it made of it): the
   // questions it asked are the answer, whatever it returned.
-  if (round && round.pending.size > 0) return askForInput(session, entry, params, round, undefined);
+  if (round && round.pending.size > 0) return askForInput(session, entry, params, rc, round, undefined);
   if ("error" in outcome) {
     if (outcome.error === INPUT_PENDING)
       throw session.server.fault(`${entry.method}: input requested outside a request that may ask for it`);
@@ -136,7 +176,7 @@ function statelessSettled(
       throw session.server.fault(
         `the ${entry.method} handler returned an InputRequiredResult, which ${entry.method} may not`,
       );
-    return askForInput(session, entry, params, round, value);
+    return askForInput(session, entry, params, rc, round, value);
   }
   return session.finish(entry, decorate(session, entry, value as Record<string, unknown>), ctx);
 }
@@ -146,6 +186,7 @@ function askForInput(
   session: AnySession,
   entry: RequestEntry,
   params: Record<string, unknown>,
+  rc: IncomingRequestContext,
   round: Round,
   returned: { inputRequests?: Record<string, InputRequest>; requestState?: string } | undefined,
 ): Promise<Record<string, unknown>> {
@@ -169,19 +210,19 @@ function askForInput(
   }
   const asked = Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, r.method]));
   const state: RoundState = {
-    method: entry.method,
-    target: targetOf(params),
     answers: round.consumed,
     asked,
     ...(returned?.requestState === undefined ? {} : { user: returned.requestState }),
-    expires: Date.now() + session.server.sealer.ttlMs,
   };
-  return session.server.sealer.seal(state).then((requestState) => ({
-    resultType: RESULT_TYPE.inputRequired,
-    ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),
-    requestState,
-    _meta: session.server.resultMeta,
-  }));
+  const { sealer } = session.server;
+  return bindingOf(entry.method, targetOf(params), round.params, callerOf(session, rc))
+    .then((binding) => sealer.seal(state, binding))
+    .then((requestState) => ({
+      resultType: RESULT_TYPE.inputRequired,
+      ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),
+      requestState,
+      _meta: session.server.resultMeta,
+    }));
 }
 
 /** `resultType`, caching hints where the method's result carries them, and the server's identity. */

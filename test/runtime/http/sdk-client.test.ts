@@ -4,6 +4,8 @@
  * negotiates down to 2025-06-18, SSE polling, and the legacy HTTP+SSE transport.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { handlers, info } from "../../../examples/everything-server/handlers.js";
+import { createServer } from "../../../generated/2026-07-28/index.js";
 import { type ServeHttpOptions, serveHttp } from "../../../runtime/node/http.js";
 import { featureServer } from "../../fixtures/http/feature-server.js";
 import { runSdkClient } from "../../fixtures/http/helpers.js";
@@ -71,6 +73,42 @@ describe("official SDK client over Streamable HTTP", () => {
     const get = await fetch(http.url, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+  });
+
+  it("stateless: a tool asking the client for sampling or elicitation fails saying why (no session to ask on), not that the client declared no such capability", async () => {
+    const server = createServer({ info, handlers, onError: () => {} });
+    const http = await serveHttp(server, { port: 0, stateless: true });
+    cleanups.push(() => http.close());
+    // The SDK client declares sampling and elicitation and would answer both.
+    const report = await runSdkClient("streamable", http.url, [
+      "connect",
+      "test_sampling",
+      "test_elicitation",
+    ]);
+    expect(report.error).toBeUndefined();
+    expect(report.connect).toMatchObject({ sessionId: null, protocolVersion: "2025-11-25" });
+    for (const [step, method] of [
+      ["test_sampling", "sampling/createMessage"],
+      ["test_elicitation", "elicitation/create"],
+    ] as const) {
+      const { error } = report[step] as { error?: string };
+      expect(error).toContain(`cannot send ${method} to the client: this request came without a session`);
+      expect(error).toContain("whatever capabilities the client declared");
+      expect(error).not.toMatch(/did not declare/);
+    }
+    // With sessions, the same client and tools work.
+    const stateful = await serveHttp(createServer({ info, handlers, onError: () => {} }), { port: 0 });
+    cleanups.push(() => stateful.close());
+    const ok = await runSdkClient("streamable", stateful.url, [
+      "connect",
+      "test_sampling",
+      "test_elicitation",
+    ]);
+    expect(ok.test_sampling).toMatchObject({ isError: false, text: expect.stringContaining("LLM response") });
+    expect(ok.test_elicitation).toMatchObject({
+      isError: false,
+      text: expect.stringContaining("sdk@example.org"),
+    });
   });
 
   it("a session the SDK negotiates down to 2025-06-18", async () => {

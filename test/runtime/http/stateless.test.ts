@@ -288,17 +288,17 @@ describe("multi round-trip requests", () => {
     });
     expect(tampered.answer?.error?.code).toBe(-32602);
     expect(tampered.answer?.error?.message).toMatch(/requestState integrity check failed/);
-    // A body re-signed by nobody: the payload edited, the signature kept.
-    const [body, mac] = state.split(".");
-    const edited = JSON.parse(Buffer.from(body!, "base64url").toString()) as Record<string, unknown>;
-    edited.answers = { confirm: { action: "accept", content: { ok: false } } };
-    const forged = `${Buffer.from(JSON.stringify(edited)).toString("base64url")}.${mac}`;
+    // One bit of the ciphertext flipped: the authentication tag no longer matches.
+    const [keyId, sealed] = state.split(".");
+    const bytes = Buffer.from(sealed!, "base64url");
+    bytes[20] = bytes[20]! ^ 1;
     const forgedCall = await call(http.url, "tools/call", {
       ...args,
       inputResponses: answer,
-      requestState: forged,
+      requestState: `${keyId}.${bytes.toString("base64url")}`,
     });
     expect(forgedCall.answer?.error?.code).toBe(-32602);
+    expect(forgedCall.answer?.error?.message).toMatch(/requestState integrity check failed/);
     // The state of one tool is not accepted by another.
     const foreign = await call(http.url, "tools/call", {
       name: "test_input_required_result_elicitation",
@@ -316,6 +316,82 @@ describe("multi round-trip requests", () => {
       requestState: state,
     });
     expect(expired.answer?.error?.message).toMatch(/expired/);
+  });
+
+  it("a requestState serves only the request that received it, once: other arguments, another caller or a second use → -32602", async () => {
+    const server = createServer({ info, handlers, onError: () => {} });
+    // The bearer token is the caller's identity (ctx.auth).
+    const http = await serveHttp(server, {
+      port: 0,
+      authenticate: (request) => request.headers.get("authorization")?.slice("Bearer ".length),
+    });
+    cleanups.push(() => http.close());
+    const as = (user: string) => ({ authorization: `Bearer ${user}` });
+    const ask = { name: "test_elicitation", arguments: { message: "Pay 1 EUR to Bob?" } };
+    const first = await call(http.url, "tools/call", ask, as("alice"));
+    const asked = first.answer!.result as {
+      resultType: string;
+      inputRequests: Record<string, unknown>;
+      requestState: string;
+    };
+    expect(asked.resultType).toBe("input_required");
+    const [key] = Object.keys(asked.inputRequests);
+    const retry = (params: Record<string, unknown>, user: string) =>
+      call(
+        http.url,
+        "tools/call",
+        {
+          ...params,
+          inputResponses: { [key!]: { action: "accept", content: { username: "alice", email: "a@x.org" } } },
+          requestState: asked.requestState,
+        },
+        as(user),
+      );
+
+    const inflated = await retry({ ...ask, arguments: { message: "Pay 1000000 EUR to Bob?" } }, "alice");
+    expect(inflated.status).toBe(200);
+    expect(inflated.answer?.error?.code).toBe(-32602);
+    expect(inflated.answer?.error?.message).toMatch(/requestState was issued for other arguments/);
+    const stolen = await retry(ask, "mallory");
+    expect(stolen.answer?.error?.code).toBe(-32602);
+    expect(stolen.answer?.error?.message).toMatch(/requestState was issued to another caller/);
+
+    // Refused attempts did not use it up: its holder finishes, once.
+    const done = await retry(ask, "alice");
+    expect(done.answer?.result).toMatchObject({
+      resultType: "complete",
+      content: [{ type: "text", text: expect.stringContaining("action=accept") }],
+    });
+    const again = await retry(ask, "alice");
+    expect(again.answer?.error?.code).toBe(-32602);
+    expect(again.answer?.error?.message).toMatch(/requestState was already used/);
+  });
+
+  it("the binding is of the params as the client sent them, whatever the handler does to its own", async () => {
+    const server = createServer({
+      info,
+      onError: () => {},
+      handlers: {
+        callTool: async (params, ctx) => {
+          // A handler normalizing its arguments in place, then asking.
+          const args = params.arguments as { amount: number };
+          args.amount = Math.round(args.amount);
+          const answer = await ctx.elicit(
+            { message: `Pay ${args.amount}?`, requestedSchema: { type: "object", properties: {} } },
+            { key: "confirm" },
+          );
+          return { content: [{ type: "text", text: `${answer.action} ${args.amount}` }] };
+        },
+      },
+    });
+    const http = await serveHttp(server, { port: 0 });
+    cleanups.push(() => http.close());
+    const ask = { name: "pay", arguments: { amount: 1.4 } };
+    const first = await call(http.url, "tools/call", ask);
+    const { requestState } = first.answer!.result as { requestState: string };
+    const inputResponses = { confirm: { action: "accept", content: {} } };
+    const done = await call(http.url, "tools/call", { ...ask, inputResponses, requestState });
+    expect(done.answer?.result).toMatchObject({ content: [{ type: "text", text: "accept 1" }] });
   });
 
   it("without a stateSecret each server draws a random key: a second instance rejects the first one's state; with one secret both accept it", async () => {

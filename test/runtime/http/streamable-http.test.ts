@@ -312,7 +312,13 @@ describe("stateless", () => {
     const batch = [call(1, "echo", { text: "a" }), call(2, "echo", { text: "b" })];
     const old = await post(handler, batch, { "mcp-protocol-version": "2025-03-26" });
     expect(await old.json()).toMatchObject([{ id: 1 }, { id: 2 }]);
-    await expectError(await post(handler, call(1, "echo"), { "mcp-protocol-version": "0.1" }), 400, -32600);
+    // A version it does not speak: UnsupportedProtocolVersion, naming the request and the versions it does.
+    const unsupported = await post(handler, call(1, "echo"), { "mcp-protocol-version": "0.1" });
+    expect(unsupported.status).toBe(400);
+    expect(await unsupported.json()).toMatchObject({
+      id: 1,
+      error: { code: -32022, data: { requested: "0.1", supported: expect.arrayContaining(["2025-06-18"]) } },
+    });
     await expect.poll(() => server.sessions.size).toBe(0);
     expect(handler.sessionCount).toBe(0);
   });

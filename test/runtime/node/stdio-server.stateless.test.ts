@@ -92,6 +92,29 @@ describe("stateless era over stdio", () => {
     expect(s.inbox.items.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
   });
 
+  it("a requestState serves only the arguments it was issued for, once", async () => {
+    const s = start();
+    const ask = { name: "test_elicitation", arguments: { message: "Pay 1 EUR?" }, _meta: META };
+    s.send({ id: 1, method: "tools/call", params: ask });
+    const { requestState, inputRequests } = (await s.answer(1)).result as {
+      requestState: string;
+      inputRequests: Record<string, unknown>;
+    };
+    const retry = (id: number, params: Record<string, unknown>) => {
+      const answer = { action: "accept", content: { username: "ada", email: "ada@x.org" } };
+      const inputResponses = Object.fromEntries(Object.keys(inputRequests).map((key) => [key, answer]));
+      s.send({ id, method: "tools/call", params: { ...params, inputResponses, requestState } });
+      return s.answer(id);
+    };
+    expect(await retry(2, { ...ask, arguments: { message: "Pay 1000000 EUR?" } })).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining("issued for other arguments") },
+    });
+    expect(await retry(3, ask)).toMatchObject({ result: { resultType: "complete" } });
+    expect(await retry(4, ask)).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining("already used") },
+    });
+  });
+
   it("a process opened with initialize follows the handshake era", async () => {
     const s = start();
     s.send({
