@@ -6,6 +6,7 @@
 
 import { formats } from "@mcp-codegen/runtime/codegen";
 import type { Dialect } from "../schema/registry.js";
+import { record, recordOf } from "./records.js";
 import { applySchemaFixes } from "./tables.js";
 
 export type { Dialect };
@@ -234,7 +235,7 @@ function parseDefinitions(
     }
   }
   const ctx: Ctx = { file, dialect, defsKey, names: new Set(Object.keys(rawDefs)) };
-  const definitions: Record<string, SchemaNode> = {};
+  const definitions = record<SchemaNode>();
   for (const name of Object.keys(rawDefs).sort()) {
     definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx, true);
   }
@@ -281,7 +282,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false, applie
       : fail(key, "must be a non-empty array of schemas");
   const schemaMap = (key: string, v: unknown): Record<string, SchemaNode> => {
     if (!isObject(v)) return fail(key, "must be an object of schemas");
-    const out: Record<string, SchemaNode> = {};
+    const out = record<SchemaNode>();
     for (const k of Object.keys(v)) {
       out[k] = parseNode(v[k], `${pointer}/${escapePointer(key)}/${escapePointer(k)}`, ctx);
     }
@@ -391,7 +392,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false, applie
             );
           }
         }
-        node.dependentRequired = deps as Record<string, string[]>;
+        node.dependentRequired = recordOf(Object.entries(deps as Record<string, string[]>));
         break;
       }
       case "not":
