@@ -6,6 +6,7 @@
 
 import { formats } from "@mcp-codegen/runtime/codegen";
 import type { Dialect } from "../schema/registry.js";
+import { depthReason, MAX_DEPTH, shortPointer, tooDeep } from "./depth.js";
 import { record, recordOf } from "./records.js";
 import { applySchemaFixes } from "./tables.js";
 
@@ -174,6 +175,7 @@ export function parseSchema(text: string, file: string): ParsedSchema {
     throw new SchemaLoadError(file, "", `not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  checkDepth(doc, file);
   const fixes = applySchemaFixes(doc);
   const declared = doc.$schema;
   if (typeof declared !== "string") {
@@ -195,6 +197,7 @@ export function parseSchema(text: string, file: string): ParsedSchema {
  */
 export function parseSchemaDocument(doc: object, file: string, dialect: Dialect): ParsedSchema {
   if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  checkDepth(doc, file);
   const declared = doc.$schema;
   if (declared !== undefined) {
     if (typeof declared !== "string" || dialectOf(declared, file, "/$schema") !== dialect) {
@@ -211,6 +214,12 @@ export function parseSchemaDocument(doc: object, file: string, dialect: Dialect)
     throw new SchemaLoadError(file, `/${defsKey}`, `\`${defsKey}\` must be an object of schemas`);
   }
   return { ...parseDefinitions({ ...doc, [defsKey]: defs ?? {} }, file, dialect), fixes: [] };
+}
+
+/** Refuses a document whose definitions nest deeper than MAX_DEPTH (they sit two levels down). */
+function checkDepth(doc: Record<string, unknown>, file: string): void {
+  const deep = tooDeep(doc, MAX_DEPTH + 2);
+  if (deep !== undefined) throw new SchemaLoadError(file, shortPointer(deep), depthReason());
 }
 
 function dialectOf(declared: string, file: string, pointer: string): Dialect {

@@ -23,6 +23,7 @@ import { basename, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
+import { depthReason, shortPointer, tooDeep } from "../depth.js";
 import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
 import { own, record, recordOf } from "../records.js";
@@ -119,9 +120,14 @@ async function contractFiles(path: string): Promise<string[]> {
  */
 async function bundle(file: string, label: string): Promise<Record<string, unknown>> {
   const parser = new $RefParser();
-  const refs = await parser.resolve(file, { resolve: { http: false } }).catch((e: Error) => {
-    throw new ContractError(label, "", e.message.split("\n")[0]!);
-  });
+  const unreadable = (e: Error) => {
+    // The library recurses over what it reads: a document nested deeply enough exhausts the stack.
+    throw new ContractError(label, "", e instanceof RangeError ? depthReason() : e.message.split("\n")[0]!);
+  };
+  // Parsed alone first: resolving walks the document recursively, so its depth is checked before that.
+  const deep = tooDeep(await parser.parse(file, { resolve: { http: false } }).catch(unreadable));
+  if (deep !== undefined) throw new ContractError(label, shortPointer(deep), depthReason());
+  const refs = await parser.resolve(file, { resolve: { http: false } }).catch(unreadable);
   const doc = structuredClone(parser.schema) as unknown;
   if (!isObject(doc))
     throw new ContractError(

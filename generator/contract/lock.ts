@@ -5,6 +5,7 @@
  * order the server listed them in.
  */
 
+import { depthReason, MAX_LOCK_DEPTH, shortPointer, tooDeep } from "../depth.js";
 import { isObject } from "../load.js";
 import { ContractError, canonicalJson, canonicalSha256 } from "./load.js";
 import type { JsonObject } from "./model.js";
@@ -68,6 +69,14 @@ export function buildLock(
       const keyField = kind === "resources" ? "uri" : "name";
       if (!isObject(raw) || typeof raw.name !== "string" || typeof raw[keyField] !== "string") {
         warnings.push(`${kind}: an entry without a ${keyField} is left out`);
+        continue;
+      }
+      // Hashing, comparing and rendering the lock recurse: an entry too deep for them is not kept.
+      const deep = tooDeep(raw, MAX_LOCK_DEPTH);
+      if (deep !== undefined) {
+        warnings.push(
+          `${kind}: "${raw[keyField]}" is left out: ${shortPointer(deep)} is ${depthReason(MAX_LOCK_DEPTH)}`,
+        );
         continue;
       }
       // Round-tripped through canonical JSON: keys sorted at every level, `undefined` gone.
