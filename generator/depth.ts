@@ -30,7 +30,7 @@ export function tooDeep(value: unknown, limit: number = MAX_DEPTH): string | und
     return undefined;
   };
   const path = visit(value, 1);
-  return path && path.map((p) => `/${escapePointer(p)}`).join("");
+  return path?.map((p) => `/${escapePointer(p)}`).join("");
 }
 
 /** A place `tooDeep` found, as messages show it: its first levels (the whole pointer is as long as the limit). */

@@ -30,7 +30,7 @@ export function hoistSchema(
     const base =
       path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
         ? `${prefix}${typeNameOf(path[1]!)}`
-        : `${prefix}_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+        : `${prefix}${typeNameOf(path.join(" "))}`;
     let name = base;
     for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
     taken.add(name);

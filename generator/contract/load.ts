@@ -322,6 +322,7 @@ function pointsAtItself(node: unknown): boolean {
  */
 class Refs {
   readonly #named = new Map<string, string>();
+  readonly #taken = new Set<string>();
   readonly #extra: [string, unknown][] = [];
   constructor(
     readonly doc: Record<string, unknown>,
@@ -366,7 +367,11 @@ class Refs {
           at.slice(1).replaceAll("/", "."),
           `dangling $ref ${JSON.stringify(ref)}`,
         );
-      named = `Ref_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+      // In type-name form already, so that the type and the check both carry this very name.
+      const base = `Ref${typeNameOf(path.join(" "))}`;
+      named = base;
+      for (let i = 2; this.#taken.has(named); i++) named = `${base}${i}`;
+      this.#taken.add(named);
       this.#named.set(ref, named);
       this.#extra.push([named, target]);
     }
