@@ -99,7 +99,10 @@ describe("pull: odd schemas neither crash it nor lose the other tools", () => {
       "__proto__",
     ]);
     // JSON text: `__proto__` stays a key (an object literal would make it the prototype).
-    const run = await pull("proto", `{"tools":[${JSON.stringify(plain)},{"name":"proto","inputSchema":${JSON.stringify(schema).replace('"properties":{', '"properties":{"__proto__":{"type":"string"},')}}]}`);
+    const run = await pull(
+      "proto",
+      `{"tools":[${JSON.stringify(plain)},{"name":"proto","inputSchema":${JSON.stringify(schema).replace('"properties":{', '"properties":{"__proto__":{"type":"string"},')}}]}`,
+    );
     expectPulled(run);
     const lock = lockOf("proto");
     expect(lock.tools.map((t) => t.name)).toEqual(["plain", "proto"]);
@@ -162,7 +165,10 @@ export async function use(): Promise<void> {
 
   it('a $ref into the schema itself ("#/properties/a") is resolved: the client type-checks', async () => {
     const schema = object({ a: { type: "string" }, b: { $ref: "#/properties/a" } }, ["b"]);
-    const run = await pull("selfref", JSON.stringify({ tools: [plain, { name: "refs", inputSchema: schema }] }));
+    const run = await pull(
+      "selfref",
+      JSON.stringify({ tools: [plain, { name: "refs", inputSchema: schema }] }),
+    );
     expectPulled(run);
     const errors = await typecheck({
       "selfref-usage.ts": `
@@ -229,6 +235,8 @@ export async function use(): Promise<void> {
     expect(types).toContain("export type ProtoInput = {\n  x?: number;\n};");
     expect(types).toContain("export type ConstructorInput = {");
     expect(types).toContain("export type ToStringInput = {");
-    expect(types).toContain("export type ProtoPromptArguments = {\n  __proto__?: string;\n  constructor: string;\n};");
+    expect(types).toContain(
+      "export type ProtoPromptArguments = {\n  __proto__?: string;\n  constructor: string;\n};",
+    );
   });
 });
