@@ -172,6 +172,31 @@ describe("generate: odd contracts", () => {
     );
   });
 
+  it.each([
+    [
+      '"tools":{"x":{"annotations":{"readOnlyHint":"yes"},"inputSchema":{"type":"object"}}}',
+      "tools.x.annotations.readOnlyHint: Expected boolean (the protocol's Tool)",
+    ],
+    [
+      '"tools":{"x":{"icons":[{"mimeType":"image/png"}],"inputSchema":{"type":"object"}}}',
+      "tools.x.icons.0.src: Required (the protocol's Tool)",
+    ],
+    ['"prompts":{"p":{"title":5}}', "prompts.p.title: Expected string (the protocol's Prompt)"],
+    [
+      '"resources":{"r":{"uri":"note://r","size":"big"}}',
+      "resources.r.size: Expected integer (the protocol's Resource)",
+    ],
+  ])(
+    "a field the protocol types otherwise is refused naming the item and the place: %s",
+    (contract, message) => {
+      const before = tree(PROJECT);
+      const run = generate(`{${contract}}`);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`error: contract.json: ${message}`);
+      expect(tree(PROJECT)).toEqual(before);
+    },
+  );
+
   it("a protocol schema (--schema) nested past the limit is refused naming the file and the pointer", () => {
     const file = join(TMP, "deep-schema.json");
     writeFileSync(
