@@ -121,6 +121,9 @@ export function parseLock(text: string, file: string): ContractLock {
     throw new ContractError(file, "", `not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(doc)) throw new ContractError(file, "", "not a lock: the document is not an object");
+  // An item sits three levels down (`tools/0/definition`); hashing it recurses.
+  const deep = tooDeep(doc, MAX_LOCK_DEPTH + 3);
+  if (deep !== undefined) throw new ContractError(file, shortPointer(deep), depthReason(MAX_LOCK_DEPTH));
   if (doc.lockVersion !== LOCK_VERSION)
     throw new ContractError(
       file,

@@ -22,7 +22,7 @@ interface Run {
 }
 
 /** Pulls from the raw server listing `lists` (JSON text, written as is) into TMP/<name>. */
-function pull(name: string, lists: string): Promise<Run> {
+function pull(name: string, lists: string, options: string[] = []): Promise<Run> {
   const file = join(TMP, `${name}.lists.json`);
   writeFileSync(file, lists);
   return new Promise((resolve) => {
@@ -36,6 +36,7 @@ function pull(name: string, lists: string): Promise<Run> {
         name,
         "--out",
         TMP,
+        ...options,
         "--",
         process.execPath,
         SERVER,
@@ -238,5 +239,38 @@ export async function use(): Promise<void> {
     expect(types).toContain(
       "export type ProtoPromptArguments = {\n  __proto__?: string;\n  constructor: string;\n};",
     );
+  });
+});
+
+describe("pull --check: names and depth", () => {
+  it("an output property named constructor that the server removed is breaking", async () => {
+    const withIt = (properties: Record<string, unknown>) =>
+      JSON.stringify({
+        tools: [{ name: "get", inputSchema: { type: "object" }, outputSchema: object(properties) }],
+      });
+    expectPulled(await pull("check", withIt({ constructor: { type: "string" }, n: { type: "number" } })));
+    const check = await pull("check", withIt({ n: { type: "number" } }), ["--check"]);
+    expect(check.stderr).not.toContain("internal error");
+    expect(check.stdout).toContain('BREAKING   output property "constructor" removed');
+    expect(check.code).toBe(1);
+  });
+
+  it("a lock nested past the limit is refused naming the lock and the place (exit 2)", async () => {
+    let deep = "1";
+    for (let i = 0; i < 20_000; i++) deep = `[${deep}]`;
+    const lock = join(TMP, "deep.lock.json");
+    writeFileSync(
+      lock,
+      `{"lockVersion":1,"server":{"name":"raw","version":"1"},"protocolVersion":"2025-11-25","sha256":"0","prompts":[],"resources":[],"resourceTemplates":[],"tools":[{"name":"x","sha256":"0","definition":{"name":"x","inputSchema":{"type":"object","default":${deep}}}}]}`,
+    );
+    const run = await pull("deeplock", JSON.stringify({ tools: [plain] }), ["--check", "--lock", lock]);
+    expect(run.stderr).not.toContain("internal error");
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: ${lock}: /tools/0/definition/inputSchema/default/0/0\\S*: nested deeper than 1024 levels`,
+        "m",
+      ),
+    );
+    expect(run.code).toBe(2);
   });
 });
