@@ -1,7 +1,8 @@
 /**
  * No schema crashes the generator: contracts and pulled lists built from random odd-but-JSON schemas
  * (prototype names, lone surrogates, deep nesting, `$ref`s into the schema, wrong-typed keywords and
- * annotations) go through contract loading and emitting, and lock → client generation. Each either
+ * annotations) go through contract loading and emitting, pull's mending of listed entries, and lock →
+ * client generation. Each either
  * succeeds or fails with an error the CLI prints as a message (`isInputError`: a ContractError,
  * SchemaLoadError…), never anything else; and a well-formed tool beside the odd ones is never lost from
  * a pulled client.
@@ -14,7 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { protocol } from "../../../generated/2026-07-28/protocol.js";
 import { isInputError } from "../../../generator/cli/errors.js";
+import { lenientTables } from "../../../generator/cli/pull-lists.js";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { emitContractClient } from "../../../generator/contract/emit-client.js";
 import { contractFromLock } from "../../../generator/contract/from-lock.js";
@@ -246,4 +249,32 @@ describe("no schema crashes the generator", () => {
     },
     TIMEOUT,
   );
+
+  it("pull's mending of a tools/list page: never throws; what it keeps passes the protocol's check; a plain tool stays", () => {
+    const plain = { name: "plain", inputSchema: { type: "object" } };
+    const warnings: string[] = [];
+    const tables = lenientTables(protocol, warnings);
+    const entry = fc.oneof(
+      { weight: 4, arbitrary: fc.tuple(toolName, tool).map(([name, def]) => ({ name, ...def })) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 5 }), (tools) => {
+        // A page of each era: the stateless one also carries its caching fields and result type.
+        for (const [check, base] of [
+          [tables.legacy!.clientRequests["tools/list"]!.result, {}],
+          [
+            tables.clientRequests["tools/list"]!.result,
+            { cacheScope: "public", ttlMs: 0, resultType: "complete" },
+          ],
+        ] as const) {
+          const page = JSON.parse(JSON.stringify({ ...base, tools: [...tools, plain] }));
+          expect(check(page)).toBeUndefined();
+          expect(page.tools.length).toBeLessThanOrEqual(tools.length + 1);
+          expect(page.tools.at(-1)).toEqual(plain);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS * 4 },
+    );
+  });
 });
