@@ -2,10 +2,9 @@
  * No schema crashes the generator: contracts and pulled lists built from random odd-but-JSON schemas
  * (prototype names, lone surrogates, deep nesting, `$ref`s into the schema, wrong-typed keywords and
  * annotations) go through contract loading and emitting, pull's mending of listed entries, and lock →
- * client generation. Each either
- * succeeds or fails with an error the CLI prints as a message (`isInputError`: a ContractError,
- * SchemaLoadError…), never anything else; and a well-formed tool beside the odd ones is never lost from
- * a pulled client.
+ * client generation. Each either succeeds or fails with an error the CLI prints as a message
+ * (`isInputError`: a ContractError, SchemaLoadError…), never anything else; and a well-formed tool beside
+ * the odd ones is never lost from a pulled client.
  *
  * Fixed seed, a few runs by default; run longer with MCP_CODEGEN_PROPERTY_RUNS=2000 (and another
  * seed with MCP_CODEGEN_PROPERTY_SEED=<n>).
