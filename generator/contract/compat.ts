@@ -218,10 +218,21 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
   const judge = (acceptsLess: boolean, change: string) =>
     found.push({ level: acceptsLess === (role === "input") ? "breaking" : "compatible", change });
 
+  /** References being followed on the way here: a recursive schema is followed round its cycle once. */
+  const following = new Set<string>();
   const visit = (a0: unknown, b0: unknown, path: string) => {
-    const key = `${path}\u0000${canonicalJson(a0)}\u0000${canonicalJson(b0)}`;
+    const pair = `${canonicalJson(a0)}\u0000${canonicalJson(b0)}`;
+    const key = `${path}\u0000${pair}`;
     if (seen.has(key)) return;
     seen.add(key);
+    const isRef = (n: unknown) => isObject(n) && n.$ref !== undefined;
+    if (!isRef(a0) && !isRef(b0)) return compareNodes(a0, b0, path);
+    if (following.has(pair)) return;
+    following.add(pair);
+    compareNodes(a0, b0, path);
+    following.delete(pair);
+  };
+  const compareNodes = (a0: unknown, b0: unknown, path: string) => {
     const a = deref(a0, rootOld);
     const b = deref(b0, rootNew);
     const where = label(path);

@@ -255,6 +255,30 @@ describe("pull --check: names and depth", () => {
     expect(check.code).toBe(1);
   });
 
+  it("a recursive schema that changed is compared round its cycle once", async () => {
+    const listed = (description: string) =>
+      JSON.stringify({
+        tools: [
+          {
+            name: "walk",
+            inputSchema: {
+              type: "object",
+              properties: { node: { $ref: "#/$defs/Node" } },
+              $defs: {
+                Node: { type: "object", description, properties: { next: { $ref: "#/$defs/Node" } } },
+              },
+            },
+          },
+        ],
+      });
+    expectPulled(await pull("cycle", listed("a node")));
+    const check = await pull("cycle", listed("a node of the list"), ["--check"]);
+    expect(check.stderr).not.toContain("internal error");
+    expect(check.stdout).toContain('compatible argument "node": description changed');
+    expect(check.stdout).toContain("0 breaking, 1 compatible");
+    expect(check.code).toBe(0);
+  });
+
   it("a lock nested past the limit is refused naming the lock and the place (exit 2)", async () => {
     let deep = "1";
     for (let i = 0; i < 20_000; i++) deep = `[${deep}]`;
