@@ -1,8 +1,8 @@
 /**
  * No schema crashes the generator: contracts and pulled lists built from random odd-but-JSON schemas
  * (prototype names, lone surrogates, deep nesting, `$ref`s into the schema, wrong-typed keywords and
- * annotations) go through contract loading and emitting, pull's mending of listed entries, and lock →
- * client generation. Each either succeeds or fails with an error the CLI prints as a message
+ * annotations) go through contract loading and emitting, pull's mending of listed entries, lock →
+ * client generation and the comparison of two locks (`pull --check`). Each either succeeds or fails with an error the CLI prints as a message
  * (`isInputError`: a ContractError, SchemaLoadError…), never anything else; and a well-formed tool beside
  * the odd ones is never lost from a pulled client.
  *
@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { protocol } from "../../../generated/2026-07-28/protocol.js";
 import { isInputError } from "../../../generator/cli/errors.js";
 import { lenientTables } from "../../../generator/cli/pull-lists.js";
+import { compareLocks, renderComparison } from "../../../generator/contract/compat.js";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { emitContractClient } from "../../../generator/contract/emit-client.js";
 import { contractFromLock } from "../../../generator/contract/from-lock.js";
@@ -273,6 +274,35 @@ describe("no schema crashes the generator", () => {
           expect(page.tools.at(-1)).toEqual(plain);
         }
       }),
+      { seed: SEED, numRuns: RUNS * 4 },
+    );
+  });
+
+  it("comparing two locks of odd tools (pull --check) never throws", () => {
+    const lockOf = (list: [string, unknown][]) =>
+      buildLock(
+        JSON.parse(
+          JSON.stringify({
+            server: { name: "odd", version: "1" },
+            protocolVersion: "2025-11-25",
+            tools: list.map(([name, def]) => ({ name, ...(def as object) })),
+            prompts: [],
+            resources: [],
+            resourceTemplates: [],
+          }),
+        ),
+      ).lock;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("a", "constructor", "__proto__"), tool, tool), { maxLength: 3 }),
+        (pairs) => {
+          const before = lockOf(pairs.map(([name, a]) => [name, a]));
+          const after = lockOf(pairs.map(([name, , b]) => [name, b]));
+          const comparison = compareLocks(before, after);
+          expect(renderComparison(comparison)).toMatch(/\n$/);
+          expect(comparison.breaking + comparison.compatible).toBe(comparison.changes.length);
+        },
+      ),
       { seed: SEED, numRuns: RUNS * 4 },
     );
   });
