@@ -6,6 +6,8 @@
 
 import { formats } from "@mcp-codegen/runtime/codegen";
 import type { Dialect } from "../schema/registry.js";
+import { depthReason, MAX_DEPTH, shortPointer, tooDeep } from "./depth.js";
+import { record, recordOf } from "./records.js";
 import { applySchemaFixes } from "./tables.js";
 
 export type { Dialect };
@@ -173,6 +175,7 @@ export function parseSchema(text: string, file: string): ParsedSchema {
     throw new SchemaLoadError(file, "", `not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  checkDepth(doc, file);
   const fixes = applySchemaFixes(doc);
   const declared = doc.$schema;
   if (typeof declared !== "string") {
@@ -194,6 +197,7 @@ export function parseSchema(text: string, file: string): ParsedSchema {
  */
 export function parseSchemaDocument(doc: object, file: string, dialect: Dialect): ParsedSchema {
   if (!isObject(doc)) throw new SchemaLoadError(file, "", "not a JSON Schema: the document is not an object");
+  checkDepth(doc, file);
   const declared = doc.$schema;
   if (declared !== undefined) {
     if (typeof declared !== "string" || dialectOf(declared, file, "/$schema") !== dialect) {
@@ -210,6 +214,12 @@ export function parseSchemaDocument(doc: object, file: string, dialect: Dialect)
     throw new SchemaLoadError(file, `/${defsKey}`, `\`${defsKey}\` must be an object of schemas`);
   }
   return { ...parseDefinitions({ ...doc, [defsKey]: defs ?? {} }, file, dialect), fixes: [] };
+}
+
+/** Refuses a document whose definitions nest deeper than MAX_DEPTH (they sit two levels down). */
+function checkDepth(doc: Record<string, unknown>, file: string): void {
+  const deep = tooDeep(doc, MAX_DEPTH + 2);
+  if (deep !== undefined) throw new SchemaLoadError(file, shortPointer(deep), depthReason());
 }
 
 function dialectOf(declared: string, file: string, pointer: string): Dialect {
@@ -234,7 +244,7 @@ function parseDefinitions(
     }
   }
   const ctx: Ctx = { file, dialect, defsKey, names: new Set(Object.keys(rawDefs)) };
-  const definitions: Record<string, SchemaNode> = {};
+  const definitions = record<SchemaNode>();
   for (const name of Object.keys(rawDefs).sort()) {
     definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx, true);
   }
@@ -281,7 +291,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false, applie
       : fail(key, "must be a non-empty array of schemas");
   const schemaMap = (key: string, v: unknown): Record<string, SchemaNode> => {
     if (!isObject(v)) return fail(key, "must be an object of schemas");
-    const out: Record<string, SchemaNode> = {};
+    const out = record<SchemaNode>();
     for (const k of Object.keys(v)) {
       out[k] = parseNode(v[k], `${pointer}/${escapePointer(key)}/${escapePointer(k)}`, ctx);
     }
@@ -391,7 +401,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false, applie
             );
           }
         }
-        node.dependentRequired = deps as Record<string, string[]>;
+        node.dependentRequired = recordOf(Object.entries(deps as Record<string, string[]>));
         break;
       }
       case "not":

@@ -1,4 +1,5 @@
 import { SchemaSourceError } from "../../schema/loader.js";
+import { ContractError } from "../contract/load.js";
 import { SchemaLoadError } from "../load.js";
 import { ModelError } from "../model.js";
 import { ProjectError } from "../project.js";
@@ -17,10 +18,11 @@ export class CliError extends Error {
   }
 }
 
-/** Errors caused by the input (schema, version, flags) rather than by the generator itself. */
+/** Errors caused by the input (schema, contract, lock, version, flags) rather than by the generator itself. */
 export function isInputError(e: unknown): e is Error {
   return (
     e instanceof CliError ||
+    e instanceof ContractError ||
     e instanceof SchemaLoadError ||
     e instanceof SchemaSourceError ||
     e instanceof ModelError ||

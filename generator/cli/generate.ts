@@ -5,6 +5,7 @@ import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
+import { checkProtocolFit } from "../contract/protocol-fit.js";
 import { addContractStubs } from "../contract/stubs.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import { updateHandlers } from "../handlers-update.js";
@@ -158,6 +159,14 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   step.done(`generated protocol ${target}`);
   const outDir = join(root, config.output);
   const contract = config.contract ? await loadProjectContract(root, config.contract) : undefined;
+  if (contract) {
+    try {
+      checkProtocolFit(contract, next.model.definitions);
+    } catch (e) {
+      if (e instanceof ContractError) throw new CliError(e.message);
+      throw e;
+    }
+  }
   const files = { ...next.files };
   if (contract) {
     const emitted = await emitContract(contract, { protocolVersion: target });

@@ -10,6 +10,7 @@ import type { PulledLists } from "../contract/lock.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { CliError } from "./errors.js";
 import { allPages, type Page } from "./list-pages.js";
+import { lenientTables } from "./pull-lists.js";
 
 export type PullTarget =
   | { kind: "http"; url: URL; headers: Record<string, string>; timeoutMs: number }
@@ -22,14 +23,18 @@ const STDERR_TAIL = 2000;
 export async function pullLists(
   target: PullTarget,
   options: { resources: boolean } = { resources: true },
-): Promise<PulledLists & { transport?: string }> {
+): Promise<PulledLists & { transport?: string; warnings: string[] }> {
   // Loaded on use: the other commands never need the client.
-  const { createClient } = await import("../../generated/2026-07-28/client.js");
-  const client = createClient({
+  const { protocol } = await import("../../generated/2026-07-28/protocol.js");
+  const { Client } = await import("@mcp-codegen/runtime/client");
+  const warnings: string[] = [];
+  const client = new Client(lenientTables(protocol, warnings), {
     info: { name: "mcp-codegen-pull", version: GENERATOR_VERSION },
     requestTimeoutMs: target.timeoutMs,
     onError: () => {},
   });
+  const request = (method: string) => (params: { cursor?: string }) =>
+    client.request(method, params as never) as Promise<unknown>;
   let stderr = "";
   let where = "connecting";
   const secrets = target.kind === "http" ? Object.values(target.headers).filter((v) => v.length >= 4) : [];
@@ -53,23 +58,21 @@ export async function pullLists(
       allPages(method, key, list as (params: { cursor?: string }) => Promise<Page>, (page) => {
         where = `${method}${page > 1 ? ` (page ${page})` : ""}`;
       });
-    const tools = caps.tools ? await all("tools/list", (p) => client.listTools(p), "tools") : [];
-    const prompts = caps.prompts ? await all("prompts/list", (p) => client.listPrompts(p), "prompts") : [];
+    const tools = caps.tools ? await all("tools/list", request("tools/list"), "tools") : [];
+    const prompts = caps.prompts ? await all("prompts/list", request("prompts/list"), "prompts") : [];
     const resources =
       caps.resources && options.resources
-        ? await all("resources/list", (p) => client.listResources(p), "resources")
+        ? await all("resources/list", request("resources/list"), "resources")
         : [];
     // The `resources` capability covers templates too, but a server without any often leaves the
     // method out: "Method not found" there means no templates, not a broken server.
     const resourceTemplates = caps.resources
-      ? await all(
-          "resources/templates/list",
-          (p) => client.listResourceTemplates(p),
-          "resourceTemplates",
-        ).catch((e: unknown) => {
-          if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return [];
-          throw e;
-        })
+      ? await all("resources/templates/list", request("resources/templates/list"), "resourceTemplates").catch(
+          (e: unknown) => {
+            if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return [];
+            throw e;
+          },
+        )
       : [];
     return {
       server: { name: description.serverInfo.name, version: description.serverInfo.version },
@@ -78,6 +81,7 @@ export async function pullLists(
       prompts,
       resources,
       resourceTemplates,
+      warnings,
       ...("kind" in transport && transport.kind ? { transport: transport.kind } : {}),
     };
   } catch (e) {

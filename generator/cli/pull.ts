@@ -159,7 +159,7 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
   step.done(
     `${lock.server.name} ${lock.server.version} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${lock.tools.length} tools, ${lock.prompts.length} prompts, ${lock.resources.length} resources, ${lock.resourceTemplates.length} resource templates`,
   );
-  for (const w of warnings) report.info(`warning: ${w}`);
+  for (const w of [...pulled.warnings, ...warnings]) report.info(`warning: ${w}`);
   const lockFile = `${name}.lock.json`;
 
   if (opts.check) {

@@ -6,6 +6,7 @@
  * more, found at run time), with its name and mimeType.
  */
 
+import { own } from "../records.js";
 import { canonicalJson } from "./load.js";
 import type { ContractPrompt, ContractResource, ContractTemplate, JsonObject } from "./model.js";
 
@@ -147,8 +148,7 @@ function differences(contract: unknown, server: unknown, path: string): string[]
       return;
     }
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    for (const k of keys)
-      walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}/${k}`);
+    for (const k of keys) walk(own(a, k), own(b, k), `${at}/${k}`);
   };
   walk(contract, server, path);
   return out;

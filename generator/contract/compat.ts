@@ -12,6 +12,7 @@
  */
 
 import { isObject } from "../load.js";
+import { own } from "../records.js";
 import { canonicalJson } from "./load.js";
 import { type ContractLock, itemKey, LOCK_KINDS, type LockKind } from "./lock.js";
 
@@ -104,7 +105,7 @@ export function compareItem(kind: LockKind, before: Raw, after: Raw): Found[] {
   }
   if (kind === "resources") handled.add("uri");
   for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(cmp)) {
-    if (handled.has(key) || same(before[key], after[key])) continue;
+    if (handled.has(key) || same(own(before, key), own(after, key))) continue;
     // The rest describes the item (title, description, annotations, icons, mimeType, _meta): calls still work.
     found.push({ level: "compatible", change: `${key} changed` });
   }
@@ -200,7 +201,7 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
       const defs = m ? root[m[1]!] : undefined;
       const target =
         m && isObject(defs)
-          ? defs[decodeURIComponent(m[2]!).replaceAll("~1", "/").replaceAll("~0", "~")]
+          ? own(defs, decodeURIComponent(m[2]!).replaceAll("~1", "/").replaceAll("~0", "~"))
           : n.$ref === "#"
             ? root
             : undefined;
@@ -217,10 +218,21 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
   const judge = (acceptsLess: boolean, change: string) =>
     found.push({ level: acceptsLess === (role === "input") ? "breaking" : "compatible", change });
 
+  /** References being followed on the way here: a recursive schema is followed round its cycle once. */
+  const following = new Set<string>();
   const visit = (a0: unknown, b0: unknown, path: string) => {
-    const key = `${path}\u0000${canonicalJson(a0)}\u0000${canonicalJson(b0)}`;
+    const pair = `${canonicalJson(a0)}\u0000${canonicalJson(b0)}`;
+    const key = `${path}\u0000${pair}`;
     if (seen.has(key)) return;
     seen.add(key);
+    const isRef = (n: unknown) => isObject(n) && n.$ref !== undefined;
+    if (!isRef(a0) && !isRef(b0)) return compareNodes(a0, b0, path);
+    if (following.has(pair)) return;
+    following.add(pair);
+    compareNodes(a0, b0, path);
+    following.delete(pair);
+  };
+  const compareNodes = (a0: unknown, b0: unknown, path: string) => {
     const a = deref(a0, rootOld);
     const b = deref(b0, rootNew);
     const where = label(path);
@@ -284,22 +296,23 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
     const closedB = b.additionalProperties === false;
     const sub = (name: string) => (path === "" ? name : `${path}.${name}`);
     for (const name of Object.keys(pa).sort(cmp)) {
-      if (name in pb) continue;
+      if (Object.hasOwn(pb, name)) continue;
       if (role === "output") found.push({ level: "breaking", change: `${label(sub(name))} removed` });
       else judge(closedB, `${label(sub(name))} removed${closedB ? "" : " (no longer declared)"}`);
     }
     for (const name of Object.keys(pb).sort(cmp)) {
-      if (name in pa) continue;
+      if (Object.hasOwn(pa, name)) continue;
       const what = `new ${rb.has(name) ? "required" : "optional"} ${noun} "${sub(name)}"`;
       // Inputs: only a required one stops old calls. Outputs: only a closed old schema refuses it.
       if (role === "input") found.push({ level: rb.has(name) ? "breaking" : "compatible", change: what });
       else found.push({ level: closedA ? "breaking" : "compatible", change: what });
     }
     for (const name of [...rb].sort(cmp))
-      if (!ra.has(name) && name in pa) judge(true, `${label(sub(name))} is now required`);
+      if (!ra.has(name) && Object.hasOwn(pa, name)) judge(true, `${label(sub(name))} is now required`);
     for (const name of [...ra].sort(cmp))
-      if (!rb.has(name) && name in pb) judge(false, `${label(sub(name))} is now optional`);
-    for (const name of Object.keys(pa).sort(cmp)) if (name in pb) visit(pa[name], pb[name], sub(name));
+      if (!rb.has(name) && Object.hasOwn(pb, name)) judge(false, `${label(sub(name))} is now optional`);
+    for (const name of Object.keys(pa).sort(cmp))
+      if (Object.hasOwn(pb, name)) visit(pa[name], pb[name], sub(name));
     if (!same(a.additionalProperties, b.additionalProperties)) {
       if (closedB) judge(true, `${where}: additionalProperties now false`);
       else if (closedA && b.additionalProperties === undefined)
@@ -317,7 +330,7 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
     if (annotations.length)
       found.push({ level: "compatible", change: `${where}: ${annotations.join(", ")} changed` });
     for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(cmp)) {
-      if (HANDLED.has(k) || same(a[k], b[k])) continue;
+      if (HANDLED.has(k) || same(own(a, k), own(b, k))) continue;
       found.push({ level: "breaking", change: `${where}: ${k} changed (not analysed; assumed breaking)` });
     }
   };

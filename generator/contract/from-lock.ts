@@ -8,6 +8,7 @@
  */
 
 import { isObject } from "../load.js";
+import { record } from "../records.js";
 import { hoistSchema } from "./hoist.js";
 import { buildContract, ContractError, typeNameOf } from "./load.js";
 import type { ContractLock } from "./lock.js";
@@ -37,7 +38,13 @@ export interface PulledContract {
   warnings: string[];
 }
 
-const empty = (): Declared => ({ tools: {}, prompts: {}, resources: {}, templates: {}, defs: {} });
+const empty = (): Declared => ({
+  tools: record(),
+  prompts: record(),
+  resources: record(),
+  templates: record(),
+  defs: record(),
+});
 
 /** Whether buildContract takes `declared`; the reason when not. */
 function refusal(declared: Declared): string | undefined {
@@ -56,7 +63,7 @@ export function contractFromLock(
   source = `${lock.server.name} (pulled)`,
 ): PulledContract {
   const warnings: string[] = [];
-  const loose: LooseTools = {};
+  const loose: LooseTools = record();
   const declared = empty();
   const entry = (raw: Raw) => ({ raw, file: source });
 
@@ -77,7 +84,7 @@ export function contractFromLock(
     const typeName = typeNameOf(name);
     const tool = pick(definition, TOOL_FIELDS);
     const reasons: { input?: string; output?: string } = {};
-    const defs: Record<string, unknown> = {};
+    const defs = record<unknown>();
     for (const [key, side] of [
       ["inputSchema", "input"],
       ["outputSchema", "output"],

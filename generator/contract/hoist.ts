@@ -1,9 +1,8 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
 import { escapePointer, isObject } from "../load.js";
+import { own, record } from "../records.js";
 import { typeNameOf } from "./names.js";
-
-type Raw = Record<string, unknown>;
 
 /**
  * One schema made local to `prefix`: its `$defs`/`definitions` (and any other place a `#/...` reference
@@ -13,8 +12,8 @@ export function hoistSchema(
   schema: unknown,
   prefix: string,
 ): { root: unknown; defs: Record<string, unknown> } {
-  if (!isObject(schema)) return { root: schema, defs: {} };
-  const defs: Record<string, unknown> = {};
+  if (!isObject(schema)) return { root: schema, defs: record() };
+  const defs = record<unknown>();
   const named = new Map<string, string>();
   const taken = new Set<string>([prefix]);
   const nameFor = (ref: string): string => {
@@ -26,12 +25,12 @@ export function hoistSchema(
       .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
     let target: unknown = schema;
     for (const step of path)
-      target = isObject(target) || Array.isArray(target) ? (target as Raw)[step] : undefined;
+      target = isObject(target) || Array.isArray(target) ? own(target, step) : undefined;
     if (target === undefined) throw new Error(`dangling $ref ${JSON.stringify(ref)}`);
     const base =
       path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
         ? `${prefix}${typeNameOf(path[1]!)}`
-        : `${prefix}_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+        : `${prefix}${typeNameOf(path.join(" "))}`;
     let name = base;
     for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
     taken.add(name);
@@ -42,7 +41,7 @@ export function hoistSchema(
   const rewrite = (node: unknown, top = false): unknown => {
     if (Array.isArray(node)) return node.map((x) => rewrite(x));
     if (!isObject(node)) return node;
-    const out: Raw = {};
+    const out = record<unknown>();
     for (const [k, v] of Object.entries(node)) {
       if (top && (k === "$defs" || k === "definitions" || k === "$schema")) continue;
       if (k === "$ref" && typeof v === "string") {

@@ -23,8 +23,10 @@ import { basename, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
+import { depthReason, shortPointer, tooDeep } from "../depth.js";
 import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
+import { own, record, recordOf } from "../records.js";
 import { hoistSchema } from "./hoist.js";
 import { typeNameOf } from "./names.js";
 
@@ -118,9 +120,14 @@ async function contractFiles(path: string): Promise<string[]> {
  */
 async function bundle(file: string, label: string): Promise<Record<string, unknown>> {
   const parser = new $RefParser();
-  const refs = await parser.resolve(file, { resolve: { http: false } }).catch((e: Error) => {
-    throw new ContractError(label, "", e.message.split("\n")[0]!);
-  });
+  const unreadable = (e: Error) => {
+    // The library recurses over what it reads: a document nested deeply enough exhausts the stack.
+    throw new ContractError(label, "", e instanceof RangeError ? depthReason() : e.message.split("\n")[0]!);
+  };
+  // Parsed alone first: resolving walks the document recursively, so its depth is checked before that.
+  const deep = tooDeep(await parser.parse(file, { resolve: { http: false } }).catch(unreadable));
+  if (deep !== undefined) throw new ContractError(label, shortPointer(deep), depthReason());
+  const refs = await parser.resolve(file, { resolve: { http: false } }).catch(unreadable);
   const doc = structuredClone(parser.schema) as unknown;
   if (!isObject(doc))
     throw new ContractError(
@@ -129,13 +136,13 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
       "must hold an object (tools, prompts, resources, resourceTemplates, $defs)",
     );
   const rootUrl = pathToFileURL(resolvePath(file)).href;
-  const defs: Record<string, unknown> = isObject(doc.$defs) ? doc.$defs : {};
+  const defs = isObject(doc.$defs) ? recordOf(Object.entries(doc.$defs)) : record<unknown>();
   /** External target (absolute URL) → local definition name. */
   const hoisted = new Map<string, string>();
   const localize = (node: unknown, base: string): unknown => {
     if (Array.isArray(node)) return node.map((x) => localize(x, base));
     if (!isObject(node)) return node;
-    const out: Record<string, unknown> = {};
+    const out = record<unknown>();
     for (const [k, v] of Object.entries(node)) {
       if (k !== "$ref" || typeof v !== "string") {
         out[k] = localize(v, base);
@@ -164,7 +171,7 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
         if (value === undefined) throw new ContractError(label, `$ref ${v}`, "points at nothing");
         hoisted.set(target.href, name);
         const local = localize(structuredClone(value), fileUrl);
-        if (defs[name] !== undefined && JSON.stringify(defs[name]) !== JSON.stringify(local))
+        if (own(defs, name) !== undefined && JSON.stringify(defs[name]) !== JSON.stringify(local))
           throw new ContractError(
             label,
             `$ref ${v}`,
@@ -185,11 +192,11 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
 /** Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. */
 export async function loadContract(path: string, label = path): Promise<ContractModel> {
   const files = await contractFiles(path);
-  const tools: Declared["tools"] = {};
-  const prompts: Declared["prompts"] = {};
-  const resources: Declared["resources"] = {};
-  const templates: Declared["templates"] = {};
-  const defs: Record<string, { raw: unknown; file: string }> = {};
+  const tools: Declared["tools"] = record();
+  const prompts: Declared["prompts"] = record();
+  const resources: Declared["resources"] = record();
+  const templates: Declared["templates"] = record();
+  const defs: Declared["defs"] = record();
   for (const file of files) {
     const where = files.length === 1 ? label : join(label, relative(path, file));
     const doc = await bundle(file, where);
@@ -210,11 +217,11 @@ export async function loadContract(path: string, label = path): Promise<Contract
         if (!isObject(raw)) throw new ContractError(where, `${key}.${name}`, "must be an object");
         if (into[name])
           throw new ContractError(where, `${key}.${name}`, `declared twice (also in ${into[name]!.file})`);
-        const own = key === "tools" ? selfContained(raw, name, where, doc) : { raw, wire: {} };
+        const item = key === "tools" ? selfContained(raw, name, where, doc) : { raw, wire: {} };
         into[name] = {
-          raw: pointers.rewrite(own.raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
+          raw: pointers.rewrite(item.raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
           file: where,
-          wire: own.wire,
+          wire: item.wire,
         };
       }
     };
@@ -288,9 +295,9 @@ function selfContained(
     }
     out[key] = hoisted.root;
     wire[key] = schema;
-    const defs = isObject(doc.$defs) ? doc.$defs : {};
+    const defs = isObject(doc.$defs) ? doc.$defs : record();
     for (const [def, value] of Object.entries(hoisted.defs)) {
-      if (defs[def] !== undefined)
+      if (own(defs, def) !== undefined)
         throw new ContractError(
           file,
           `tools.${name}.${key}`,
@@ -315,6 +322,7 @@ function pointsAtItself(node: unknown): boolean {
  */
 class Refs {
   readonly #named = new Map<string, string>();
+  readonly #taken = new Set<string>();
   readonly #extra: [string, unknown][] = [];
   constructor(
     readonly doc: Record<string, unknown>,
@@ -324,7 +332,7 @@ class Refs {
   rewrite(node: unknown, pointer: string): unknown {
     if (Array.isArray(node)) return node.map((x, i) => this.rewrite(x, `${pointer}/${i}`));
     if (!isObject(node)) return node;
-    const out: Record<string, unknown> = {};
+    const out = record<unknown>();
     for (const [k, v] of Object.entries(node)) {
       if (k === "$ref" && typeof v === "string") out[k] = this.#target(v, pointer);
       else out[k] = this.rewrite(v, `${pointer}/${escapePointer(k)}`);
@@ -352,15 +360,18 @@ class Refs {
     if (!named) {
       let target: unknown = this.doc;
       for (const step of path)
-        target =
-          isObject(target) || Array.isArray(target) ? (target as Record<string, unknown>)[step] : undefined;
+        target = isObject(target) || Array.isArray(target) ? own(target, step) : undefined;
       if (target === undefined)
         throw new ContractError(
           this.file,
           at.slice(1).replaceAll("/", "."),
           `dangling $ref ${JSON.stringify(ref)}`,
         );
-      named = `Ref_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+      // In type-name form already, so that the type and the check both carry this very name.
+      const base = `Ref${typeNameOf(path.join(" "))}`;
+      named = base;
+      for (let i = 2; this.#taken.has(named); i++) named = `${base}${i}`;
+      this.#taken.add(named);
       this.#named.set(ref, named);
       this.#extra.push([named, target]);
     }
@@ -395,7 +406,7 @@ function rootSchema(raw: unknown): unknown {
 
 /** Builds the model from declarations whose `$ref`s all read `#/$defs/<Name>`. */
 export function buildContract(source: string, declared: Declared): ContractModel {
-  const schemaDefs: Record<string, unknown> = {};
+  const schemaDefs = record<unknown>();
   /** Synthetic definition → where the user wrote it, for messages. */
   const origin = new Map<string, { file: string; where: string }>();
   const typeNames = new Map<string, string>();
@@ -476,7 +487,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
         `${where}.arguments`,
         "must be an array of { name, description?, required? }",
       );
-    const properties: Record<string, unknown> = {};
+    const properties = record<unknown>();
     const required: string[] = [];
     const list: ContractPrompt["arguments"] = [];
     const wire: JsonObject[] = [];
@@ -564,10 +575,10 @@ export function buildContract(source: string, declared: Declared): ContractModel
           `${where}.variables.${v}`,
           `the template ${raw.uriTemplate} has no variable ${v}`,
         );
-    const properties: Record<string, unknown> = {};
+    const properties = record<unknown>();
     const variables: ContractTemplateVariable[] = [];
     for (const v of [...new Set(names)]) {
-      const schema = rootSchema(declaredVars[v] ?? { type: "string" });
+      const schema = rootSchema(own(declaredVars, v) ?? { type: "string" });
       if (!isObject(schema)) throw new ContractError(file, `${where}.variables.${v}`, "must be a schema");
       const type = schema.type ?? (Array.isArray(schema.enum) ? "string" : undefined);
       if (typeof type !== "string" || !["string", "number", "integer", "boolean", "array"].includes(type))
@@ -643,13 +654,13 @@ export function buildContract(source: string, declared: Declared): ContractModel
     const rooted = (node: Json): Json => {
       if (Array.isArray(node)) return node.map(rooted);
       if (node === null || typeof node !== "object") return node;
-      const out: JsonObject = {};
+      const out = record<Json>();
       for (const [k, v] of Object.entries(node)) out[k] = k === "$ref" && v === self ? "#" : rooted(v);
       return out;
     };
     const schema = rooted(schemaDefs[def] as Json) as JsonObject;
     if (reach.size === 0) return schema;
-    const carried: JsonObject = {};
+    const carried = record<Json>();
     for (const r of [...reach].sort()) carried[r] = rooted(schemaDefs[r] as Json);
     return { ...schema, $defs: carried };
   };

@@ -5,6 +5,7 @@
  * order the server listed them in.
  */
 
+import { depthReason, MAX_LOCK_DEPTH, shortPointer, tooDeep } from "../depth.js";
 import { isObject } from "../load.js";
 import { ContractError, canonicalJson, canonicalSha256 } from "./load.js";
 import type { JsonObject } from "./model.js";
@@ -70,6 +71,14 @@ export function buildLock(
         warnings.push(`${kind}: an entry without a ${keyField} is left out`);
         continue;
       }
+      // Hashing, comparing and rendering the lock recurse: an entry too deep for them is not kept.
+      const deep = tooDeep(raw, MAX_LOCK_DEPTH);
+      if (deep !== undefined) {
+        warnings.push(
+          `${kind}: "${raw[keyField]}" is left out: ${shortPointer(deep)} is ${depthReason(MAX_LOCK_DEPTH)}`,
+        );
+        continue;
+      }
       // Round-tripped through canonical JSON: keys sorted at every level, `undefined` gone.
       const definition = JSON.parse(canonicalJson(raw)) as JsonObject;
       const item = { name: raw.name, sha256: canonicalSha256(definition), definition };
@@ -112,6 +121,9 @@ export function parseLock(text: string, file: string): ContractLock {
     throw new ContractError(file, "", `not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(doc)) throw new ContractError(file, "", "not a lock: the document is not an object");
+  // An item sits three levels down (`tools/0/definition`); hashing it recurses.
+  const deep = tooDeep(doc, MAX_LOCK_DEPTH + 3);
+  if (deep !== undefined) throw new ContractError(file, shortPointer(deep), depthReason(MAX_LOCK_DEPTH));
   if (doc.lockVersion !== LOCK_VERSION)
     throw new ContractError(
       file,

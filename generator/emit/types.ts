@@ -18,25 +18,53 @@ import { formatTs } from "../write.js";
 const ROOT = "__McpCodegenRoot";
 
 export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Promise<Record<string, string>> {
-  const definitions: Record<string, JSONSchema> = {};
+  const definitions: Record<string, JSONSchema> = Object.create(null);
   for (const def of model.definitions) definitions[def.name] = toJsonSchema(def.schema);
-  const out = await compile({ title: ROOT, type: "object", additionalProperties: false, definitions }, ROOT, {
-    bannerComment: "",
-    unreachableDefinitions: true,
-    declareExternallyReferenced: true,
-    // zod infers arrays, not tuples, for minItems/maxItems; the two must agree (see the parity test).
-    ignoreMinAndMaxItems: true,
-    format: false,
-    strictIndexSignatures: false,
-    // No stated additionalProperties: no index signature (the library's default adds one everywhere).
-    additionalProperties: false,
-  });
+  const { input, restore } = shielded(definitions);
+  const out = await compile(
+    { title: ROOT, type: "object", additionalProperties: false, definitions: input },
+    ROOT,
+    {
+      bannerComment: "",
+      // References reach the library as named types (`tsType`), never as `$ref`: nothing to resolve. Its
+      // resolver would also fail on a name holding a lone surrogate (it URI-encodes every key it passes).
+      $refOptions: { resolve: { external: false }, dereference: { excludedPathMatcher: () => true } },
+      unreachableDefinitions: true,
+      declareExternallyReferenced: true,
+      // zod infers arrays, not tuples, for minItems/maxItems; the two must agree (see the parity test).
+      ignoreMinAndMaxItems: true,
+      format: false,
+      strictIndexSignatures: false,
+      // No stated additionalProperties: no index signature (the library's default adds one everywhere).
+      additionalProperties: false,
+    },
+  );
   // The library's unformatted output has no indentation; its own formatting pass would run prettier.
-  const formatted = formatTs(renderTemplate("types.ts", { body: tidy(out) }), "types.ts");
+  const formatted = formatTs(renderTemplate("types.ts", { body: tidy(restore(out)) }), "types.ts");
   // The synthetic root the library needs to reach every definition is no type of the schema's.
   const typed = asTypeLiterals(formatted).replace(`export type ${ROOT} = {\n};\n`, "");
   if (typed.includes(ROOT)) throw new Error(`types.ts: the synthetic ${ROOT} is still referenced`);
   return { "types.ts": typed };
+}
+
+/**
+ * The library calls `schema.hasOwnProperty(…)` on every object it walks, so a key `hasOwnProperty` (a
+ * property, a definition, a key inside a `const`) would crash it. Such keys go in under a stand-in found
+ * nowhere in the input, and come back in the output. The input is JSON: parsed back, it is plain data
+ * (`__proto__` an own key).
+ */
+function shielded(definitions: Record<string, JSONSchema>): {
+  input: Record<string, JSONSchema>;
+  restore: (out: string) => string;
+} {
+  const text = JSON.stringify(definitions);
+  if (!text.includes('"hasOwnProperty"')) return { input: definitions, restore: (out) => out };
+  let standIn = "hasOwnProperty_";
+  while (text.includes(standIn)) standIn += "_";
+  return {
+    input: JSON.parse(text.replaceAll('"hasOwnProperty"', `"${standIn}"`)) as Record<string, JSONSchema>,
+    restore: (out) => out.replaceAll(standIn, "hasOwnProperty"),
+  };
 }
 
 /**

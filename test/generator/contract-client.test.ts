@@ -309,13 +309,13 @@ describe("contractFromLock", () => {
         type: "object",
         properties: {
           p: { $ref: "#/$defs/MoveInputPoint" },
-          q: { $ref: "#/$defs/MoveInput_properties_p" },
+          q: { $ref: "#/$defs/MoveInputPropertiesP" },
           self: { $ref: "#/$defs/MoveInput" },
         },
       },
       defs: {
         MoveInputPoint: obj({ x: { type: "number" } }),
-        MoveInput_properties_p: { $ref: "#/$defs/MoveInputPoint" },
+        MoveInputPropertiesP: { $ref: "#/$defs/MoveInputPoint" },
       },
     });
   });
