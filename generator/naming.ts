@@ -35,11 +35,6 @@ export const camelCase = (s: string): string => s.replace(/_([a-z])/g, (_, c: st
 /** Whether `name` can be written bare: as an object key or after a dot. */
 export const isIdentifier = (name: string): boolean => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
 
-/** A JS identifier or a quoted key for object literals and property access. */
-export function propertyKey(name: string): string {
-  return isIdentifier(name) ? name : JSON.stringify(name);
-}
-
 /** The plain check function of a definition in validators.ts. */
 export const checkName = (definition: string): string => `check${definition}`;
 
