@@ -144,3 +144,58 @@ export async function use(): Promise<void> {
     expect(lock.prompts[0].definition.name).toBe(INJECTING.prompts[0]!.name);
   });
 });
+
+/** A terminal control a server might send: clear screen, a title change, a C1 CSI, a bidi override. */
+const CONTROLS = "\u001b[2J\u001b]0;owned\u0007\u009b31m\u202etxt.exe";
+/** What must never reach the terminal raw (line feeds and tabs are the CLI's own layout). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const SHOWN = "\\u001b[2J\\u001b]0;owned\\u0007\\u009b31m\\u202etxt.exe";
+
+const CONTROLLING = {
+  serverInfo: { name: `ctl${CONTROLS}`, version: `1${CONTROLS}` },
+  tools: [
+    { name: "echo", description: CONTROLS, inputSchema: { type: "object" } },
+    { name: `bad${CONTROLS}`, inputSchema: { type: "object" } },
+  ],
+};
+
+describe("terminal output of server-provided text", () => {
+  it("pull shows the server's name and its items' names with control characters escaped", async () => {
+    const run = await cli(["pull", "--out", TMP, "--name", "ctl", "--", ...HOSTILE], CONTROLLING);
+    expect(run.code).toBe(0);
+    const printed = run.stdout + run.stderr;
+    expect(printed).not.toMatch(RAW);
+    expect(run.stderr).toContain(`ctl${SHOWN} 1${SHOWN} (protocol`);
+    expect(run.stderr).toContain(`bad${SHOWN}`);
+  });
+
+  it("pull --check shows a changed server's names escaped, in text and in JSON", async () => {
+    const changed = { ...CONTROLLING, tools: [{ name: `new${CONTROLS}`, inputSchema: { type: "object" } }] };
+    for (const format of ["text", "json"]) {
+      const run = await cli(
+        ["pull", "--check", "--format", format, "--out", TMP, "--name", "ctl", "--", ...HOSTILE],
+        changed,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout + run.stderr).not.toMatch(RAW);
+      expect(run.stdout).toContain(`new${SHOWN}`);
+      // In JSON the escapes are JSON's own: the text still parses to the server's exact name.
+      if (format === "json")
+        expect(JSON.parse(run.stdout).changes.map((c: { name: string }) => c.name)).toContain(
+          `new${CONTROLS}`,
+        );
+    }
+  });
+
+  it("mcp-codegen test shows a server's undeclared tool escaped", async () => {
+    writeFileSync(join(TMP, "ctl.yaml"), "tools:\n  echo:\n    inputSchema: { type: object }\n");
+    const run = await cli(
+      ["test", "--contract", join(TMP, "ctl.yaml"), "--runs", "1", "--", ...HOSTILE],
+      CONTROLLING,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).not.toMatch(RAW);
+    expect(run.stdout).toContain(`tool bad${SHOWN}: listed by the server, not declared in the contract`);
+  });
+});
