@@ -234,7 +234,8 @@ function parseDefinitions(
     }
   }
   const ctx: Ctx = { file, dialect, defsKey, names: new Set(Object.keys(rawDefs)) };
-  const definitions: Record<string, SchemaNode> = {};
+  // No prototype: `__proto__`, `constructor` and the like are names like any other.
+  const definitions: Record<string, SchemaNode> = Object.create(null);
   for (const name of Object.keys(rawDefs).sort()) {
     definitions[name] = parseNode(rawDefs[name], `/${defsKey}/${escapePointer(name)}`, ctx, true);
   }
@@ -281,7 +282,7 @@ function parseNode(raw: unknown, pointer: string, ctx: Ctx, root = false, applie
       : fail(key, "must be a non-empty array of schemas");
   const schemaMap = (key: string, v: unknown): Record<string, SchemaNode> => {
     if (!isObject(v)) return fail(key, "must be an object of schemas");
-    const out: Record<string, SchemaNode> = {};
+    const out: Record<string, SchemaNode> = Object.create(null);
     for (const k of Object.keys(v)) {
       out[k] = parseNode(v[k], `${pointer}/${escapePointer(key)}/${escapePointer(k)}`, ctx);
     }

@@ -37,7 +37,14 @@ export interface PulledContract {
   warnings: string[];
 }
 
-const empty = (): Declared => ({ tools: {}, prompts: {}, resources: {}, templates: {}, defs: {} });
+/** No prototypes: a tool may be named `__proto__` or `constructor` like any other. */
+const empty = (): Declared => ({
+  tools: Object.create(null),
+  prompts: Object.create(null),
+  resources: Object.create(null),
+  templates: Object.create(null),
+  defs: Object.create(null),
+});
 
 /** Whether buildContract takes `declared`; the reason when not. */
 function refusal(declared: Declared): string | undefined {
@@ -56,7 +63,7 @@ export function contractFromLock(
   source = `${lock.server.name} (pulled)`,
 ): PulledContract {
   const warnings: string[] = [];
-  const loose: LooseTools = {};
+  const loose: LooseTools = Object.create(null);
   const declared = empty();
   const entry = (raw: Raw) => ({ raw, file: source });
 
@@ -77,7 +84,7 @@ export function contractFromLock(
     const typeName = typeNameOf(name);
     const tool = pick(definition, TOOL_FIELDS);
     const reasons: { input?: string; output?: string } = {};
-    const defs: Record<string, unknown> = {};
+    const defs: Record<string, unknown> = Object.create(null);
     for (const [key, side] of [
       ["inputSchema", "input"],
       ["outputSchema", "output"],

@@ -1,6 +1,7 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
 import { escapePointer, isObject } from "../load.js";
+import { setOwn } from "../own.js";
 import { typeNameOf } from "./names.js";
 
 type Raw = Record<string, unknown>;
@@ -14,7 +15,8 @@ export function hoistSchema(
   prefix: string,
 ): { root: unknown; defs: Record<string, unknown> } {
   if (!isObject(schema)) return { root: schema, defs: {} };
-  const defs: Record<string, unknown> = {};
+  // No prototype: a definition or property may be named `__proto__` like anything else.
+  const defs: Record<string, unknown> = Object.create(null);
   const named = new Map<string, string>();
   const taken = new Set<string>([prefix]);
   const nameFor = (ref: string): string => {
@@ -49,7 +51,7 @@ export function hoistSchema(
         if (v === "#") out[k] = `#/$defs/${escapePointer(prefix)}`;
         else if (v.startsWith("#/")) out[k] = `#/$defs/${escapePointer(nameFor(v))}`;
         else throw new Error(`$ref ${JSON.stringify(v)} points outside the schema`);
-      } else out[k] = rewrite(v);
+      } else setOwn(out, k, rewrite(v));
     }
     return out;
   };

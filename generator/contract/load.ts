@@ -25,6 +25,7 @@ import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
 import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
+import { setOwn } from "../own.js";
 import { hoistSchema } from "./hoist.js";
 import { typeNameOf } from "./names.js";
 
@@ -138,13 +139,13 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(node)) {
       if (k !== "$ref" || typeof v !== "string") {
-        out[k] = localize(v, base);
+        setOwn(out, k, localize(v, base));
         continue;
       }
       const target = new URL(v, base);
       const fileUrl = target.href.replace(/#.*$/, "");
       if (fileUrl === rootUrl) {
-        out[k] = target.hash === "" ? "#" : decodeURIComponent(target.hash);
+        setOwn(out, k, target.hash === "" ? "#" : decodeURIComponent(target.hash));
         continue;
       }
       let name = hoisted.get(target.href);
@@ -164,7 +165,7 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
         if (value === undefined) throw new ContractError(label, `$ref ${v}`, "points at nothing");
         hoisted.set(target.href, name);
         const local = localize(structuredClone(value), fileUrl);
-        if (defs[name] !== undefined && JSON.stringify(defs[name]) !== JSON.stringify(local))
+        if (Object.hasOwn(defs, name) && JSON.stringify(defs[name]) !== JSON.stringify(local))
           throw new ContractError(
             label,
             `$ref ${v}`,
@@ -172,7 +173,7 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
           );
         defs[name] = local;
       }
-      out[k] = `#/$defs/${name}`;
+      setOwn(out, k, `#/$defs/${name}`);
     }
     return out;
   };
@@ -185,11 +186,13 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
 /** Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. */
 export async function loadContract(path: string, label = path): Promise<ContractModel> {
   const files = await contractFiles(path);
-  const tools: Declared["tools"] = {};
-  const prompts: Declared["prompts"] = {};
-  const resources: Declared["resources"] = {};
-  const templates: Declared["templates"] = {};
-  const defs: Record<string, { raw: unknown; file: string }> = {};
+  // No prototype, here and wherever names or keys from a contract are keys: `__proto__`, `constructor`
+  // and `toString` are names like any other.
+  const tools: Declared["tools"] = Object.create(null);
+  const prompts: Declared["prompts"] = Object.create(null);
+  const resources: Declared["resources"] = Object.create(null);
+  const templates: Declared["templates"] = Object.create(null);
+  const defs: Record<string, { raw: unknown; file: string }> = Object.create(null);
   for (const file of files) {
     const where = files.length === 1 ? label : join(label, relative(path, file));
     const doc = await bundle(file, where);
@@ -327,7 +330,7 @@ class Refs {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(node)) {
       if (k === "$ref" && typeof v === "string") out[k] = this.#target(v, pointer);
-      else out[k] = this.rewrite(v, `${pointer}/${escapePointer(k)}`);
+      else setOwn(out, k, this.rewrite(v, `${pointer}/${escapePointer(k)}`));
     }
     return out;
   }
@@ -395,7 +398,7 @@ function rootSchema(raw: unknown): unknown {
 
 /** Builds the model from declarations whose `$ref`s all read `#/$defs/<Name>`. */
 export function buildContract(source: string, declared: Declared): ContractModel {
-  const schemaDefs: Record<string, unknown> = {};
+  const schemaDefs: Record<string, unknown> = Object.create(null);
   /** Synthetic definition → where the user wrote it, for messages. */
   const origin = new Map<string, { file: string; where: string }>();
   const typeNames = new Map<string, string>();
@@ -476,7 +479,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
         `${where}.arguments`,
         "must be an array of { name, description?, required? }",
       );
-    const properties: Record<string, unknown> = {};
+    const properties: Record<string, unknown> = Object.create(null);
     const required: string[] = [];
     const list: ContractPrompt["arguments"] = [];
     const wire: JsonObject[] = [];
@@ -564,10 +567,12 @@ export function buildContract(source: string, declared: Declared): ContractModel
           `${where}.variables.${v}`,
           `the template ${raw.uriTemplate} has no variable ${v}`,
         );
-    const properties: Record<string, unknown> = {};
+    const properties: Record<string, unknown> = Object.create(null);
     const variables: ContractTemplateVariable[] = [];
     for (const v of [...new Set(names)]) {
-      const schema = rootSchema(declaredVars[v] ?? { type: "string" });
+      const schema = rootSchema(
+        (Object.hasOwn(declaredVars, v) ? declaredVars[v] : undefined) ?? { type: "string" },
+      );
       if (!isObject(schema)) throw new ContractError(file, `${where}.variables.${v}`, "must be a schema");
       const type = schema.type ?? (Array.isArray(schema.enum) ? "string" : undefined);
       if (typeof type !== "string" || !["string", "number", "integer", "boolean", "array"].includes(type))
@@ -644,13 +649,13 @@ export function buildContract(source: string, declared: Declared): ContractModel
       if (Array.isArray(node)) return node.map(rooted);
       if (node === null || typeof node !== "object") return node;
       const out: JsonObject = {};
-      for (const [k, v] of Object.entries(node)) out[k] = k === "$ref" && v === self ? "#" : rooted(v);
+      for (const [k, v] of Object.entries(node)) setOwn(out, k, k === "$ref" && v === self ? "#" : rooted(v));
       return out;
     };
     const schema = rooted(schemaDefs[def] as Json) as JsonObject;
     if (reach.size === 0) return schema;
     const carried: JsonObject = {};
-    for (const r of [...reach].sort()) carried[r] = rooted(schemaDefs[r] as Json);
+    for (const r of [...reach].sort()) setOwn(carried, r, rooted(schemaDefs[r] as Json));
     return { ...schema, $defs: carried };
   };
   /** The wire schema keeps the `$schema` the user wrote (the parser accepts only 2020-12's). */
