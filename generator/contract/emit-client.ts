@@ -8,7 +8,7 @@
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
 import { commentText, dataLiteral, docComment, memberKey, objectKey } from "../escape.js";
-import { checkName } from "../naming.js";
+import { checkName, typeName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { formatTs } from "../write.js";
@@ -57,14 +57,18 @@ function clientModule(server: string, contract: ContractModel, loose: LooseTools
 
   const tools = contract.tools.map((t) => {
     const why = loose[t.name] ?? {};
-    const inputType = why.input ? "Record<string, unknown>" : `C.${t.input}`;
+    const inputType = why.input ? "Record<string, unknown>" : `C.${typeName(t.input)}`;
     const optional = why.input || !requires(t.definition.inputSchema) ? "?" : "";
-    const output = why.output ? "unknown" : t.output ? `C.${t.output}` : 'Result<Client["callTool"]>';
+    const output = why.output
+      ? "unknown"
+      : t.output
+        ? `C.${typeName(t.output)}`
+        : 'Result<Client["callTool"]>';
     return `${doc(t.definition.description ?? t.definition.title)}  ${memberKey(t.name)}(args${optional}: ${inputType}, ${opts("callTool")}): Promise<${output}>;`;
   });
   const prompts = contract.prompts.map((p) => {
     const optional = p.arguments.some((a) => a.required) ? "" : "?";
-    return `${doc(p.definition.description ?? p.definition.title)}  ${memberKey(p.name)}(args${optional}: C.${p.args}, ${opts("getPrompt")}): Promise<Result<Client["getPrompt"]>>;`;
+    return `${doc(p.definition.description ?? p.definition.title)}  ${memberKey(p.name)}(args${optional}: C.${typeName(p.args)}, ${opts("getPrompt")}): Promise<Result<Client["getPrompt"]>>;`;
   });
   const resources = contract.resources.map(
     (r) =>
@@ -72,7 +76,7 @@ function clientModule(server: string, contract: ContractModel, loose: LooseTools
   );
   const templates = contract.resourceTemplates.map((t) => {
     const optional = t.parts.some((p) => typeof p !== "string" && (p.op === "" || p.op === "+")) ? "" : "?";
-    return `${doc(`\`${t.definition.uriTemplate}\`${typeof t.definition.description === "string" ? `: ${t.definition.description}` : ""}`)}  ${memberKey(t.name)}(variables${optional}: C.${t.vars}, ${opts("readResource")}): Promise<Result<Client["readResource"]>>;`;
+    return `${doc(`\`${t.definition.uriTemplate}\`${typeof t.definition.description === "string" ? `: ${t.definition.description}` : ""}`)}  ${memberKey(t.name)}(variables${optional}: C.${typeName(t.vars)}, ${opts("readResource")}): Promise<Result<Client["readResource"]>>;`;
   });
 
   const toolTable = table(

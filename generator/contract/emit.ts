@@ -11,7 +11,7 @@ import { getVersion, listVersions } from "../../schema/registry.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
 import { commentText, dataLiteral, docComment, memberKey, objectKey, stringLiteral } from "../escape.js";
-import { checkName } from "../naming.js";
+import { checkName, typeName } from "../naming.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../tables.js";
 import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../version.js";
@@ -153,14 +153,14 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const p = options.protocolDir ?? "..";
   const tools = contract.tools
     .map((t) => {
-      const ret = t.output ? `ToolReturn<C.${t.output}>` : "CallToolReturn";
-      return `${docComment(t.definition.description ?? t.definition.title, "  ")}  ${memberKey(t.name)}(args: C.${t.input}, ctx: ServerContext, request: ToolRequest): ${ret} | Promise<${ret}>;`;
+      const ret = t.output ? `ToolReturn<C.${typeName(t.output)}>` : "CallToolReturn";
+      return `${docComment(t.definition.description ?? t.definition.title, "  ")}  ${memberKey(t.name)}(args: C.${typeName(t.input)}, ctx: ServerContext, request: ToolRequest): ${ret} | Promise<${ret}>;`;
     })
     .join("\n");
   const prompts = contract.prompts
     .map(
       (pr) =>
-        `${docComment(pr.definition.description ?? pr.definition.title, "  ")}  ${memberKey(pr.name)}(args: C.${pr.args}, ctx: ServerContext, request: PromptRequest): PromptReturn | Promise<PromptReturn>;`,
+        `${docComment(pr.definition.description ?? pr.definition.title, "  ")}  ${memberKey(pr.name)}(args: C.${typeName(pr.args)}, ctx: ServerContext, request: PromptRequest): PromptReturn | Promise<PromptReturn>;`,
     )
     .join("\n");
   const resources = contract.resources
@@ -172,7 +172,7 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const templates = contract.resourceTemplates
     .map(
       (t) =>
-        `${docComment(`\`${t.definition.uriTemplate}\`${typeof t.definition.description === "string" ? `: ${t.definition.description}` : ""}`, "  ")}  ${memberKey(t.name)}(variables: C.${t.vars}, ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;`,
+        `${docComment(`\`${t.definition.uriTemplate}\`${typeof t.definition.description === "string" ? `: ${t.definition.description}` : ""}`, "  ")}  ${memberKey(t.name)}(variables: C.${typeName(t.vars)}, ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;`,
     )
     .join("\n");
   const completionFor = (items: { name: string; keys: string[] }[]) =>

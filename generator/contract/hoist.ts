@@ -1,8 +1,8 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
 import { escapePointer, isObject } from "../load.js";
+import { identifierToken, typeNamesOf } from "../mangle.js";
 import { setOwn } from "../own.js";
-import { typeNameOf } from "./names.js";
 
 type Raw = Record<string, unknown>;
 
@@ -19,6 +19,9 @@ export function hoistSchema(
   const defs: Record<string, unknown> = Object.create(null);
   const named = new Map<string, string>();
   const taken = new Set<string>([prefix]);
+  const keysOf = (v: unknown) => (isObject(v) ? Object.keys(v) : []);
+  /** The schema's own definitions' names in type names (`point`, `Point` and `po-int` kept apart). */
+  const local = typeNamesOf([...keysOf(schema.$defs), ...keysOf(schema.definitions)]);
   const nameFor = (ref: string): string => {
     const known = named.get(ref);
     if (known) return known;
@@ -28,12 +31,15 @@ export function hoistSchema(
       .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
     let target: unknown = schema;
     for (const step of path)
-      target = isObject(target) || Array.isArray(target) ? (target as Raw)[step] : undefined;
+      target =
+        (isObject(target) || Array.isArray(target)) && Object.hasOwn(target, step)
+          ? (target as Raw)[step]
+          : undefined;
     if (target === undefined) throw new Error(`dangling $ref ${JSON.stringify(ref)}`);
     const base =
       path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
-        ? `${prefix}${typeNameOf(path[1]!)}`
-        : `${prefix}_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+        ? `${prefix}${local.get(path[1]!)!}`
+        : `${prefix}$${path.map(identifierToken).join("$")}`;
     let name = base;
     for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
     taken.add(name);

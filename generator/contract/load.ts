@@ -24,12 +24,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
 import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
+import { identifierToken } from "../mangle.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
 import { setOwn } from "../own.js";
 import { hoistSchema } from "./hoist.js";
-import { typeNameOf } from "./names.js";
+import { typeNameOf, typeNamesOf } from "./names.js";
 
-export { typeNameOf };
+export { typeNameOf, typeNamesOf };
 
 import type {
   ContractModel,
@@ -209,11 +210,13 @@ export async function loadContract(path: string, label = path): Promise<Contract
       const value = doc[key];
       if (value === undefined) return;
       if (!isObject(value)) throw new ContractError(where, key, "must be an object of name → declaration");
+      const typeNames = typeNamesOf(Object.keys(value));
       for (const [name, raw] of Object.entries(value)) {
         if (!isObject(raw)) throw new ContractError(where, `${key}.${name}`, "must be an object");
         if (into[name])
           throw new ContractError(where, `${key}.${name}`, `declared twice (also in ${into[name]!.file})`);
-        const own = key === "tools" ? selfContained(raw, name, where, doc) : { raw, wire: {} };
+        const own =
+          key === "tools" ? selfContained(raw, name, typeNames.get(name)!, where, doc) : { raw, wire: {} };
         into[name] = {
           raw: pointers.rewrite(own.raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
           file: where,
@@ -268,6 +271,7 @@ export async function loadContractText(text: string, label: string): Promise<Con
 function selfContained(
   raw: Record<string, unknown>,
   name: string,
+  typeName: string,
   file: string,
   doc: Record<string, unknown>,
 ): Pick<DeclaredItem, "raw" | "wire"> {
@@ -285,7 +289,7 @@ function selfContained(
       continue;
     let hoisted: ReturnType<typeof hoistSchema>;
     try {
-      hoisted = hoistSchema(schema, `${typeNameOf(name)}${suffix}`);
+      hoisted = hoistSchema(schema, `${typeName}${suffix}`);
     } catch (e) {
       throw new ContractError(file, `tools.${name}.${key}`, (e as Error).message);
     }
@@ -356,14 +360,16 @@ class Refs {
       let target: unknown = this.doc;
       for (const step of path)
         target =
-          isObject(target) || Array.isArray(target) ? (target as Record<string, unknown>)[step] : undefined;
+          (isObject(target) || Array.isArray(target)) && Object.hasOwn(target, step)
+            ? (target as Record<string, unknown>)[step]
+            : undefined;
       if (target === undefined)
         throw new ContractError(
           this.file,
           at.slice(1).replaceAll("/", "."),
           `dangling $ref ${JSON.stringify(ref)}`,
         );
-      named = `Ref_${path.map((p) => p.replace(/[^A-Za-z0-9_]/g, "_")).join("_")}`;
+      named = `Ref$${path.map(identifierToken).join("$")}`;
       this.#named.set(ref, named);
       this.#extra.push([named, target]);
     }
@@ -401,7 +407,12 @@ export function buildContract(source: string, declared: Declared): ContractModel
   const schemaDefs: Record<string, unknown> = Object.create(null);
   /** Synthetic definition → where the user wrote it, for messages. */
   const origin = new Map<string, { file: string; where: string }>();
-  const typeNames = new Map<string, string>();
+  /** Each kind's names in type names, told apart when they share a form (`get_user`, `get-user`). */
+  const typeNames = {
+    tools: typeNamesOf(Object.keys(declared.tools)),
+    prompts: typeNamesOf(Object.keys(declared.prompts)),
+    resourceTemplates: typeNamesOf(Object.keys(declared.templates)),
+  };
   const claim = (def: string, file: string, where: string) => {
     if (origin.has(def) || declared.defs[def])
       throw new ContractError(
@@ -411,19 +422,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
       );
     origin.set(def, { file, where });
   };
-  const unique = (kind: string, name: string, file: string) => {
-    const typeName = typeNameOf(name);
-    const key = `${kind}:${typeName}`;
-    const other = typeNames.get(key);
-    if (other !== undefined)
-      throw new ContractError(
-        file,
-        `${kind}.${name}`,
-        `its type name ${typeName} is also that of ${kind}.${other}; rename one`,
-      );
-    typeNames.set(key, name);
-    return typeName;
-  };
+  const unique = (kind: keyof typeof typeNames, name: string) => typeNames[kind].get(name)!;
   const keysOf = (raw: Record<string, unknown>, allowed: Set<string>, file: string, where: string) => {
     for (const k of Object.keys(raw))
       if (!allowed.has(k))
@@ -446,7 +445,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
         "a tool name is 1 to 128 of A-Z a-z 0-9 _ - . (the specification's rule)",
       );
     keysOf(raw, TOOL_KEYS, file, where);
-    const typeName = unique("tools", name, file);
+    const typeName = unique("tools", name);
     const objectSchema = (key: "inputSchema" | "outputSchema") => {
       const schema = rootSchema(raw[key]);
       if (!isObject(schema) || schema.type !== "object")
@@ -471,7 +470,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   for (const [name, { raw, file }] of Object.entries(declared.prompts)) {
     const where = `prompts.${name}`;
     keysOf(raw, PROMPT_KEYS, file, where);
-    const typeName = unique("prompts", name, file);
+    const typeName = unique("prompts", name);
     const args = raw.arguments ?? [];
     if (!Array.isArray(args))
       throw new ContractError(
@@ -549,7 +548,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   for (const [name, { raw, file }] of Object.entries(declared.templates)) {
     const where = `resourceTemplates.${name}`;
     keysOf(raw, TEMPLATE_KEYS, file, where);
-    const typeName = unique("resourceTemplates", name, file);
+    const typeName = unique("resourceTemplates", name);
     if (typeof raw.uriTemplate !== "string")
       throw new ContractError(file, `${where}.uriTemplate`, "must be an RFC 6570 URI template");
     const parts = templateParts(raw.uriTemplate, file, `${where}.uriTemplate`);

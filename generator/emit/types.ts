@@ -12,6 +12,7 @@
 import { compile, type JSONSchema } from "json-schema-to-typescript";
 import { isOpaqueObject, isUnconstrained, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
+import { typeName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 import { formatTs } from "../write.js";
 
@@ -19,7 +20,7 @@ const ROOT = "__McpCodegenRoot";
 
 export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Promise<Record<string, string>> {
   const definitions: Record<string, JSONSchema> = {};
-  for (const def of model.definitions) definitions[def.name] = toJsonSchema(def.schema);
+  for (const def of model.definitions) definitions[typeName(def.name)] = toJsonSchema(def.schema);
   const out = await compile({ title: ROOT, type: "object", additionalProperties: false, definitions }, ROOT, {
     bannerComment: "",
     unreachableDefinitions: true,
@@ -94,12 +95,12 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   }
   if (node.ref) {
     if (Object.keys(node).every((k) => k === "pointer" || k === "ref" || k === "description")) {
-      out.tsType = node.ref;
+      out.tsType = typeName(node.ref);
       return out;
     }
     // 2020-12 lets `$ref` sit beside other keywords: both apply, as an intersection.
     const { ref, description: _, ...rest } = node;
-    out.allOf = [{ tsType: ref }, toJsonSchema(rest)];
+    out.allOf = [{ tsType: typeName(ref) }, toJsonSchema(rest)];
     return out;
   }
   if (node.prefixItems && node.type?.includes("array")) return { ...out, ...tupleType(node) };

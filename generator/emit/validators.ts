@@ -9,6 +9,7 @@
 
 import { dataLiteral, memberAccess, stringLiteral } from "../escape.js";
 import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
+import { identifierToken } from "../mangle.js";
 import type { ProtocolModel } from "../model.js";
 import { checkName, paramsCheckName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
@@ -492,18 +493,16 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
 /** Whether a schema can refuse anything (a `{}` or `true` accepts every value and needs no code). */
 const constrains = (node: SchemaNode): boolean => node.bool !== true && !isUnconstrained(node);
 
-/** A module-level name for what sits at `pointer`: stable, since it depends on the position alone. */
+/**
+ * A module-level name for what sits at `pointer`: stable, since it depends on the position alone, and
+ * distinct for distinct positions (identifierToken keeps `a-b` and `a_b` apart).
+ */
 function hoistName(kind: string, pointer: string, module: Module): string {
   const tokens = pointer
     .split("/")
     .slice(1)
     .filter((t, i) => !(i === 0 && (t === "definitions" || t === "$defs")))
-    .map((t) =>
-      t
-        .replaceAll("~1", "/")
-        .replaceAll("~0", "~")
-        .replace(/[^A-Za-z0-9_]/g, "_"),
-    );
+    .map((t) => identifierToken(t.replaceAll("~1", "/").replaceAll("~0", "~")));
   const name = `${kind}$${tokens.join("$")}`;
   const owner = module.names.get(name);
   if (owner !== undefined && owner !== pointer)
