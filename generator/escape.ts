@@ -5,6 +5,7 @@
  */
 
 import { isIdentifier } from "./naming.js";
+import { isPrototypeName } from "./own.js";
 
 /**
  * What is never shown raw: C0 controls and DEL, C1 controls, the line and paragraph separators (line
@@ -31,17 +32,17 @@ export function visible(text: string, options: { lines?: boolean } = {}): string
 /** Text inside a `//` line comment or on one line of a `/* … *\/` block: one line that cannot close it. */
 export const commentText = (text: string): string => visible(text).replaceAll("*/", "*\\/");
 
-/**
- * A JSDoc block of `text` at `indent` (`""` when there is no text): its lines kept (any line terminator
- * starts one), each otherwise as `commentText`.
- */
+/** The body of a JSDoc block: lines kept (any line terminator starts one), each as `commentText`. */
+export const docText = (text: string): string =>
+  text
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .map(commentText)
+    .join("\n");
+
+/** A JSDoc block of `text` at `indent` (`""` when there is no text), its body as `docText`. */
 export function docComment(text: unknown, indent = ""): string {
   if (typeof text !== "string" || text.trim() === "") return "";
-  const lines = text
-    .trim()
-    .split(/\r\n|[\n\r\u2028\u2029]/)
-    .map(commentText);
-  return `${indent}/** ${lines.join(`\n${indent} * `)} */\n`;
+  return `${indent}/** ${docText(text.trim()).replaceAll("\n", `\n${indent} * `)} */\n`;
 }
 
 /** A JavaScript (and TypeScript) string literal of `value`, in `quote`s, with what is invisible escaped. */
@@ -75,6 +76,14 @@ export function objectKey(name: string): string {
   if (name === "__proto__") return `[${stringLiteral(name)}]`;
   return isIdentifier(name) ? name : stringLiteral(name);
 }
+
+/**
+ * An entry `key: value` of an object literal typed `Record<string, type>`. TypeScript types the value of
+ * a key named like an Object.prototype member (`constructor`) by that member, not by the index
+ * signature, so such an entry states its type itself.
+ */
+export const tableEntry = (key: string, value: string, type: string): string =>
+  `${objectKey(key)}: ${isPrototypeName(key) ? `${value} satisfies ${type}` : value}`;
 
 /** A member name in a type literal or interface (where `__proto__` is an ordinary name). */
 export const memberKey = (name: string): string => (isIdentifier(name) ? name : stringLiteral(name));

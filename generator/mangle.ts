@@ -20,8 +20,11 @@ import { createHash } from "node:crypto";
 const SUFFIX = /X[0-9A-F]{8}$/;
 
 /** `X` and the first 8 hex digits of the sha256 of `name`, upper case. */
-const suffixOf = (name: string): string =>
-  `X${createHash("sha256").update(name, "utf8").digest("hex").slice(0, 8).toUpperCase()}`;
+const suffixOf = (name: string): string => `X${digest(name).toUpperCase()}`;
+
+/** 8 hex digits of the sha256 of `text`'s UTF-16 code units (UTF-8 would merge lone surrogates). */
+const digest = (text: string): string =>
+  createHash("sha256").update(Buffer.from(text, "utf16le")).digest("hex").slice(0, 8);
 
 /** `get_user` → `GetUser`, `2fa-check` → `N2FaCheck`: letters and digits only, never empty. */
 export function pascalCase(name: string): string {
@@ -68,5 +71,5 @@ const TOKEN_SUFFIX = /_[0-9a-f]{8}$/;
 export function identifierToken(token: string): string {
   const safe = token.replace(/[^A-Za-z0-9_]/g, "_");
   if (safe === token && !TOKEN_SUFFIX.test(token)) return token;
-  return `${safe}_${createHash("sha256").update(token, "utf8").digest("hex").slice(0, 8)}`;
+  return `${safe}_${digest(token)}`;
 }

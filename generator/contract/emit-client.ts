@@ -7,7 +7,7 @@
 
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
-import { commentText, dataLiteral, docComment, memberKey, objectKey } from "../escape.js";
+import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../escape.js";
 import { checkName, typeName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../version.js";
@@ -86,21 +86,25 @@ function clientModule(server: string, contract: ContractModel, loose: LooseTools
       if (!why.input) fields.push(`input: V.${checkName(t.input)}`);
       if (t.output) fields.push(`output: V.${checkName(t.output)}`);
       if (why.output) fields.push("structured: true");
-      return `    ${objectKey(t.name)}: { ${fields.join(", ")} }`;
+      return `    ${tableEntry(t.name, `{ ${fields.join(", ")} }`, 'ContractClientTables["tools"][string]')}`;
     }),
   );
   const promptTable = table(
     contract.prompts.map(
-      (p) => `    ${objectKey(p.name)}: { name: ${json(p.name)}, check: V.${checkName(p.args)} }`,
+      (p) =>
+        `    ${tableEntry(p.name, `{ name: ${json(p.name)}, check: V.${checkName(p.args)} }`, 'ContractClientTables["prompts"][string]')}`,
     ),
   );
   const resourceTable = table(
-    contract.resources.map((r) => `    ${objectKey(r.name)}: { uri: ${json(r.definition.uri)} }`),
+    contract.resources.map(
+      (r) =>
+        `    ${tableEntry(r.name, `{ uri: ${json(r.definition.uri)} }`, 'ContractClientTables["resources"][string]')}`,
+    ),
   );
   const templateTable = table(
     contract.resourceTemplates.map(
       (t) =>
-        `    ${objectKey(t.name)}: { uriTemplate: ${json(t.definition.uriTemplate)}, parts: ${json(t.parts)}, check: V.${checkName(t.vars)} }`,
+        `    ${tableEntry(t.name, `{ uriTemplate: ${json(t.definition.uriTemplate)}, parts: ${json(t.parts)}, check: V.${checkName(t.vars)} }`, 'ContractClientTables["resourceTemplates"][string]')}`,
     ),
   );
   const usesValidators = contract.definitions.length > 0;

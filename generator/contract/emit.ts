@@ -10,7 +10,7 @@ import { ts } from "ts-morph";
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
-import { commentText, dataLiteral, docComment, memberKey, objectKey, stringLiteral } from "../escape.js";
+import { commentText, dataLiteral, docComment, memberKey, stringLiteral, tableEntry } from "../escape.js";
 import { checkName, typeName } from "../naming.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../tables.js";
 import { renderTemplate } from "../templates.js";
@@ -121,22 +121,25 @@ function tablesModule(contract: ContractModel): string {
   const toolTable = table(
     contract.tools.map(
       (t) =>
-        `    ${objectKey(t.name)}: { definition: ${json(t.definition)}, input: V.${checkName(t.input)}${t.output ? `, output: V.${checkName(t.output)}` : ""} }`,
+        `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, input: V.${checkName(t.input)}${t.output ? `, output: V.${checkName(t.output)}` : ""} }`, 'ContractTables["tools"][string]')}`,
     ),
   );
   const promptTable = table(
     contract.prompts.map(
       (pr) =>
-        `    ${objectKey(pr.name)}: { definition: ${json(pr.definition)}, arguments: ${json(pr.arguments.map(({ required: _, ...a }) => a))}, check: V.${checkName(pr.args)} }`,
+        `    ${tableEntry(pr.name, `{ definition: ${json(pr.definition)}, arguments: ${json(pr.arguments.map(({ required: _, ...a }) => a))}, check: V.${checkName(pr.args)} }`, 'ContractTables["prompts"][string]')}`,
     ),
   );
   const resourceTable = table(
-    contract.resources.map((r) => `    ${objectKey(r.name)}: { definition: ${json(r.definition)} }`),
+    contract.resources.map(
+      (r) =>
+        `    ${tableEntry(r.name, `{ definition: ${json(r.definition)} }`, 'ContractTables["resources"][string]')}`,
+    ),
   );
   const templateTable = table(
     contract.resourceTemplates.map(
       (t) =>
-        `    ${objectKey(t.name)}: { definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)} }`,
+        `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)} }`, 'ContractTables["resourceTemplates"][string]')}`,
     ),
   );
   return renderTemplate("contract-tables.ts", {

@@ -433,7 +433,7 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
     const access = memberAccess(v, key);
     w.line(
       INHERITED.has(key)
-        ? `const ${p} = Object.hasOwn(${v}, ${stringLiteral(key)}) ? ${access} : undefined;`
+        ? `const ${p}: unknown = Object.hasOwn(${v}, ${stringLiteral(key)}) ? ${access} : undefined;`
         : `const ${p} = ${access};`,
     );
     const below = [...path, stringLiteral(key)];
