@@ -45,6 +45,13 @@ export function docComment(text: unknown, indent = ""): string {
   return `${indent}/** ${docText(text.trim()).replaceAll("\n", `\n${indent} * `)} */\n`;
 }
 
+/**
+ * TypeScript another library printed (json-schema-to-typescript's types.ts), whose string literals and
+ * comments may hold what `visible` escapes: outside them there is none (names are ASCII, layout is
+ * spaces and line feeds), and inside them the escape means the same character.
+ */
+export const printedSource = (code: string): string => visible(code, { lines: true });
+
 /** A JavaScript (and TypeScript) string literal of `value`, in `quote`s, with what is invisible escaped. */
 export function stringLiteral(value: string, quote: '"' | "'" = '"'): string {
   const double = JSON.stringify(value).replace(INVISIBLE, escapeChar);

@@ -10,7 +10,7 @@
  */
 
 import { compile, type JSONSchema } from "json-schema-to-typescript";
-import { docText, stringLiteral } from "../escape.js";
+import { docText, printedSource, stringLiteral } from "../escape.js";
 import { isOpaqueObject, isUnconstrained, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { typeName } from "../naming.js";
@@ -45,7 +45,7 @@ export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Prom
   // A function, not a string: `$&`, `$'` and the like in a key must stay text.
   for (const [standIn, key] of stand)
     keyed = keyed.replaceAll(JSON.stringify(standIn), () => stringLiteral(key));
-  return { "types.ts": keyed };
+  return { "types.ts": printedSource(keyed) };
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -6,7 +6,8 @@
  *
  * - the generator does not crash: a contract is loaded (or refused with a ContractError), a lock is built
  *   and compiled into a client;
- * - the generated TypeScript type-checks (all cases in one tsc run);
+ * - the generated TypeScript type-checks (all cases in one tsc run) and holds no raw control, bidi or
+ *   line-separator character and no lone surrogate;
  * - importing the generated modules changes nothing global (all cases in one child process,
  *   test/support/import-probe.ts: globalThis and the built-in prototypes compared before and after);
  * - the data round-trips: the `tools/list` and `prompts/list` a served contract answers over the runtime's
@@ -352,6 +353,21 @@ const sampledServers = fc.sample(serverArb, { seed: SEED + 1, numRuns: RUNS });
 const contracts = [...(FOUND_CONTRACTS as unknown as typeof sampledContracts), ...sampledContracts];
 const servers = [...(FOUND_SERVERS as unknown as typeof sampledServers), ...sampledServers];
 
+/**
+ * What generated source never holds raw (it would read other than it runs, or not survive a UTF-8 file):
+ * controls but line feed, bidi and zero-width formatting, line separators, lone surrogates.
+ */
+const RAW =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function expectPrintable(files: Record<string, string>): void {
+  for (const [file, body] of Object.entries(files)) {
+    const at = body.search(RAW);
+    expect(at, `${file}: ${JSON.stringify(body.slice(Math.max(0, at - 40), at + 10))}`).toBe(-1);
+  }
+}
+
 /** A client talking to `handlers` served by the runtime over the in-memory transport. */
 async function connect(info: { name: string; version: string }, handlers: object) {
   const server = createServer({ info, handlers: handlers as never });
@@ -388,10 +404,12 @@ describe(`hostile contracts (seed ${SEED}, ${RUNS} cases)`, () => {
       }
       const options = { protocolVersion: "2025-11-25", protocolDir: "../../../../../generated/2025-11-25" };
       const sources = await emitContractSources(contract, options);
+      expectPrintable(sources);
       mkdirSync(`${dir}sources`, { recursive: true });
       for (const [file, body] of Object.entries(sources)) writeFileSync(`${dir}sources/${file}`, body);
       typed.push(`./contract-${n}/sources/*.ts`);
       const files = await emitContract(contract, options);
+      expectPrintable(files);
       mkdirSync(`${dir}emitted`, { recursive: true });
       for (const [file, body] of Object.entries(files)) writeFileSync(`${dir}emitted/${file}`, body);
       imported.push(`${dir}emitted/tables.js`, `${dir}emitted/validators.js`, `${dir}emitted/server.ts`);
@@ -469,13 +487,14 @@ describe(`hostile servers (seed ${SEED + 1}, ${RUNS} cases)`, () => {
       }
 
       const pulled = contractFromLock(reread, lockFile);
-      const files = await emitContractClient({
+      const clientFiles = await emitContractClient({
         lock: reread,
         lockFile,
         model: pulled.model,
         loose: pulled.loose,
       });
-      for (const [file, body] of Object.entries(files)) writeFileSync(`${dir}${file}`, body);
+      expectPrintable(clientFiles);
+      for (const [file, body] of Object.entries(clientFiles)) writeFileSync(`${dir}${file}`, body);
       typed.push(`./server-${n}/*.ts`);
       imported.push(`${dir}types.ts`, `${dir}validators.ts`, `${dir}client.ts`);
       const { bindClient } = await import(`${dir}client.ts`);
