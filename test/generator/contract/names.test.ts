@@ -126,7 +126,7 @@ it("a contract of names that differ only in punctuation generates, type-checks a
   const client = createClient({ info: { name: "t", version: "1" } });
   await client.connect(b);
   try {
-    const call = (name: string, args: object) => client.callTool({ name, arguments: args });
+    const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
     expect((await call("get_user", { "a-b": "a1", a_b: "b1", p: { x: 1 } })).isError).toBeFalsy();
     // Each property keeps its own pattern: `a-b` must start with a, `a_b` with b.
     expect(JSON.stringify((await call("get_user", { "a-b": "b" })).content)).toContain("a-b");
