@@ -121,7 +121,7 @@ const entries = <T>(key: fc.Arbitrary<string>, value: fc.Arbitrary<T>, maxLength
 /** A regular expression matching `s` literally, valid with the `u` flag (lone surrogates as escapes). */
 const literalPattern = (s: string) =>
   s
-    .replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")
+    .replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
     .replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 
 const jsonValue: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
@@ -221,7 +221,10 @@ const annotations = fc
     ),
   );
 
-/** A hostile contract: what a user (or a generator of contracts) might write. */
+/** A URI (scheme and colon) with hostile text after it, percent-encoded as a URI would be. */
+const uriOf = text.map((t) => `note://${encodeURIComponent(t.replace(/[\ud800-\udfff]/g, "?"))}`);
+
+/** A hostile contract: what a user (or a generator of contracts) might write, and its file's name. */
 const contractArb = fc.uniqueArray(defName, { maxLength: 3 }).chain((defNames) =>
   fc.record({
     $defs: fc
@@ -262,6 +265,27 @@ const contractArb = fc.uniqueArray(defName, { maxLength: 3 }).chain((defNames) =
         3,
       ),
     ),
+    resources: objectOf(
+      entries(
+        name,
+        fc.record({ uri: uriOf, title: text, description: text, mimeType: text }, { requiredKeys: ["uri"] }),
+        2,
+      ),
+    ),
+    resourceTemplates: objectOf(
+      entries(
+        name,
+        fc.record(
+          { uriTemplate: fc.constantFrom("note://{id}", "f://{a}/{+b}", "x://{?q,r}"), description: text },
+          { requiredKeys: ["uriTemplate"] },
+        ),
+        2,
+      ),
+    ),
+    // A file name: no separator, NUL, `%` or lone surrogate (a file of that name is written and read
+    // back by URL), anything else goes.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a file name cannot hold NUL.
+    label: text.map((t) => `${t.replace(/[/\\%\u0000\ud800-\udfff]/g, "_")}.json`),
   }),
 );
 
@@ -298,7 +322,7 @@ const serverArb = fc.record({
   resources: fc.array(
     fc.record({
       name,
-      uri: text.map((t) => `note://${encodeURIComponent(t.replace(/[\ud800-\udfff]/g, "?"))}`),
+      uri: uriOf,
       description: text,
       mimeType: text,
     }),
@@ -380,6 +404,8 @@ async function connect(info: { name: string; version: string }, handlers: object
 
 /** The files written, per case folder, to type-check and import at the end. */
 const typed: string[] = [];
+/** Contracts refused, with why: the sampler must mostly make contracts the generator takes. */
+const refused: string[] = [];
 const imported: string[] = [];
 
 beforeAll(() => mkdirSync(OUT, { recursive: true }));
@@ -392,14 +418,16 @@ describe(`hostile contracts (seed ${SEED}, ${RUNS} cases)`, () => {
     it(`contract-${n}: loads or is refused, emits, and is served exactly as declared`, async () => {
       const dir = `${OUT}contract-${n}/`;
       mkdirSync(dir, { recursive: true });
-      const json = JSON.stringify(input);
+      const { label, ...declared } = input;
+      const json = JSON.stringify(declared);
       writeFileSync(`${dir}input.json`, json);
       let contract: ContractModel;
       try {
-        contract = await loadContractText(json, "contract.json");
+        contract = await loadContractText(json, label ?? "contract.json");
       } catch (e) {
         // Refused is fine when it names the place; anything else is a crash.
         expect(e, String((e as Error).stack)).toBeInstanceOf(ContractError);
+        refused.push(`contract-${n}: ${(e as Error).message}`);
         return;
       }
       const options = { protocolVersion: "2025-11-25", protocolDir: "../../../../../generated/2025-11-25" };
@@ -427,6 +455,18 @@ describe(`hostile contracts (seed ${SEED}, ${RUNS} cases)`, () => {
             expect(tool.description).toBe(declared.description);
             expect(tool.title).toBe(declared.title);
           }
+        }
+        if (contract.resources.length > 0 || contract.resourceTemplates.length > 0) {
+          const listed = await client.listResources();
+          expect(JSON.stringify(listed.resources)).toBe(
+            JSON.stringify(contract.resources.map((r) => r.definition)),
+          );
+        }
+        if (contract.resourceTemplates.length > 0) {
+          const listed = await client.listResourceTemplates();
+          expect(JSON.stringify(listed.resourceTemplates)).toBe(
+            JSON.stringify(contract.resourceTemplates.map((t) => t.definition)),
+          );
         }
         if (contract.prompts.length > 0) {
           const listed = await client.listPrompts();
@@ -512,6 +552,10 @@ describe(`hostile servers (seed ${SEED + 1}, ${RUNS} cases)`, () => {
 });
 
 describe("every case's generated code", () => {
+  it("comes from contracts that mostly load (a sampler of refusals would test little)", () => {
+    expect(refused.length, refused.join("\n")).toBeLessThanOrEqual(contracts.length / 4);
+  });
+
   it("type-checks (one tsc run over all cases)", () => {
     expect(typed.length).toBeGreaterThan(0);
     expect(typeErrors(OUT, typed).join("\n")).toBe("");
