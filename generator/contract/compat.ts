@@ -284,22 +284,24 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
     const closedB = b.additionalProperties === false;
     const sub = (name: string) => (path === "" ? name : `${path}.${name}`);
     for (const name of Object.keys(pa).sort(cmp)) {
-      if (name in pb) continue;
+      if (Object.hasOwn(pb, name)) continue;
       if (role === "output") found.push({ level: "breaking", change: `${label(sub(name))} removed` });
       else judge(closedB, `${label(sub(name))} removed${closedB ? "" : " (no longer declared)"}`);
     }
     for (const name of Object.keys(pb).sort(cmp)) {
-      if (name in pa) continue;
+      if (Object.hasOwn(pa, name)) continue;
       const what = `new ${rb.has(name) ? "required" : "optional"} ${noun} "${sub(name)}"`;
       // Inputs: only a required one stops old calls. Outputs: only a closed old schema refuses it.
       if (role === "input") found.push({ level: rb.has(name) ? "breaking" : "compatible", change: what });
       else found.push({ level: closedA ? "breaking" : "compatible", change: what });
     }
     for (const name of [...rb].sort(cmp))
-      if (!ra.has(name) && name in pa) judge(true, `${label(sub(name))} is now required`);
+      if (!ra.has(name) && Object.hasOwn(pa, name)) judge(true, `${label(sub(name))} is now required`);
     for (const name of [...ra].sort(cmp))
-      if (!rb.has(name) && name in pb) judge(false, `${label(sub(name))} is now optional`);
-    for (const name of Object.keys(pa).sort(cmp)) if (name in pb) visit(pa[name], pb[name], sub(name));
+      if (!rb.has(name) && Object.hasOwn(pb, name)) judge(false, `${label(sub(name))} is now optional`);
+    // Own keys only: a property may be named `constructor` or `toString`.
+    for (const name of Object.keys(pa).sort(cmp))
+      if (Object.hasOwn(pb, name)) visit(pa[name], pb[name], sub(name));
     if (!same(a.additionalProperties, b.additionalProperties)) {
       if (closedB) judge(true, `${where}: additionalProperties now false`);
       else if (closedA && b.additionalProperties === undefined)

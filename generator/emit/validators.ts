@@ -445,7 +445,7 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
     }
   }
   // `required` may name properties the object does not describe: present, with any value.
-  for (const key of [...required].filter((k) => !(k in props)).sort()) {
+  for (const key of [...required].filter((k) => !Object.hasOwn(props, k)).sort()) {
     w.line(
       `if (!Object.hasOwn(${v}, ${stringLiteral(key)})) ${failWith("Required", [...path, stringLiteral(key)], scope)}`,
     );

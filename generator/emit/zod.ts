@@ -252,7 +252,7 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
     additional && !open && additional.bool !== false && !node.patternProperties
       ? expr(additional, ctx)
       : "z.unknown()";
-  for (const key of required) if (!(key in props)) entries.push([`${objectKey(key)}: `, undeclared]);
+  for (const key of required) if (!Object.hasOwn(props, key)) entries.push([`${objectKey(key)}: `, undeclared]);
   const shape = group("{", entries, "}");
 
   if (node.patternProperties) {
@@ -268,7 +268,7 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
   }
   if (open) return ["z.looseObject(", shape, ")"];
   // A required key that no property declares is an additional property, which a closed object refuses.
-  if (additional.bool === false && [...required].some((k) => !(k in props))) return "z.never()";
+  if (additional.bool === false && [...required].some((k) => !Object.hasOwn(props, k))) return "z.never()";
   if (additional.bool === false) return ["z.strictObject(", shape, ")"];
   return ["z.object(", shape, ")", group(".catchall(", [expr(additional, ctx)], ")")];
 }

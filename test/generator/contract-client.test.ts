@@ -98,6 +98,18 @@ describe("compareSchemas: arguments", () => {
       want: [["compatible", 'new optional argument "c"']],
     },
     {
+      name: "new required arguments named like Object.prototype members",
+      after: {
+        ...base,
+        properties: { ...base.properties, constructor: { type: "number" }, toString: { type: "string" } },
+        required: ["n", "constructor", "toString"],
+      },
+      want: [
+        ["breaking", 'new required argument "constructor"'],
+        ["breaking", 'new required argument "toString"'],
+      ],
+    },
+    {
       name: "argument made required",
       after: { ...base, required: ["n", "s"] },
       want: [["breaking", 'argument "s" is now required']],

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { createClient } from "../../../generated/2025-11-25/client.js";
 import { createServer } from "../../../generated/2025-11-25/server.js";
+import { compileChecks } from "../../../generator/contract/checks.js";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { emitContractClient } from "../../../generator/contract/emit-client.js";
 import { contractFromLock } from "../../../generator/contract/from-lock.js";
@@ -153,4 +154,15 @@ it("a lock of prototype names gives a client with every one of them, calling the
   } finally {
     await client.close();
   }
+});
+
+it("requires a property named like an Object.prototype member that `properties` does not describe", async () => {
+  const contract = await loadContractText(
+    '{ "tools": { "t": { "inputSchema": { "type": "object", "required": ["constructor", "toString"] } } } }',
+    "contract.json",
+  );
+  const check = compileChecks(contract.definitions).get(contract.tools[0]!.input)!;
+  expect(check({})).toMatchObject({ message: "Required", path: ["constructor"] });
+  expect(check({ constructor: 1 })).toMatchObject({ message: "Required", path: ["toString"] });
+  expect(check(JSON.parse('{ "constructor": 1, "toString": 2 }'))).toBeUndefined();
 });
