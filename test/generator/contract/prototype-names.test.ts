@@ -7,9 +7,11 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
 import { createClient } from "../../../generated/2025-11-25/client.js";
 import { createServer } from "../../../generated/2025-11-25/server.js";
+import { arbitraryOf } from "../../../generator/contract/arbitrary.js";
 import { compileChecks } from "../../../generator/contract/checks.js";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { emitContractClient } from "../../../generator/contract/emit-client.js";
@@ -165,4 +167,27 @@ it("requires a property named like an Object.prototype member that `properties` 
   expect(check({})).toMatchObject({ message: "Required", path: ["constructor"] });
   expect(check({ constructor: 1 })).toMatchObject({ message: "Required", path: ["toString"] });
   expect(check(JSON.parse('{ "constructor": 1, "toString": 2 }'))).toBeUndefined();
+});
+
+it("samples properties named __proto__ and constructor for mcp-codegen test, as own keys the checks accept", async () => {
+  const contract = await loadContractText(
+    `{ "tools": { "t": { "inputSchema": { "type": "object",
+        "properties": { "__proto__": { "type": "string" }, "constructor": { "type": "number" } },
+        "required": ["__proto__", "constructor"],
+        "allOf": [{ "type": "object", "properties": { "toString": { "type": "boolean" } }, "required": ["toString"] }] } } } }`,
+    "contract.json",
+  );
+  const tool = contract.tools[0]!;
+  const definitions = Object.fromEntries(contract.definitions.map((d) => [d.name, d.schema]));
+  const check = compileChecks(contract.definitions).get(tool.input)!;
+  for (const value of fc.sample(arbitraryOf(definitions[tool.input]!, definitions), {
+    seed: 7,
+    numRuns: 50,
+  })) {
+    expect(Object.keys(value as object)).toEqual(
+      expect.arrayContaining(["__proto__", "constructor", "toString"]),
+    );
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(check(value)).toBeUndefined();
+  }
 });
