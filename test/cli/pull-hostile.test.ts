@@ -60,6 +60,13 @@ const payload = (tag: string) =>
 const INJECTING = {
   serverInfo: { name: `evil${payload("name")}`, version: `6.6.6${payload("version")}` },
   tools: [
+    // Parsed, so that `__proto__` is an own key (a literal would set the prototype).
+    JSON.parse(`{
+      "name": "__proto__",
+      "inputSchema": { "type": "object", "properties": { "__proto__": { "type": "string" } }, "required": ["__proto__"] },
+      "annotations": { "__proto__": { "polluted": true }, "readOnlyHint": true }
+    }`),
+    { name: "constructor", inputSchema: { type: "object" } },
     {
       name: "echo",
       title: `*/ globalThis.PWNED_title = 1; /*`,
@@ -131,6 +138,8 @@ import { bindClient } from "./evil/client.js";
 export async function use(): Promise<void> {
   const evil = bindClient(createClient({ info: { name: "t", version: "1" } }));
   await evil.tools.echo({ "a\\u2028b": "x" });
+  await evil.tools.constructor({});
+  await evil.tools["__proto__"]({ ["__proto__"]: "x" });
   await evil.prompts[${JSON.stringify(INJECTING.prompts[0]!.name)}]({ "\`\${globalThis.PWNED_arg = 1}\`": "x" });
 }
 `;
@@ -142,6 +151,9 @@ export async function use(): Promise<void> {
     const lock = JSON.parse(readFileSync(join(TMP, "evil.lock.json"), "utf8"));
     expect(lock.server).toEqual(INJECTING.serverInfo);
     expect(lock.prompts[0].definition.name).toBe(INJECTING.prompts[0]!.name);
+    expect(lock.tools.map((t: { name: string }) => t.name)).toEqual(["__proto__", "constructor", "echo"]);
+    expect(Object.keys(lock.tools[0].definition.annotations)).toEqual(["__proto__", "readOnlyHint"]);
+    expect(Object.keys(lock.tools[0].definition.inputSchema.properties)).toEqual(["__proto__"]);
   });
 });
 
