@@ -252,7 +252,8 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
     additional && !open && additional.bool !== false && !node.patternProperties
       ? expr(additional, ctx)
       : "z.unknown()";
-  for (const key of required) if (!Object.hasOwn(props, key)) entries.push([`${objectKey(key)}: `, undeclared]);
+  for (const key of required)
+    if (!Object.hasOwn(props, key)) entries.push([`${objectKey(key)}: `, undeclared]);
   const shape = group("{", entries, "}");
 
   if (node.patternProperties) {
