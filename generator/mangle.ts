@@ -12,7 +12,9 @@
  *   kept when it is made of `[A-Za-z0-9_]` and does not end like a suffix, else the same suffix after it.
  *
  * The results start with a letter and are never a reserved word or an Object.prototype member: type names
- * start upper case, and tokens only ever follow a lower-case prefix (`pattern$`, `check$`).
+ * start upper case, and tokens only ever follow a lower-case prefix (`pattern$`, `check$`). Two names
+ * could meet only through a 32-bit sha256 prefix collision; the emitters refuse that as an error rather
+ * than emit one name twice (contract/load.ts's claim, emit/types.ts, emit/validators.ts's hoistName).
  */
 
 import { createHash } from "node:crypto";
@@ -53,7 +55,9 @@ export function typeNamesOf(names: Iterable<string>): Map<string, string> {
   const byForm = new Map<string, string[]>();
   for (const name of new Set(names)) {
     const form = pascalCase(name);
-    byForm.set(form, [...(byForm.get(form) ?? []), name]);
+    const group = byForm.get(form);
+    if (group) group.push(name);
+    else byForm.set(form, [name]);
   }
   const out = new Map<string, string>();
   for (const [form, group] of byForm) {

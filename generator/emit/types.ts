@@ -21,7 +21,12 @@ const ROOT = "__McpCodegenRoot";
 
 export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Promise<Record<string, string>> {
   const definitions: Record<string, JSONSchema> = {};
-  for (const def of model.definitions) definitions[typeName(def.name)] = toJsonSchema(def.schema);
+  for (const def of model.definitions) {
+    const name = typeName(def.name);
+    if (Object.hasOwn(definitions, name))
+      throw new Error(`types.ts: two definitions take the type name ${name}`);
+    definitions[name] = toJsonSchema(def.schema);
+  }
   const stand = standIns(definitions);
   const out = await compile({ title: ROOT, type: "object", additionalProperties: false, definitions }, ROOT, {
     bannerComment: "",
