@@ -3,6 +3,7 @@
  * Inline positions are named by where they sit (`CallToolRequest_params`), never by counters.
  */
 
+import { typeIdentifier } from "./mangle.js";
 import { HANDLER_NAME } from "./tables.js";
 
 export const schemaName = (definition: string): string => `${definition}Schema`;
@@ -35,13 +36,11 @@ export const camelCase = (s: string): string => s.replace(/_([a-z])/g, (_, c: st
 /** Whether `name` can be written bare: as an object key or after a dot. */
 export const isIdentifier = (name: string): boolean => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
 
-/** A JS identifier or a quoted key for object literals and property access. */
-export function propertyKey(name: string): string {
-  return isIdentifier(name) ? name : JSON.stringify(name);
-}
+/** A definition's type in types.ts (the protocol's names are their own; see mangle.ts). */
+export const typeName = (definition: string): string => typeIdentifier(definition);
 
 /** The plain check function of a definition in validators.ts. */
-export const checkName = (definition: string): string => `check${definition}`;
+export const checkName = (definition: string): string => `check${typeIdentifier(definition)}`;
 
 /** The check of a message's `params` member; `$` keeps it apart from definitions' names. */
-export const paramsCheckName = (message: string): string => `check${message}$params`;
+export const paramsCheckName = (message: string): string => `check${typeIdentifier(message)}$params`;

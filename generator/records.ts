@@ -1,7 +1,8 @@
 /**
  * Objects keyed by names from schemas, contracts, locks and servers. Such a name may be `__proto__`,
- * `constructor` or `hasOwnProperty`: a map without a prototype stores and finds it like any other, and
- * `own` never answers a lookup with an inherited member.
+ * `constructor` or `hasOwnProperty`: a map without a prototype stores and finds it like any other, `own`
+ * never answers a lookup with an inherited member, and `setOwn` adds a key to an ordinary object (JSON
+ * copied key by key) without `__proto__` setting its prototype.
  */
 
 /** An empty map of names (no prototype: every key is an ordinary own key). */
@@ -17,3 +18,11 @@ export function recordOf<T>(entries: Iterable<readonly [string, T]>): Record<str
 /** `object[key]` when `object` has it as its own property, else undefined (never an inherited member). */
 export const own = (object: object, key: string): unknown =>
   Object.hasOwn(object, key) ? (object as Record<string, unknown>)[key] : undefined;
+
+/** Whether `key` names a member every object inherits (`constructor`, `toString`, `__proto__`…). */
+export const isPrototypeName = (key: string): boolean => Object.hasOwn(Object.prototype, key);
+
+/** Sets `key` as an own property: assigning `__proto__` would set the prototype instead of a key. */
+export function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}

@@ -4,11 +4,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
 import { PACKAGE_ROOT } from "../schema/package.js";
+import { dataLiteral } from "./escape.js";
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, "templates");
 const cache = new Map<string, HandlebarsTemplateDelegate>();
 const handlebars = Handlebars.create();
-handlebars.registerHelper("json", (value: unknown) => JSON.stringify(value));
+// `{{json x}}`: a literal of the value; any other interpolation is text the emitter escaped for its place.
+handlebars.registerHelper("json", (value: unknown) => dataLiteral(value));
 
 /** Renders `templates/generated/<file>.hbs`. Output is code, so nothing is HTML-escaped. */
 export function renderTemplate(file: string, data: object, folder = "generated"): string {

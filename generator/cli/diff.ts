@@ -7,7 +7,7 @@ import { parseSchema } from "../load.js";
 import { buildModel, type ProtocolModel } from "../model.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { CliError, EXIT } from "./errors.js";
-import type { Reporter } from "./report.js";
+import { type Reporter, terminal } from "./report.js";
 import { upstreamFromEnv } from "./schema.js";
 
 export type DiffFormat = "text" | "markdown" | "json";
@@ -80,7 +80,7 @@ export async function runDiff(
       : opts.format === "markdown"
         ? renderMarkdown(diff)
         : renderText(diff);
-  process.stdout.write(rendered);
+  process.stdout.write(terminal(rendered));
   return EXIT.ok;
 }
 

@@ -7,7 +7,7 @@ import { EXIT, isInputError } from "./errors.js";
 import { registerGenerate } from "./generate.js";
 import { registerInit } from "./init.js";
 import { registerPull } from "./pull.js";
-import { createReporter } from "./report.js";
+import { createReporter, terminal } from "./report.js";
 import { registerSchema } from "./schema.js";
 import { registerTest } from "./test.js";
 
@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
       return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (isInputError(e)) {
-      process.stderr.write(`error: ${e.message}\n`);
+      process.stderr.write(`error: ${terminal(e.message)}\n`);
       return "exitCode" in e && typeof e.exitCode === "number" ? e.exitCode : EXIT.usage;
     }
     throw e;
@@ -47,7 +47,7 @@ export async function run(argv: string[]): Promise<void> {
     process.exitCode = await main(argv);
   } catch (e) {
     process.stderr.write(
-      `mcp-codegen: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      `mcp-codegen: internal error: ${terminal(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`,
     );
     process.exitCode = EXIT.failure;
   }

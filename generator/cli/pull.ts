@@ -6,10 +6,11 @@ import { emitContractClient } from "../contract/emit-client.js";
 import { contractFromLock } from "../contract/from-lock.js";
 import { ContractError } from "../contract/load.js";
 import { buildLock, type ContractLock, parseLock, renderLock } from "../contract/lock.js";
+import { visible } from "../escape.js";
 import { writeFileAtomic, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import { type PullTarget, pullLists } from "./pull-connect.js";
-import type { Reporter } from "./report.js";
+import { type Reporter, terminal } from "./report.js";
 
 export interface PullOptions {
   name?: string;
@@ -157,7 +158,7 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
   const { lock, warnings } = buildLock(pulled, skipResources ? ["resources"] : []);
   const name = opts.name ?? fileSafe(lock.server.name);
   step.done(
-    `${lock.server.name} ${lock.server.version} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${lock.tools.length} tools, ${lock.prompts.length} prompts, ${lock.resources.length} resources, ${lock.resourceTemplates.length} resource templates`,
+    `${visible(lock.server.name)} ${visible(lock.server.version)} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${lock.tools.length} tools, ${lock.prompts.length} prompts, ${lock.resources.length} resources, ${lock.resourceTemplates.length} resource templates`,
   );
   for (const w of [...pulled.warnings, ...warnings]) report.info(`warning: ${w}`);
   const lockFile = `${name}.lock.json`;
@@ -170,9 +171,11 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
     const comparable = (l: ContractLock): ContractLock => (leaveOut ? { ...l, resources: [] } : l);
     const comparison = compareLocks(comparable(locked), comparable(lock));
     process.stdout.write(
-      opts.format === "json"
-        ? `${JSON.stringify({ lock: path, matches: comparison.breaking === 0, ...comparison }, null, 2)}\n`
-        : renderComparison(comparison),
+      terminal(
+        opts.format === "json"
+          ? `${JSON.stringify({ lock: path, matches: comparison.breaking === 0, ...comparison }, null, 2)}\n`
+          : renderComparison(comparison),
+      ),
     );
     return comparison.breaking > 0 ? EXIT.failure : EXIT.ok;
   }

@@ -1,7 +1,13 @@
 /**
  * Progress and messages, on stderr (stdout is for data). On a terminal a step shows a spinner until it is
- * done; under CI or when piped, plain lines only. `--quiet` leaves errors and notices only.
+ * done; under CI or when piped, plain lines only. `--quiet` leaves errors and notices only. Messages
+ * carry servers' names and text: what would be a terminal control is printed as an escape (`terminal`).
  */
+
+import { visible } from "../escape.js";
+
+/** Text as the terminal gets it: lines kept, control characters, bidi overrides and the like shown escaped. */
+export const terminal = (text: string): string => visible(text, { lines: true });
 
 export interface Step {
   done(message: string): void;
@@ -22,10 +28,11 @@ export function createReporter(opts: { quiet?: boolean; stream?: NodeJS.WriteStr
   const out = opts.stream ?? process.stderr;
   const interactive = !opts.quiet && out.isTTY === true && !process.env.CI;
   const write = (line: string) => {
-    if (!opts.quiet) out.write(`${line}\n`);
+    if (!opts.quiet) out.write(`${terminal(line)}\n`);
   };
   return {
-    step: (message) => {
+    step: (text) => {
+      const message = terminal(text);
       const started = performance.now();
       let frame = 0;
       const timer = interactive
@@ -44,7 +51,7 @@ export function createReporter(opts: { quiet?: boolean; stream?: NodeJS.WriteStr
       };
     },
     info: write,
-    notice: (message) => out.write(`${message}\n`),
-    error: (message) => out.write(`error: ${message}\n`),
+    notice: (message) => out.write(`${terminal(message)}\n`),
+    error: (message) => out.write(`error: ${terminal(message)}\n`),
   };
 }

@@ -19,7 +19,7 @@ import type { ContractModel } from "../contract/model.js";
 import type { Json, SchemaNode } from "../load.js";
 import { CONFIG_FILE, readConfig } from "../project.js";
 import { CliError, EXIT } from "./errors.js";
-import type { Reporter } from "./report.js";
+import { type Reporter, terminal } from "./report.js";
 import { testPrompt } from "./test-prompts.js";
 import { testResource } from "./test-resources.js";
 import type { ItemRun } from "./test-run.js";
@@ -168,7 +168,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
   }
   step.done(`server started (protocol ${session.protocolVersion})`);
 
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => process.stdout.write(`${terminal(line)}\n`);
   const declared = [
     counted(tools.length, "tool"),
     counted(prompts.length, "prompt"),

@@ -169,7 +169,8 @@ class Sampler {
     const required = [...new Set(node.required ?? [])];
     const properties = node.properties ?? {};
     const deep = depth >= this.maxDepth;
-    const model: Record<string, fc.Arbitrary<Json>> = {};
+    // No prototype: a property may be named `__proto__` or `constructor` (fc.record keeps them own).
+    const model: Record<string, fc.Arbitrary<Json>> = Object.create(null);
     for (const name of Object.keys(properties)) {
       if (deep && !required.includes(name)) continue;
       model[name] = this.of(properties[name]!, depth);
@@ -396,7 +397,7 @@ export function merge(a: SchemaNode, b: SchemaNode): SchemaNode {
       : b.enum;
   if (out.enum && out.enum.length === 0) return { pointer: a.pointer, bool: false };
   if (b.properties) {
-    const properties = { ...(a.properties ?? {}) };
+    const properties: Record<string, SchemaNode> = Object.assign(Object.create(null), a.properties);
     for (const [k, v] of Object.entries(b.properties))
       properties[k] = properties[k] ? merge(properties[k]!, v) : v;
     out.properties = properties;

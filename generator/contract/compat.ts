@@ -311,6 +311,7 @@ export function compareSchemas(before: unknown, after: unknown, role: Role): Fou
       if (!ra.has(name) && Object.hasOwn(pa, name)) judge(true, `${label(sub(name))} is now required`);
     for (const name of [...ra].sort(cmp))
       if (!rb.has(name) && Object.hasOwn(pb, name)) judge(false, `${label(sub(name))} is now optional`);
+    // Own keys only: a property may be named `constructor` or `toString`.
     for (const name of Object.keys(pa).sort(cmp))
       if (Object.hasOwn(pb, name)) visit(pa[name], pb[name], sub(name));
     if (!same(a.additionalProperties, b.additionalProperties)) {

@@ -10,7 +10,7 @@
 import { isObject } from "../load.js";
 import { record } from "../records.js";
 import { hoistSchema } from "./hoist.js";
-import { buildContract, ContractError, typeNameOf } from "./load.js";
+import { buildContract, ContractError, typeNamesOf } from "./load.js";
 import type { ContractLock } from "./lock.js";
 import type { ContractModel } from "./model.js";
 
@@ -67,21 +67,11 @@ export function contractFromLock(
   const declared = empty();
   const entry = (raw: Raw) => ({ raw, file: source });
 
-  /** Names whose type-name form another item of the kind already has (`get-sum`, `get_sum`). */
-  const typeNames = new Map<string, string>();
-  const clashes = (kind: string, name: string): boolean => {
-    const other = typeNames.get(`${kind}:${typeNameOf(name)}`);
-    if (other === undefined) {
-      typeNames.set(`${kind}:${typeNameOf(name)}`, name);
-      return false;
-    }
-    warnings.push(`${kind} "${name}" is left out of the client: its type name is also that of "${other}"`);
-    return true;
-  };
+  // The names buildContract gives the tools' types, so that hoisted definitions are named alike.
+  const toolTypes = typeNamesOf(lock.tools.map((t) => t.name));
 
   for (const { name, definition } of lock.tools) {
-    if (clashes("tool", name)) continue;
-    const typeName = typeNameOf(name);
+    const typeName = toolTypes.get(name)!;
     const tool = pick(definition, TOOL_FIELDS);
     const reasons: { input?: string; output?: string } = {};
     const defs = record<unknown>();
@@ -143,7 +133,6 @@ export function contractFromLock(
   }
 
   for (const { name, definition } of lock.prompts) {
-    if (clashes("prompt", name)) continue;
     const prompt = pick(definition, PROMPT_FIELDS);
     if (Array.isArray(prompt.arguments))
       prompt.arguments = prompt.arguments.map((a) => (isObject(a) ? pick(a, ARGUMENT_FIELDS) : a));
@@ -174,7 +163,6 @@ export function contractFromLock(
   }
 
   for (const { name, definition } of lock.resourceTemplates) {
-    if (clashes("resource template", name)) continue;
     const template = pick(definition, TEMPLATE_FIELDS);
     const trial = empty();
     trial.templates[name] = entry(template);

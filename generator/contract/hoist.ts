@@ -1,8 +1,8 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
 import { escapePointer, isObject } from "../load.js";
-import { own, record } from "../records.js";
-import { typeNameOf } from "./names.js";
+import { identifierToken, typeNamesOf } from "../mangle.js";
+import { own, record, setOwn } from "../records.js";
 
 /**
  * One schema made local to `prefix`: its `$defs`/`definitions` (and any other place a `#/...` reference
@@ -16,6 +16,9 @@ export function hoistSchema(
   const defs = record<unknown>();
   const named = new Map<string, string>();
   const taken = new Set<string>([prefix]);
+  const keysOf = (v: unknown) => (isObject(v) ? Object.keys(v) : []);
+  /** The schema's own definitions' names in type names (`point`, `Point` and `po-int` kept apart). */
+  const local = typeNamesOf([...keysOf(schema.$defs), ...keysOf(schema.definitions)]);
   const nameFor = (ref: string): string => {
     const known = named.get(ref);
     if (known) return known;
@@ -29,8 +32,8 @@ export function hoistSchema(
     if (target === undefined) throw new Error(`dangling $ref ${JSON.stringify(ref)}`);
     const base =
       path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
-        ? `${prefix}${typeNameOf(path[1]!)}`
-        : `${prefix}${typeNameOf(path.join(" "))}`;
+        ? `${prefix}${local.get(path[1]!)!}`
+        : `${prefix}$${path.map(identifierToken).join("$")}`;
     let name = base;
     for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
     taken.add(name);
@@ -48,7 +51,7 @@ export function hoistSchema(
         if (v === "#") out[k] = `#/$defs/${escapePointer(prefix)}`;
         else if (v.startsWith("#/")) out[k] = `#/$defs/${escapePointer(nameFor(v))}`;
         else throw new Error(`$ref ${JSON.stringify(v)} points outside the schema`);
-      } else out[k] = rewrite(v);
+      } else setOwn(out, k, rewrite(v));
     }
     return out;
   };

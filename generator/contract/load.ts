@@ -25,12 +25,13 @@ import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
 import { depthReason, shortPointer, tooDeep } from "../depth.js";
 import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
+import { pascalCase, typeIdentifier } from "../mangle.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
-import { own, record, recordOf } from "../records.js";
+import { own, record, recordOf, setOwn } from "../records.js";
 import { hoistSchema } from "./hoist.js";
-import { typeNameOf } from "./names.js";
+import { typeNameOf, typeNamesOf } from "./names.js";
 
-export { typeNameOf };
+export { typeNameOf, typeNamesOf };
 
 import type {
   ContractModel,
@@ -145,13 +146,13 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
     const out = record<unknown>();
     for (const [k, v] of Object.entries(node)) {
       if (k !== "$ref" || typeof v !== "string") {
-        out[k] = localize(v, base);
+        setOwn(out, k, localize(v, base));
         continue;
       }
       const target = new URL(v, base);
       const fileUrl = target.href.replace(/#.*$/, "");
       if (fileUrl === rootUrl) {
-        out[k] = target.hash === "" ? "#" : decodeURIComponent(target.hash);
+        setOwn(out, k, target.hash === "" ? "#" : decodeURIComponent(target.hash));
         continue;
       }
       let name = hoisted.get(target.href);
@@ -179,7 +180,7 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
           );
         defs[name] = local;
       }
-      out[k] = `#/$defs/${name}`;
+      setOwn(out, k, `#/$defs/${name}`);
     }
     return out;
   };
@@ -213,11 +214,13 @@ export async function loadContract(path: string, label = path): Promise<Contract
       const value = doc[key];
       if (value === undefined) return;
       if (!isObject(value)) throw new ContractError(where, key, "must be an object of name → declaration");
+      const typeNames = typeNamesOf(Object.keys(value));
       for (const [name, raw] of Object.entries(value)) {
         if (!isObject(raw)) throw new ContractError(where, `${key}.${name}`, "must be an object");
         if (into[name])
           throw new ContractError(where, `${key}.${name}`, `declared twice (also in ${into[name]!.file})`);
-        const item = key === "tools" ? selfContained(raw, name, where, doc) : { raw, wire: {} };
+        const item =
+          key === "tools" ? selfContained(raw, name, typeNames.get(name)!, where, doc) : { raw, wire: {} };
         into[name] = {
           raw: pointers.rewrite(item.raw, `/${key}/${escapePointer(name)}`) as Record<string, unknown>,
           file: where,
@@ -272,6 +275,7 @@ export async function loadContractText(text: string, label: string): Promise<Con
 function selfContained(
   raw: Record<string, unknown>,
   name: string,
+  typeName: string,
   file: string,
   doc: Record<string, unknown>,
 ): Pick<DeclaredItem, "raw" | "wire"> {
@@ -289,7 +293,7 @@ function selfContained(
       continue;
     let hoisted: ReturnType<typeof hoistSchema>;
     try {
-      hoisted = hoistSchema(schema, `${typeNameOf(name)}${suffix}`);
+      hoisted = hoistSchema(schema, `${typeName}${suffix}`);
     } catch (e) {
       throw new ContractError(file, `tools.${name}.${key}`, (e as Error).message);
     }
@@ -335,7 +339,7 @@ class Refs {
     const out = record<unknown>();
     for (const [k, v] of Object.entries(node)) {
       if (k === "$ref" && typeof v === "string") out[k] = this.#target(v, pointer);
-      else out[k] = this.rewrite(v, `${pointer}/${escapePointer(k)}`);
+      else setOwn(out, k, this.rewrite(v, `${pointer}/${escapePointer(k)}`));
     }
     return out;
   }
@@ -367,10 +371,10 @@ class Refs {
           at.slice(1).replaceAll("/", "."),
           `dangling $ref ${JSON.stringify(ref)}`,
         );
-      // In type-name form already, so that the type and the check both carry this very name.
-      const base = `Ref${typeNameOf(path.join(" "))}`;
-      named = base;
-      for (let i = 2; this.#taken.has(named); i++) named = `${base}${i}`;
+      // In type-name form already, so that the type and the check both carry this very name; two places
+      // whose forms meet are told apart by mangle.ts's suffix.
+      const form = `Ref${pascalCase(path.join(" "))}`;
+      named = this.#taken.has(form) ? `Ref${typeIdentifier(path.join(" "))}` : form;
       this.#taken.add(named);
       this.#named.set(ref, named);
       this.#extra.push([named, target]);
@@ -409,7 +413,12 @@ export function buildContract(source: string, declared: Declared): ContractModel
   const schemaDefs = record<unknown>();
   /** Synthetic definition → where the user wrote it, for messages. */
   const origin = new Map<string, { file: string; where: string }>();
-  const typeNames = new Map<string, string>();
+  /** Each kind's names in type names, told apart when they share a form (`get_user`, `get-user`). */
+  const typeNames = {
+    tools: typeNamesOf(Object.keys(declared.tools)),
+    prompts: typeNamesOf(Object.keys(declared.prompts)),
+    resourceTemplates: typeNamesOf(Object.keys(declared.templates)),
+  };
   const claim = (def: string, file: string, where: string) => {
     if (origin.has(def) || declared.defs[def])
       throw new ContractError(
@@ -419,19 +428,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
       );
     origin.set(def, { file, where });
   };
-  const unique = (kind: string, name: string, file: string) => {
-    const typeName = typeNameOf(name);
-    const key = `${kind}:${typeName}`;
-    const other = typeNames.get(key);
-    if (other !== undefined)
-      throw new ContractError(
-        file,
-        `${kind}.${name}`,
-        `its type name ${typeName} is also that of ${kind}.${other}; rename one`,
-      );
-    typeNames.set(key, name);
-    return typeName;
-  };
+  const unique = (kind: keyof typeof typeNames, name: string) => typeNames[kind].get(name)!;
   const keysOf = (raw: Record<string, unknown>, allowed: Set<string>, file: string, where: string) => {
     for (const k of Object.keys(raw))
       if (!allowed.has(k))
@@ -454,7 +451,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
         "a tool name is 1 to 128 of A-Z a-z 0-9 _ - . (the specification's rule)",
       );
     keysOf(raw, TOOL_KEYS, file, where);
-    const typeName = unique("tools", name, file);
+    const typeName = unique("tools", name);
     const objectSchema = (key: "inputSchema" | "outputSchema") => {
       const schema = rootSchema(raw[key]);
       if (!isObject(schema) || schema.type !== "object")
@@ -479,7 +476,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   for (const [name, { raw, file }] of Object.entries(declared.prompts)) {
     const where = `prompts.${name}`;
     keysOf(raw, PROMPT_KEYS, file, where);
-    const typeName = unique("prompts", name, file);
+    const typeName = unique("prompts", name);
     const args = raw.arguments ?? [];
     if (!Array.isArray(args))
       throw new ContractError(
@@ -557,7 +554,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   for (const [name, { raw, file }] of Object.entries(declared.templates)) {
     const where = `resourceTemplates.${name}`;
     keysOf(raw, TEMPLATE_KEYS, file, where);
-    const typeName = unique("resourceTemplates", name, file);
+    const typeName = unique("resourceTemplates", name);
     if (typeof raw.uriTemplate !== "string")
       throw new ContractError(file, `${where}.uriTemplate`, "must be an RFC 6570 URI template");
     const parts = templateParts(raw.uriTemplate, file, `${where}.uriTemplate`);

@@ -1,11 +1,8 @@
-/** The names a contract's items take in generated code. */
+/** The names a contract's items take in generated code (the rule is mangle.ts's). */
 
-/** `get_user` → `GetUser`; the form a contract name takes inside type names. */
-export function typeNameOf(name: string): string {
-  const pascal = name
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join("");
-  return /^[0-9]/.test(pascal) || pascal === "" ? `N${pascal}` : pascal;
-}
+import { pascalCase, typeNamesOf } from "../mangle.js";
+
+/** `get_user` → `GetUser`; the form a name takes inside type names, when no other name shares it. */
+export const typeNameOf = pascalCase;
+
+export { typeNamesOf };

@@ -7,8 +7,8 @@
  */
 
 import { Node, type ObjectLiteralExpression, Project } from "ts-morph";
+import { commentText, objectKey, stringLiteral } from "../escape.js";
 import { fileStyle } from "../handlers-style.js";
-import { propertyKey } from "../naming.js";
 import { appendProperties, type NewProperty } from "../object-append.js";
 import { applyEdits, type TextEdit } from "../text-edits.js";
 import type { ContractModel } from "./model.js";
@@ -48,11 +48,11 @@ export function addContractStubs(text: string, contract: ContractModel): Contrac
   const root = objectOf(sf.getVariableDeclaration("contract")?.getInitializer());
   if (!root) return { text, added: [] };
   const style = fileStyle(sf);
-  const q = (s: string) => (style.quote === "'" ? `'${s.replaceAll("'", "\\'")}'` : JSON.stringify(s));
+  const q = (s: string) => stringLiteral(s, style.quote);
   // A stub type-checks (it never returns) and answers an error until it is written.
   const stub = (noun: string, name: string, params: string): NewProperty => ({
-    comment: `// ${noun} ${name}: new in the contract; write it.`,
-    text: `${propertyKey(name)}: ${params} => { throw new Error(${q(`${noun} ${name} is not implemented yet`)})${style.semicolon ? ";" : ""} }`,
+    comment: `// ${commentText(`${noun} ${name}: new in the contract; write it.`)}`,
+    text: `${objectKey(name)}: ${params} => { throw new Error(${q(`${noun} ${name} is not implemented yet`)})${style.semicolon ? ";" : ""} }`,
   });
   const names = declared(contract);
   const added: string[] = [];

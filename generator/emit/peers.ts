@@ -5,6 +5,7 @@
  */
 
 import { FILLED_RESULT_MEMBERS, RUNTIME_METHODS } from "@mcp-codegen/runtime";
+import { commentText, stringLiteral } from "../escape.js";
 import type { SchemaNode } from "../load.js";
 import type { MethodModel, ProtocolModel } from "../model.js";
 import { renderTemplate } from "../templates.js";
@@ -121,7 +122,7 @@ export function emitPeers(model: ProtocolModel): Record<string, string> {
       const keys = m.paramKeys.filter((k) => !STATELESS_KEYS.has(k));
       const own =
         keys.length > 0
-          ? `Pick<T.${m.definition}["params"], ${keys.map((k) => JSON.stringify(k)).join(" | ")}>`
+          ? `Pick<T.${m.definition}["params"], ${keys.map((k) => stringLiteral(k)).join(" | ")}>`
           : "";
       return {
         ...view(m),
@@ -211,7 +212,7 @@ function returned(model: ProtocolModel, m: MethodModel, ns: string): { type: str
       ? [...FILLED_RESULT_MEMBERS.every, ...(m.cacheable ? FILLED_RESULT_MEMBERS.cacheable : [])]
       : [];
   const filled = candidates.filter((k) => members.has(k));
-  const keys = filled.map((k) => JSON.stringify(k)).join(" | ");
+  const keys = filled.map((k) => stringLiteral(k)).join(" | ");
   return { type: `Returned<${ns}.${m.result}${keys ? `, ${keys}` : ""}>`, filled };
 }
 
@@ -240,8 +241,5 @@ const STATELESS_KEYS = new Set(["_meta", "inputResponses", "requestState"]);
 /** The first paragraph of a description, on one line, safe inside a doc comment. */
 function summary(description: string | undefined): string {
   if (!description) return "";
-  return description
-    .split("\n\n")[0]!
-    .replace(/\s*\n\s*/g, " ")
-    .replaceAll("*/", "*\\/");
+  return commentText(description.split("\n\n")[0]!.replace(/\s*\n\s*/g, " "));
 }

@@ -10,61 +10,104 @@
  */
 
 import { compile, type JSONSchema } from "json-schema-to-typescript";
+import { docText, printedSource, stringLiteral } from "../escape.js";
 import { isOpaqueObject, isUnconstrained, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
+import { typeName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 import { formatTs } from "../write.js";
 
 const ROOT = "__McpCodegenRoot";
 
 export async function emitTypes(model: Pick<ProtocolModel, "definitions">): Promise<Record<string, string>> {
-  const definitions: Record<string, JSONSchema> = Object.create(null);
-  for (const def of model.definitions) definitions[def.name] = toJsonSchema(def.schema);
-  const { input, restore } = shielded(definitions);
-  const out = await compile(
-    { title: ROOT, type: "object", additionalProperties: false, definitions: input },
-    ROOT,
-    {
-      bannerComment: "",
-      // References reach the library as named types (`tsType`), never as `$ref`: nothing to resolve. Its
-      // resolver would also fail on a name holding a lone surrogate (it URI-encodes every key it passes).
-      $refOptions: { resolve: { external: false }, dereference: { excludedPathMatcher: () => true } },
-      unreachableDefinitions: true,
-      declareExternallyReferenced: true,
-      // zod infers arrays, not tuples, for minItems/maxItems; the two must agree (see the parity test).
-      ignoreMinAndMaxItems: true,
-      format: false,
-      strictIndexSignatures: false,
-      // No stated additionalProperties: no index signature (the library's default adds one everywhere).
-      additionalProperties: false,
-    },
-  );
+  const definitions: Record<string, JSONSchema> = {};
+  for (const def of model.definitions) {
+    const name = typeName(def.name);
+    if (Object.hasOwn(definitions, name))
+      throw new Error(`types.ts: two definitions take the type name ${name}`);
+    definitions[name] = toJsonSchema(def.schema);
+  }
+  const stand = standIns(definitions);
+  const out = await compile({ title: ROOT, type: "object", additionalProperties: false, definitions }, ROOT, {
+    bannerComment: "",
+    unreachableDefinitions: true,
+    declareExternallyReferenced: true,
+    // zod infers arrays, not tuples, for minItems/maxItems; the two must agree (see the parity test).
+    ignoreMinAndMaxItems: true,
+    format: false,
+    strictIndexSignatures: false,
+    // No stated additionalProperties: no index signature (the library's default adds one everywhere).
+    additionalProperties: false,
+    // References are handed over as named types, never `$ref`s: nothing to resolve.
+    $refOptions: { resolve: { external: false } },
+  });
   // The library's unformatted output has no indentation; its own formatting pass would run prettier.
-  const formatted = formatTs(renderTemplate("types.ts", { body: tidy(restore(out)) }), "types.ts");
+  const formatted = formatTs(renderTemplate("types.ts", { body: tidy(out) }), "types.ts");
   // The synthetic root the library needs to reach every definition is no type of the schema's.
   const typed = asTypeLiterals(formatted).replace(`export type ${ROOT} = {\n};\n`, "");
   if (typed.includes(ROOT)) throw new Error(`types.ts: the synthetic ${ROOT} is still referenced`);
-  return { "types.ts": typed };
+  let keyed = typed;
+  // A function, not a string: `$&`, `$'` and the like in a key must stay text.
+  for (const [standIn, key] of stand)
+    keyed = keyed.replaceAll(JSON.stringify(standIn), () => stringLiteral(key));
+  return { "types.ts": printedSource(keyed) };
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Keys the library cannot take as they are (see standIns). */
+const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
+const needsStandIn = (key: string) => LONE_SURROGATE.test(key) || INHERITED.has(key);
+
 /**
- * The library calls `schema.hasOwnProperty(…)` on every object it walks, so a key `hasOwnProperty` (a
- * property, a definition, a key inside a `const`) would crash it. Such keys go in under a stand-in found
- * nowhere in the input, and come back in the output. The input is JSON: parsed back, it is plain data
- * (`__proto__` an own key).
+ * The library's reference resolver walks every key as a URI fragment and throws on one it cannot encode
+ * (a lone surrogate), and its linker calls `hasOwnProperty` on every object (a property of that name
+ * shadows it): such keys go in as stand-ins (`\u0000k<n>`, never a name of the input's), renamed in
+ * place, and the stand-ins' literals are replaced by the names' own afterwards.
  */
-function shielded(definitions: Record<string, JSONSchema>): {
-  input: Record<string, JSONSchema>;
-  restore: (out: string) => string;
-} {
+function standIns(definitions: Record<string, JSONSchema>): Map<string, string> {
+  const stand = new Map<string, string>();
   const text = JSON.stringify(definitions);
-  if (!text.includes('"hasOwnProperty"')) return { input: definitions, restore: (out) => out };
-  let standIn = "hasOwnProperty_";
-  while (text.includes(standIn)) standIn += "_";
-  return {
-    input: JSON.parse(text.replaceAll('"hasOwnProperty"', `"${standIn}"`)) as Record<string, JSONSchema>,
-    restore: (out) => out.replaceAll(standIn, "hasOwnProperty"),
+  let mark = "\u0000k";
+  while (text.includes(JSON.stringify(mark).slice(1, -1))) mark = `\u0000${mark}`;
+  const standIn = (key: string): string => {
+    if (!needsStandIn(key)) return key;
+    const name = `${mark}${stand.size}`;
+    stand.set(name, key);
+    return name;
   };
+  const byKey = new Map<string, string>();
+  const of = (key: string) => {
+    const known = byKey.get(key);
+    if (known !== undefined) return known;
+    const s = standIn(key);
+    byKey.set(key, s);
+    return s;
+  };
+  /** A JSON value (`const`, `enum`, `default`): every object key is data. */
+  const data = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(data);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [of(k), data(v)]));
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const x of node) visit(x);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const schema = node as Record<string, unknown>;
+    for (const map of ["properties", "patternProperties"] as const) {
+      const value = schema[map] as Record<string, unknown> | undefined;
+      if (value) schema[map] = Object.fromEntries(Object.entries(value).map(([k, v]) => [of(k), v]));
+    }
+    if (Array.isArray(schema.required)) schema.required = schema.required.map((k: string) => of(k));
+    for (const key of ["const", "enum", "default"]) if (key in schema) schema[key] = data(schema[key]);
+    for (const [key, value] of Object.entries(schema))
+      if (key !== "const" && key !== "enum" && key !== "default") visit(value);
+  };
+  visit(definitions);
+  return stand;
 }
 
 /**
@@ -90,17 +133,20 @@ function asTypeLiterals(text: string): string {
   return lines.join("\n");
 }
 
-/** Drops the library's "referenced by" notes, which name the synthetic root. */
+/**
+ * Drops the library's "referenced by" notes, which name the synthetic root, wherever in a comment they
+ * sit (after a description, alone, or before the "Items:" line of an array's item description), and the
+ * blank comment lines and empty comments that leaves.
+ */
 function tidy(text: string): string {
   return text
     .replace(
-      /\n \* ?\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g,
+      /^ \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n/gm,
       "",
     )
-    .replace(
-      /\/\*\*\n \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g,
-      "",
-    );
+    .replace(/^ \* ?\n(?= \*\/)/gm, "")
+    .replace(/^\/\*\*\n(?: \* ?\n)+/gm, "/**\n")
+    .replace(/^\/\*\*\n \*\/\n/gm, "");
 }
 
 /** The parsed node back as JSON Schema for the library, with references as named types. */
@@ -108,7 +154,7 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   // The library reads `{}` as an object and `{ not: {} }` as one too; say what the booleans mean.
   if (node.bool !== undefined) return { tsType: node.bool ? "unknown" : "never" };
   const out: JSONSchema = {};
-  if (node.description !== undefined) out.description = node.description;
+  if (node.description !== undefined) out.description = docText(node.description);
   if (node.deprecated) out.deprecated = true;
   // The library reads a keyword-less schema as an object; in JSON Schema it accepts any value.
   if (isUnconstrained(node)) {
@@ -122,12 +168,12 @@ function toJsonSchema(node: SchemaNode): JSONSchema {
   }
   if (node.ref) {
     if (Object.keys(node).every((k) => k === "pointer" || k === "ref" || k === "description")) {
-      out.tsType = node.ref;
+      out.tsType = typeName(node.ref);
       return out;
     }
     // 2020-12 lets `$ref` sit beside other keywords: both apply, as an intersection.
     const { ref, description: _, ...rest } = node;
-    out.allOf = [{ tsType: ref }, toJsonSchema(rest)];
+    out.allOf = [{ tsType: typeName(ref) }, toJsonSchema(rest)];
     return out;
   }
   if (node.prefixItems && node.type?.includes("array")) return { ...out, ...tupleType(node) };

@@ -7,9 +7,11 @@
  * present must hold.
  */
 
+import { dataLiteral, memberAccess, stringLiteral } from "../escape.js";
 import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
+import { identifierToken } from "../mangle.js";
 import type { ProtocolModel } from "../model.js";
-import { checkName, isIdentifier, paramsCheckName } from "../naming.js";
+import { checkName, paramsCheckName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 
 export function emitValidators(
@@ -96,7 +98,7 @@ const pathArg = (path: string[]): string => (path.length === 0 ? "" : `, [${path
 
 function failWith(message: string, path: string[], scope: Scope): string {
   scope.module.helpers.add("fail");
-  return `return fail(${JSON.stringify(message)}${pathArg(path)});`;
+  return `return fail(${stringLiteral(message)}${pathArg(path)});`;
 }
 
 /** Runs `call` (a check on the value at `path`), returning its failure from the current function. */
@@ -231,12 +233,12 @@ function emitMembers(
       : `Expected one of ${members.map((m) => JSON.stringify(m)).join(", ")}`;
   if (members.every((m) => m === null || typeof m !== "object")) {
     w.line(
-      `if (${members.map((m) => `${v} !== ${JSON.stringify(m)}`).join(" && ")}) ${failWith(message, path, scope)}`,
+      `if (${members.map((m) => `${v} !== ${dataLiteral(m)}`).join(" && ")}) ${failWith(message, path, scope)}`,
     );
     return;
   }
   const list = hoistName("members", node.pointer, scope.module);
-  scope.module.hoisted.push(`const ${list}: readonly unknown[] = ${JSON.stringify(members)};`);
+  scope.module.hoisted.push(`const ${list}: readonly unknown[] = ${dataLiteral(members)};`);
   scope.module.helpers.add("inJson");
   w.line(`if (!inJson(${v}, ${list})) ${failWith(message, path, scope)}`);
 }
@@ -318,13 +320,13 @@ function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope
     );
   if (node.pattern !== undefined) {
     const re = hoistName("pattern", node.pointer, scope.module);
-    scope.module.hoisted.push(`const ${re} = new RegExp(${JSON.stringify(node.pattern)}, "u");`);
+    scope.module.hoisted.push(`const ${re} = new RegExp(${stringLiteral(node.pattern)}, "u");`);
     w.line(`if (!${re}.test(${v})) ${failWith(`Expected to match ${node.pattern}`, path, scope)}`);
   }
   if (node.format !== undefined) {
     scope.module.helpers.add("formats");
     w.line(
-      `if (!formats[${JSON.stringify(node.format)}](${v})) ${failWith(`Invalid ${node.format}`, path, scope)}`,
+      `if (!formats[${stringLiteral(node.format)}](${v})) ${failWith(`Invalid ${node.format}`, path, scope)}`,
     );
   }
 }
@@ -394,10 +396,10 @@ function emitObjectKeywords(node: SchemaNode, v: string, path: string[], w: Line
   for (const key of Object.keys(node.dependentRequired ?? {}).sort()) {
     const needed = node.dependentRequired![key]!.filter((d) => d !== key);
     if (needed.length === 0) continue;
-    w.block(`if (Object.hasOwn(${v}, ${JSON.stringify(key)})) {`, () => {
+    w.block(`if (Object.hasOwn(${v}, ${stringLiteral(key)})) {`, () => {
       for (const d of needed) {
         w.line(
-          `if (!Object.hasOwn(${v}, ${JSON.stringify(d)})) ${failWith(`Required (because ${JSON.stringify(key)} is present)`, [...path, JSON.stringify(d)], scope)}`,
+          `if (!Object.hasOwn(${v}, ${stringLiteral(d)})) ${failWith(`Required (because ${stringLiteral(key)} is present)`, [...path, stringLiteral(d)], scope)}`,
         );
       }
     });
@@ -428,13 +430,13 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
     const isRequired = required.has(key);
     if (!isRequired && !constrains(schema)) continue;
     const p = `p${scope.next++}`;
-    const access = isIdentifier(key) ? `${v}.${key}` : `${v}[${JSON.stringify(key)}]`;
+    const access = memberAccess(v, key);
     w.line(
       INHERITED.has(key)
-        ? `const ${p} = Object.hasOwn(${v}, ${JSON.stringify(key)}) ? ${access} : undefined;`
+        ? `const ${p}: unknown = Object.hasOwn(${v}, ${stringLiteral(key)}) ? ${access} : undefined;`
         : `const ${p} = ${access};`,
     );
-    const below = [...path, JSON.stringify(key)];
+    const below = [...path, stringLiteral(key)];
     if (isRequired) {
       w.line(`if (${p} === undefined) ${failWith("Required", below, scope)}`);
       emitNode(schema, p, below, w, scope);
@@ -443,9 +445,9 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
     }
   }
   // `required` may name properties the object does not describe: present, with any value.
-  for (const key of [...required].filter((k) => !(k in props)).sort()) {
+  for (const key of [...required].filter((k) => !Object.hasOwn(props, k)).sort()) {
     w.line(
-      `if (!Object.hasOwn(${v}, ${JSON.stringify(key)})) ${failWith("Required", [...path, JSON.stringify(key)], scope)}`,
+      `if (!Object.hasOwn(${v}, ${stringLiteral(key)})) ${failWith("Required", [...path, stringLiteral(key)], scope)}`,
     );
   }
   const additional = node.additionalProperties;
@@ -458,7 +460,7 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
   const k = `k${scope.next++}`;
   const x = `x${scope.next++}`;
   const known =
-    declared.length === 0 ? "false" : declared.map((d) => `${k} === ${JSON.stringify(d)}`).join(" || ");
+    declared.length === 0 ? "false" : declared.map((d) => `${k} === ${stringLiteral(d)}`).join(" || ");
   w.block(`for (const ${k} of Object.keys(${v})) {`, () => {
     const below = [...path, k];
     if (patterns.length === 0) {
@@ -475,7 +477,7 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
     w.line(`let ${m} = ${known};`);
     for (const [source, schema] of patterns) {
       const re = hoistName("pattern", `${node.pointer}/patternProperties/${source}`, scope.module);
-      scope.module.hoisted.push(`const ${re} = new RegExp(${JSON.stringify(source)}, "u");`);
+      scope.module.hoisted.push(`const ${re} = new RegExp(${stringLiteral(source)}, "u");`);
       w.block(`if (${re}.test(${k})) {`, () => {
         w.line(`${m} = true;`);
         emitNode(schema, x, below, w, scope);
@@ -491,18 +493,16 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
 /** Whether a schema can refuse anything (a `{}` or `true` accepts every value and needs no code). */
 const constrains = (node: SchemaNode): boolean => node.bool !== true && !isUnconstrained(node);
 
-/** A module-level name for what sits at `pointer`: stable, since it depends on the position alone. */
+/**
+ * A module-level name for what sits at `pointer`: stable, since it depends on the position alone, and
+ * distinct for distinct positions (identifierToken keeps `a-b` and `a_b` apart).
+ */
 function hoistName(kind: string, pointer: string, module: Module): string {
   const tokens = pointer
     .split("/")
     .slice(1)
     .filter((t, i) => !(i === 0 && (t === "definitions" || t === "$defs")))
-    .map((t) =>
-      t
-        .replaceAll("~1", "/")
-        .replaceAll("~0", "~")
-        .replace(/[^A-Za-z0-9_]/g, "_"),
-    );
+    .map((t) => identifierToken(t.replaceAll("~1", "/").replaceAll("~0", "~")));
   const name = `${kind}$${tokens.join("$")}`;
   const owner = module.names.get(name);
   if (owner !== undefined && owner !== pointer)

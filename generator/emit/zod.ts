@@ -4,9 +4,10 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
+import { dataLiteral, objectKey, stringLiteral } from "../escape.js";
 import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
-import { propertyKey, schemaName } from "../naming.js";
+import { schemaName } from "../naming.js";
 import { SCHEMA_FIXES } from "../tables.js";
 import { renderTemplate } from "../templates.js";
 import { type Doc, group, print } from "./layout.js";
@@ -67,7 +68,7 @@ function expr(node: SchemaNode, ctx: Ctx): Doc {
   // A closed object (`z.strictObject`) intersected with what the applicators allow would let their keys in.
   if (parts.length > 1 && closedObject(node)) {
     ctx.helpers.add("onlyProperties");
-    checks.unshift(`onlyProperties(${JSON.stringify(Object.keys(node.properties ?? {}))})`);
+    checks.unshift(`onlyProperties(${dataLiteral(Object.keys(node.properties ?? {}))})`);
   }
   const combined =
     parts.length === 0 ? "z.unknown()" : parts.reduce((acc, p) => group("z.intersection(", [acc, p], ")"));
@@ -115,7 +116,7 @@ function typedExpr(node: SchemaNode, ctx: Ctx): Doc | undefined {
         "z.enum(",
         group(
           "[",
-          values.map((v) => JSON.stringify(v)),
+          values.map((v) => dataLiteral(v)),
           "]",
         ),
         ")",
@@ -158,10 +159,10 @@ function stringExpr(node: SchemaNode, ctx: Ctx): string {
     ctx.helpers.add("maxLength");
     checks.push(`maxLength(${node.maxLength})`);
   }
-  if (node.pattern !== undefined) checks.push(`z.regex(new RegExp(${JSON.stringify(node.pattern)}, "u"))`);
+  if (node.pattern !== undefined) checks.push(`z.regex(new RegExp(${stringLiteral(node.pattern)}, "u"))`);
   if (node.format !== undefined) {
     ctx.helpers.add("format");
-    checks.push(`format(${JSON.stringify(node.format)})`);
+    checks.push(`format(${stringLiteral(node.format)})`);
   }
   return checks.length === 0 ? "z.string()" : `z.string().check(${checks.join(", ")})`;
 }
@@ -221,7 +222,7 @@ function objectChecks(node: SchemaNode, ctx: Ctx): Doc[] {
   }
   if (node.dependentRequired) {
     ctx.helpers.add("dependentRequired");
-    checks.push(`dependentRequired(${JSON.stringify(node.dependentRequired)})`);
+    checks.push(`dependentRequired(${dataLiteral(node.dependentRequired)})`);
   }
   if (node.propertyNames && constrains(node.propertyNames)) {
     ctx.helpers.add("propertyNames");
@@ -239,7 +240,7 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
   const required = new Set(node.required ?? []);
   const props = node.properties ?? {};
   const entries: Doc[] = Object.entries(props).map(([key, schema]) => [
-    `${propertyKey(key)}: `,
+    `${objectKey(key)}: `,
     expr(schema, ctx),
     required.has(key) ? "" : ".optional()",
   ]);
@@ -251,23 +252,24 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
     additional && !open && additional.bool !== false && !node.patternProperties
       ? expr(additional, ctx)
       : "z.unknown()";
-  for (const key of required) if (!(key in props)) entries.push([`${propertyKey(key)}: `, undeclared]);
+  for (const key of required)
+    if (!Object.hasOwn(props, key)) entries.push([`${objectKey(key)}: `, undeclared]);
   const shape = group("{", entries, "}");
 
   if (node.patternProperties) {
     ctx.helpers.add("patternProperties");
     const patterns = Object.entries(node.patternProperties).map(([re, schema]) =>
-      group("[", [`new RegExp(${JSON.stringify(re)}, "u")`, expr(schema, ctx)], "]"),
+      group("[", [`new RegExp(${stringLiteral(re)}, "u")`, expr(schema, ctx)], "]"),
     );
     const extra = open ? "undefined" : additional.bool === false ? "false" : expr(additional, ctx);
     // Only `properties` names are declared: a key that `required` alone names is still additional.
-    const declared = JSON.stringify(Object.keys(props));
+    const declared = dataLiteral(Object.keys(props));
     const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra], ")");
     return ["z.looseObject(", shape, ")", group(".check(", [check], ")")];
   }
   if (open) return ["z.looseObject(", shape, ")"];
   // A required key that no property declares is an additional property, which a closed object refuses.
-  if (additional.bool === false && [...required].some((k) => !(k in props))) return "z.never()";
+  if (additional.bool === false && [...required].some((k) => !Object.hasOwn(props, k))) return "z.never()";
   if (additional.bool === false) return ["z.strictObject(", shape, ")"];
   return ["z.object(", shape, ")", group(".catchall(", [expr(additional, ctx)], ")")];
 }
@@ -276,9 +278,9 @@ function literal(value: Json, ctx: Ctx): string {
   if (value === null) return "z.null()";
   if (typeof value === "object") {
     ctx.helpers.add("constant");
-    return `constant(${JSON.stringify(value)} as const)`;
+    return `constant(${dataLiteral(value)} as const)`;
   }
-  return `z.literal(${JSON.stringify(value)})`;
+  return `z.literal(${dataLiteral(value)})`;
 }
 
 /** Definitions in dependency order (a definition after what it references), ties broken by name. */

@@ -132,7 +132,8 @@ export function bindContract(
     "callTool" | "getPrompt" | "readResource",
     (params: unknown, options?: unknown) => Promise<unknown>
   >;
-  const tools: Record<string, Method> = {};
+  // No prototype: a tool may be named `__proto__` or `constructor` like any other.
+  const tools: Record<string, Method> = Object.create(null);
   for (const [name, tool] of Object.entries(tables.tools)) {
     tools[name] = (async (args: Record<string, unknown> = {}, callOptions?: unknown) => {
       checked(`tools.${name}`, tool.input, args);
@@ -171,19 +172,19 @@ export function bindContract(
       return structured;
     }) as Method;
   }
-  const prompts: Record<string, Method> = {};
+  const prompts: Record<string, Method> = Object.create(null);
   for (const [name, prompt] of Object.entries(tables.prompts)) {
     prompts[name] = (async (args: Record<string, string> = {}, callOptions?: unknown) => {
       checked(`prompts.${name}`, prompt.check, args);
       return call.getPrompt({ name: prompt.name, arguments: args }, callOptions);
     }) as Method;
   }
-  const resources: Record<string, Method> = {};
+  const resources: Record<string, Method> = Object.create(null);
   for (const [name, resource] of Object.entries(tables.resources)) {
     resources[name] = ((callOptions?: unknown) =>
       call.readResource({ uri: resource.uri }, callOptions)) as Method;
   }
-  const resourceTemplates: Record<string, Method> = {};
+  const resourceTemplates: Record<string, Method> = Object.create(null);
   for (const [name, template] of Object.entries(tables.resourceTemplates)) {
     const uri = new UriTemplate(template.uriTemplate, template.parts);
     resourceTemplates[name] = (async (variables: Record<string, unknown> = {}, callOptions?: unknown) => {

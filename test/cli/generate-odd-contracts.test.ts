@@ -95,7 +95,7 @@ describe("generate: odd contracts", () => {
     expect(types).toContain("export type ToStringInput = {");
     expect(types).toContain("export type ConstructorPromptArguments = {");
     expect(types).toContain(
-      "export type ProtoPromptArguments = {\n  __proto__?: string;\n  constructor: string;\n};",
+      'export type ProtoPromptArguments = {\n  "__proto__"?: string;\n  "constructor": string;\n};',
     );
   });
 
@@ -117,8 +117,8 @@ describe("generate: odd contracts", () => {
     }`);
     expect(run.code, run.stderr).toBe(0);
     const types = read("types.ts");
-    expect(types).toContain("  hasOwnProperty: string;");
-    expect(types).toContain("  __proto__: number;");
+    expect(types).toContain('  "hasOwnProperty": string;');
+    expect(types).toContain('  "__proto__": number;');
     expect(types).toContain('  "a\\ud800b": boolean;');
     expect(await typecheck(["types.ts", "validators.d.ts"])).toEqual([]);
     const { checkOddInput } = await import(join(PROJECT, "generated/contract/validators.js"));

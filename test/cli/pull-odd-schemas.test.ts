@@ -110,7 +110,7 @@ describe("pull: odd schemas neither crash it nor lose the other tools", () => {
     const input = lock.tools[1]!.definition.inputSchema as { properties: object };
     expect(Object.keys(input.properties).sort()).toEqual([...names].sort());
     const types = read("proto/types.ts");
-    for (const n of names) expect(types).toMatch(new RegExp(`\\n  ${n}\\??: string;`));
+    for (const n of names) expect(types).toMatch(new RegExp(`\\n  "${n}"\\??: string;`));
     const errors = await typecheck({
       "proto-usage.ts": `
 import { createClient } from "../../../generated/2025-11-25/client.js";
@@ -237,7 +237,7 @@ export async function use(): Promise<void> {
     expect(types).toContain("export type ConstructorInput = {");
     expect(types).toContain("export type ToStringInput = {");
     expect(types).toContain(
-      "export type ProtoPromptArguments = {\n  __proto__?: string;\n  constructor: string;\n};",
+      'export type ProtoPromptArguments = {\n  "__proto__"?: string;\n  "constructor": string;\n};',
     );
   });
 });

@@ -98,6 +98,18 @@ describe("compareSchemas: arguments", () => {
       want: [["compatible", 'new optional argument "c"']],
     },
     {
+      name: "new required arguments named like Object.prototype members",
+      after: {
+        ...base,
+        properties: { ...base.properties, constructor: { type: "number" }, toString: { type: "string" } },
+        required: ["n", "constructor", "toString"],
+      },
+      want: [
+        ["breaking", 'new required argument "constructor"'],
+        ["breaking", 'new required argument "toString"'],
+      ],
+    },
+    {
       name: "argument made required",
       after: { ...base, required: ["n", "s"] },
       want: [["breaking", 'argument "s" is now required']],
@@ -309,13 +321,13 @@ describe("contractFromLock", () => {
         type: "object",
         properties: {
           p: { $ref: "#/$defs/MoveInputPoint" },
-          q: { $ref: "#/$defs/MoveInputPropertiesP" },
+          q: { $ref: "#/$defs/MoveInput$properties$p" },
           self: { $ref: "#/$defs/MoveInput" },
         },
       },
       defs: {
         MoveInputPoint: obj({ x: { type: "number" } }),
-        MoveInputPropertiesP: { $ref: "#/$defs/MoveInputPoint" },
+        MoveInput$properties$p: { $ref: "#/$defs/MoveInputPoint" },
       },
     });
   });
@@ -411,7 +423,7 @@ describe("contractFromLock", () => {
 });
 
 describe("contractFromLock: names", () => {
-  it("leaves out an item whose type name another already has, with a warning", () => {
+  it("keeps items whose names share a type-name form, told apart by a suffix (mangle.ts)", () => {
     const lock = buildLock(
       pulled([
         { name: "get-sum", inputSchema: { type: "object" } },
@@ -419,9 +431,10 @@ describe("contractFromLock: names", () => {
       ]),
     ).lock;
     const { model, warnings } = contractFromLock(lock);
-    expect(model.tools.map((t) => t.name)).toEqual(["get-sum"]);
-    expect(warnings).toEqual([
-      'tool "get_sum" is left out of the client: its type name is also that of "get-sum"',
+    expect(warnings).toEqual([]);
+    expect(model.tools.map((t) => [t.name, t.typeName])).toEqual([
+      ["get-sum", "GetSum"],
+      ["get_sum", expect.stringMatching(/^GetSumX[0-9A-F]{8}$/)],
     ]);
   });
 });

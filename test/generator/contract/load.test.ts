@@ -172,11 +172,6 @@ describe("loadContract", () => {
       /tools\.bad name: a tool name is 1 to 128/,
     ],
     [
-      "two names with one type name",
-      `tools:\n  get-user:\n    inputSchema: ${OBJECT}\n  get_user:\n    inputSchema: ${OBJECT}\n`,
-      /its type name GetUser is also that of tools\.get-user/,
-    ],
-    [
       "a dangling $ref",
       "tools:\n  t:\n    inputSchema: { type: object, properties: { a: { $ref: '#/$defs/Nope' } } }\n",
       /dangling/,
