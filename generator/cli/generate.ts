@@ -5,6 +5,7 @@ import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
+import { patternWarnings } from "../contract/pattern-warnings.js";
 import { addContractStubs } from "../contract/stubs.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import { updateHandlers } from "../handlers-update.js";
@@ -160,7 +161,12 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   const contract = config.contract ? await loadProjectContract(root, config.contract) : undefined;
   const files = { ...next.files };
   if (contract) {
-    const emitted = await emitContract(contract, { protocolVersion: target });
+    for (const w of patternWarnings(contract, config.patternMaxLength))
+      report.notice(`warning: ${config.contract}: ${w}`);
+    const emitted = await emitContract(contract, {
+      protocolVersion: target,
+      ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
+    });
     for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
   }
   if (opts.check) return reportDrift([[outDir, files]], report);

@@ -4,6 +4,7 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
+import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
 import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { propertyKey, schemaName } from "../naming.js";
@@ -158,7 +159,13 @@ function stringExpr(node: SchemaNode, ctx: Ctx): string {
     ctx.helpers.add("maxLength");
     checks.push(`maxLength(${node.maxLength})`);
   }
-  if (node.pattern !== undefined) checks.push(`z.regex(new RegExp(${JSON.stringify(node.pattern)}, "u"))`);
+  if (node.pattern !== undefined) {
+    // Compiled once with the schema; run only on strings no longer than maxLength or the default limit.
+    ctx.helpers.add("pattern");
+    checks.push(
+      `pattern(new RegExp(${JSON.stringify(node.pattern)}, "u"), ${node.maxLength ?? DEFAULT_PATTERN_MAX_LENGTH})`,
+    );
+  }
   if (node.format !== undefined) {
     ctx.helpers.add("format");
     checks.push(`format(${JSON.stringify(node.format)})`);
@@ -262,7 +269,8 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
     const extra = open ? "undefined" : additional.bool === false ? "false" : expr(additional, ctx);
     // Only `properties` names are declared: a key that `required` alone names is still additional.
     const declared = JSON.stringify(Object.keys(props));
-    const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra], ")");
+    const most = String(DEFAULT_PATTERN_MAX_LENGTH);
+    const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra, most], ")");
     return ["z.looseObject(", shape, ")", group(".check(", [check], ")")];
   }
   if (open) return ["z.looseObject(", shape, ")"];
