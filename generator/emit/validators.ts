@@ -320,15 +320,23 @@ const BOUNDS = [
   ["exclusiveMaximum", ">=", "less than"],
 ] as const;
 
+/**
+ * Code-point length tests that count code points only when the UTF-16 length cannot decide (a string
+ * has between length/2 and length code points): most strings are judged without reading them.
+ */
+const longerThan = (v: string, n: number) =>
+  `${v}.length > ${n} && (${v}.length > ${2 * n} || codePoints(${v}) > ${n})`;
+const shorterThan = (v: string, n: number) => `${v}.length < ${2 * n} && codePoints(${v}) < ${n}`;
+
 function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
   if (node.minLength !== undefined || node.maxLength !== undefined) scope.module.helpers.add("codePoints");
   if (node.minLength !== undefined)
     w.line(
-      `if (codePoints(${v}) < ${node.minLength}) ${failWith(`Expected at least ${node.minLength} characters`, path, scope)}`,
+      `if (${shorterThan(v, node.minLength)}) ${failWith(`Expected at least ${node.minLength} characters`, path, scope)}`,
     );
   if (node.maxLength !== undefined)
     w.line(
-      `if (codePoints(${v}) > ${node.maxLength}) ${failWith(`Expected at most ${node.maxLength} characters`, path, scope)}`,
+      `if (${longerThan(v, node.maxLength)}) ${failWith(`Expected at most ${node.maxLength} characters`, path, scope)}`,
     );
   if (node.pattern !== undefined) {
     // `maxLength`, checked above, bounds what the expression (compiled once, at module level) runs on.
@@ -350,7 +358,7 @@ function emitPatternLimit(v: string, what: string, path: string[], w: Lines, sco
   const most = scope.module.patternMaxLength;
   scope.module.helpers.add("codePoints");
   w.line(
-    `if (${v}.length > ${most} && codePoints(${v}) > ${most}) ${failWith(`Expected at most ${most} ${what} (the most a pattern is checked on)`, path, scope)}`,
+    `if (${longerThan(v, most)}) ${failWith(`Expected at most ${most} ${what} (the most a pattern is checked on)`, path, scope)}`,
   );
 }
 

@@ -4,6 +4,8 @@
  * common path but `uniqueItems` over more than a few items, which hashes them to stay linear.
  */
 
+import { NumberIndex } from "./number-index.js";
+
 /** RFC 3986 URI: a scheme, a colon, then no white space (relative references are not URIs). */
 const URI = /^[a-z][a-z0-9+.-]*:[^\s]*$/i;
 /** RFC 4648 base64 with padding (JSON Schema `byte`). */
@@ -299,12 +301,18 @@ const PAIRWISE_ITEMS = 8;
  */
 export function duplicateItems(items: readonly unknown[]): [number, number] | undefined {
   if (items.length <= PAIRWISE_ITEMS) return duplicatePairwise(items);
-  // Primitives are their own key (a Set takes 1 and 1.0, 0 and -0 as one); objects and arrays go by
-  // their canonical form in a set of their own, so a string never meets an object's form.
+  // Numbers go by value (1 and 1.0 are one number), other primitives likewise in a Set; objects and
+  // arrays by their canonical form in a set of their own, so a string never meets an object's form.
+  const numbers = new NumberIndex(items);
   const primitives = new Set<unknown>();
   const composites = new Set<string>();
   for (let j = 0; j < items.length; j++) {
     const item = items[j];
+    if (typeof item === "number") {
+      const i = numbers.firstOrAdd(j);
+      if (i >= 0) return [i, j];
+      continue;
+    }
     const set: Set<unknown> = typeof item === "object" && item !== null ? composites : primitives;
     const size = set.size;
     set.add(set === composites ? canonicalJson(item) : item);

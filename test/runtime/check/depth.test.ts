@@ -3,7 +3,8 @@
  * checked): a value nested past the bound is refused naming the bound, never a stack overflow.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_DEPTH, tooDeep } from "../../../runtime/check/depth.js";
+import { MAX_DEPTH, MAX_TEXT_DEPTH, textTooDeep, tooDeep } from "../../../runtime/check/depth.js";
+import { parseJson } from "../../../runtime/http/body.js";
 import { checkedParams } from "../../../runtime/mcp/check-errors.js";
 
 const nested = (levels: number, leaf: unknown = 1): unknown => {
@@ -55,5 +56,30 @@ describe("tooDeep", () => {
       code: -32602,
       message: `Invalid params for tools/call: /arguments/root/a/0: Nested more than ${MAX_DEPTH} levels deep below this point`,
     });
+  });
+});
+
+describe("textTooDeep", () => {
+  const deep = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+
+  it("refuses a text nested past the bound before it is parsed, counting brackets outside strings only", () => {
+    expect(textTooDeep(deep(MAX_TEXT_DEPTH))).toBe(false);
+    expect(textTooDeep(deep(MAX_TEXT_DEPTH + 1))).toBe(true);
+    expect(textTooDeep(`{"a":[${"1,".repeat(20_000)}1]}`)).toBe(false);
+    // Brackets inside strings (escaped quotes included) are text, not nesting.
+    expect(textTooDeep(JSON.stringify({ s: '["{'.repeat(20_000), t: ["[["] }))).toBe(false);
+    // A string ending in an escaped backslash ends there: what follows is nesting again.
+    expect(textTooDeep(`[${JSON.stringify("\\")},${deep(MAX_TEXT_DEPTH)}]`)).toBe(true);
+  });
+
+  it("an HTTP body nested too deep is a -32700 naming the bound, answered without parsing it", () => {
+    const bytes = new TextEncoder().encode(`{"jsonrpc":"2.0","id":1,"method":"x","params":${deep(280_000)}}`);
+    const started = performance.now();
+    const parsed = parseJson(bytes);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(parsed).toMatchObject({ error: { status: 400 } });
+    expect(JSON.stringify(parsed)).toContain(
+      `Parse error: the body nests more than ${MAX_TEXT_DEPTH} levels deep`,
+    );
   });
 });
