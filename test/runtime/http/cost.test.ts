@@ -134,7 +134,7 @@ const longText = (end: string) => (budget: number) =>
 async function underAttack(
   attacker: Record<string, string>,
   pinger: Record<string, string>,
-  body: Uint8Array,
+  body: Uint8Array<ArrayBuffer>,
 ): Promise<{ answer: Record<string, unknown> | undefined; pings: number[]; ms: number }> {
   const started = performance.now();
   let answer: Record<string, unknown> | undefined;
