@@ -54,7 +54,11 @@ describe("mcp-codegen generate and patterns", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain("warning");
     const validators = readFileSync(join(dir, "generated/contract/validators.js"), "utf8");
-    // maxLength is checked before the pattern runs; the property names get the configured bound.
+    // Each pattern is compiled once, at module level; maxLength is checked before it runs; property
+    // names get the configured bound.
+    const compiled = validators.split("\n").filter((l) => l.includes("new RegExp("));
+    expect(compiled.length).toBe(2);
+    for (const line of compiled) expect(line).toMatch(/^const pattern\$\S+ = new RegExp\(/);
     expect(validators.indexOf("> 16)")).toBeLessThan(
       validators.indexOf("pattern$GreetInput$properties$name.test"),
     );
