@@ -27,6 +27,11 @@ export interface ProjectConfig {
    * folder of them; generated into `<output>/contract/`. Absent: none.
    */
   contract?: string;
+  /**
+   * The longest string (characters) the contract's validators run a `pattern` on when its schema sets no
+   * `maxLength`; a longer one is refused naming the field (default `DEFAULT_PATTERN_MAX_LENGTH`, 4096).
+   */
+  patternMaxLength?: number;
 }
 
 export async function readConfig(dir: string): Promise<ProjectConfig | undefined> {
@@ -54,6 +59,11 @@ export async function readConfig(dir: string): Promise<ProjectConfig | undefined
     throw bad("schema", "null or a file/URL");
   if (c.contract !== undefined && (typeof c.contract !== "string" || c.contract === ""))
     throw bad("contract", "the path of the contract file or folder");
+  if (
+    c.patternMaxLength !== undefined &&
+    (!Number.isSafeInteger(c.patternMaxLength) || (c.patternMaxLength as number) < 1)
+  )
+    throw bad("patternMaxLength", "a positive integer (characters)");
   return {
     kind: c.kind,
     protocol: c.protocol,
@@ -61,6 +71,7 @@ export async function readConfig(dir: string): Promise<ProjectConfig | undefined
     handlers: c.handlers,
     schema: c.schema ?? null,
     ...(c.contract === undefined ? {} : { contract: c.contract }),
+    ...(c.patternMaxLength === undefined ? {} : { patternMaxLength: c.patternMaxLength }),
   };
 }
 

@@ -6,6 +6,7 @@ import { defaultVersion, getVersion, listVersions } from "../../schema/registry.
 import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import { checkProtocolFit } from "../contract/protocol-fit.js";
+import { patternWarnings } from "../contract/pattern-warnings.js";
 import { addContractStubs } from "../contract/stubs.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
 import { updateHandlers } from "../handlers-update.js";
@@ -169,7 +170,12 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   }
   const files = { ...next.files };
   if (contract) {
-    const emitted = await emitContract(contract, { protocolVersion: target });
+    for (const w of patternWarnings(contract, config.patternMaxLength))
+      report.notice(`warning: ${config.contract}: ${w}`);
+    const emitted = await emitContract(contract, {
+      protocolVersion: target,
+      ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
+    });
     for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
   }
   if (opts.check) return reportDrift([[outDir, files]], report);

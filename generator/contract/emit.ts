@@ -28,6 +28,8 @@ export interface ContractEmitOptions {
    * (default: the registry's released versions before tables.TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE).
    */
   protocolErrorVersions?: readonly string[];
+  /** See `ValidatorOptions.patternMaxLength` (mcp-codegen.json `patternMaxLength`). */
+  patternMaxLength?: number;
 }
 
 /**
@@ -71,7 +73,10 @@ export async function emitContractSources(
   const head = `${contractHeader(contract, options.protocolVersion)}\n`;
   const model = { definitions: contract.definitions, methods: [] };
   const types = (await emitTypes(model))["types.ts"]!;
-  const validators = emitValidators(model)["validators.ts"]!;
+  const validators = emitValidators(
+    model,
+    options.patternMaxLength === undefined ? {} : { patternMaxLength: options.patternMaxLength },
+  )["validators.ts"]!;
   return {
     "types.ts": head + types,
     "validators.ts": head + validators,

@@ -8,20 +8,32 @@
  */
 
 import { dataLiteral, memberAccess, stringLiteral } from "../escape.js";
+import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
 import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import { identifierToken } from "../mangle.js";
 import type { ProtocolModel } from "../model.js";
 import { checkName, paramsCheckName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
 
+export interface ValidatorOptions {
+  /**
+   * The longest string (in characters, code points) a `pattern` is run on when its schema sets no
+   * `maxLength`: a longer one fails before the regular expression runs, so no string costs more than
+   * this much backtracking (default `DEFAULT_PATTERN_MAX_LENGTH`; mcp-codegen.json `patternMaxLength`).
+   */
+  patternMaxLength?: number;
+}
+
 export function emitValidators(
   model: Pick<ProtocolModel, "definitions" | "methods">,
+  options: ValidatorOptions = {},
 ): Record<string, string> {
   const module: Module = {
     hoisted: [],
     names: new Map(),
     helpers: new Set(["type Fail"]),
     functions: new Map(),
+    patternMaxLength: options.patternMaxLength ?? DEFAULT_PATTERN_MAX_LENGTH,
   };
   const defs = new Map(model.definitions.map((d) => [d.name, d.schema]));
   const params = [...new Set(model.methods.map((m) => m.definition))].sort().map((name) => {
@@ -58,6 +70,8 @@ interface Module {
   helpers: Set<string>;
   /** Nodes that have an exported function of their own (a message's params), by pointer. */
   functions: Map<string, string>;
+  /** See `ValidatorOptions.patternMaxLength`. */
+  patternMaxLength: number;
 }
 
 /** Per-function state: local names are numbered within the function, which only it can see. */
@@ -308,17 +322,27 @@ const BOUNDS = [
   ["exclusiveMaximum", ">=", "less than"],
 ] as const;
 
+/**
+ * Code-point length tests that count code points only when the UTF-16 length cannot decide (a string
+ * has between length/2 and length code points): most strings are judged without reading them.
+ */
+const longerThan = (v: string, n: number) =>
+  `${v}.length > ${n} && (${v}.length > ${2 * n} || codePoints(${v}) > ${n})`;
+const shorterThan = (v: string, n: number) => `${v}.length < ${2 * n} && codePoints(${v}) < ${n}`;
+
 function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
   if (node.minLength !== undefined || node.maxLength !== undefined) scope.module.helpers.add("codePoints");
   if (node.minLength !== undefined)
     w.line(
-      `if (codePoints(${v}) < ${node.minLength}) ${failWith(`Expected at least ${node.minLength} characters`, path, scope)}`,
+      `if (${shorterThan(v, node.minLength)}) ${failWith(`Expected at least ${node.minLength} characters`, path, scope)}`,
     );
   if (node.maxLength !== undefined)
     w.line(
-      `if (codePoints(${v}) > ${node.maxLength}) ${failWith(`Expected at most ${node.maxLength} characters`, path, scope)}`,
+      `if (${longerThan(v, node.maxLength)}) ${failWith(`Expected at most ${node.maxLength} characters`, path, scope)}`,
     );
   if (node.pattern !== undefined) {
+    // `maxLength`, checked above, bounds what the expression (compiled once, at module level) runs on.
+    if (node.maxLength === undefined) emitPatternLimit(v, "characters", path, w, scope);
     const re = hoistName("pattern", node.pointer, scope.module);
     scope.module.hoisted.push(`const ${re} = new RegExp(${stringLiteral(node.pattern)}, "u");`);
     w.line(`if (!${re}.test(${v})) ${failWith(`Expected to match ${node.pattern}`, path, scope)}`);
@@ -329,6 +353,15 @@ function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope
       `if (!formats[${stringLiteral(node.format)}](${v})) ${failWith(`Invalid ${node.format}`, path, scope)}`,
     );
   }
+}
+
+/** Refuses a string (`what`: a value's characters, or a property name) too long to run a pattern on. */
+function emitPatternLimit(v: string, what: string, path: string[], w: Lines, scope: Scope): void {
+  const most = scope.module.patternMaxLength;
+  scope.module.helpers.add("codePoints");
+  w.line(
+    `if (${longerThan(v, most)}) ${failWith(`Expected at most ${most} ${what} (the most a pattern is checked on)`, path, scope)}`,
+  );
 }
 
 function emitArray(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
@@ -473,6 +506,7 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
       return;
     }
     const m = `m${scope.next++}`;
+    emitPatternLimit(k, "characters in a property name", below, w, scope);
     w.line(`const ${x} = ${v}[${k}];`);
     w.line(`let ${m} = ${known};`);
     for (const [source, schema] of patterns) {

@@ -5,6 +5,7 @@
  */
 
 import { dataLiteral, objectKey, stringLiteral } from "../escape.js";
+import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
 import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { schemaName } from "../naming.js";
@@ -159,7 +160,13 @@ function stringExpr(node: SchemaNode, ctx: Ctx): string {
     ctx.helpers.add("maxLength");
     checks.push(`maxLength(${node.maxLength})`);
   }
-  if (node.pattern !== undefined) checks.push(`z.regex(new RegExp(${stringLiteral(node.pattern)}, "u"))`);
+  if (node.pattern !== undefined) {
+    // Compiled once with the schema; run only on strings no longer than maxLength or the default limit.
+    ctx.helpers.add("pattern");
+    checks.push(
+      `pattern(new RegExp(${stringLiteral(node.pattern)}, "u"), ${node.maxLength ?? DEFAULT_PATTERN_MAX_LENGTH})`,
+    );
+  }
   if (node.format !== undefined) {
     ctx.helpers.add("format");
     checks.push(`format(${stringLiteral(node.format)})`);
@@ -264,7 +271,8 @@ function objectShape(node: SchemaNode, ctx: Ctx): Doc {
     const extra = open ? "undefined" : additional.bool === false ? "false" : expr(additional, ctx);
     // Only `properties` names are declared: a key that `required` alone names is still additional.
     const declared = dataLiteral(Object.keys(props));
-    const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra], ")");
+    const most = String(DEFAULT_PATTERN_MAX_LENGTH);
+    const check = group("patternProperties(", [declared, group("[", patterns, "]"), extra, most], ")");
     return ["z.looseObject(", shape, ")", group(".check(", [check], ")")];
   }
   if (open) return ["z.looseObject(", shape, ")"];

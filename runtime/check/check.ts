@@ -60,7 +60,7 @@ export function oneOf(value: unknown, checks: readonly Check[]): Fail | undefine
 export const inJson = (value: unknown, members: readonly unknown[]): boolean =>
   members.some((m) => jsonEqual(value, m));
 
-/** `uniqueItems`: which two items are equal, the only allocation being the failure itself. */
+/** `uniqueItems`: which two items are equal (the first pair), in linear expected time. */
 export function uniqueItems(items: readonly unknown[]): Fail | undefined {
   const pair = duplicateItems(items);
   return pair === undefined

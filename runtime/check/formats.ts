@@ -1,8 +1,10 @@
 /**
  * JSON Schema semantics both validators share (the plain checks and the zod schemas), so they judge
  * alike: the `format`s they assert, lengths in code points, JSON equality. Nothing here allocates on the
- * common path, so the plain checks stay allocation-free.
+ * common path but `uniqueItems` over more than a few items, which hashes them to stay linear.
  */
+
+import { NumberIndex } from "./number-index.js";
 
 /** RFC 3986 URI: a scheme, a colon, then no white space (relative references are not URIs). */
 const URI = /^[a-z][a-z0-9+.-]*:[^\s]*$/i;
@@ -289,10 +291,65 @@ function decimals(x: number): number {
   return 21;
 }
 
-/** `uniqueItems`: the first pair of JSON-equal items, as `[i, j]`, or undefined when all differ. */
+/** Up to this many items, `uniqueItems` compares pairwise: no allocation, and quicker than hashing. */
+const PAIRWISE_ITEMS = 8;
+
+/**
+ * `uniqueItems`: the first pair of JSON-equal items, as `[i, j]` (the smallest `j`, then the smallest
+ * `i`), or undefined when all differ. Linear expected time: each item is looked up by its canonical
+ * JSON form (`canonicalJson`), so a few hundred thousand items cost milliseconds, not minutes.
+ */
 export function duplicateItems(items: readonly unknown[]): [number, number] | undefined {
+  if (items.length <= PAIRWISE_ITEMS) return duplicatePairwise(items);
+  // Numbers go by value (1 and 1.0 are one number), other primitives likewise in a Set; objects and
+  // arrays by their canonical form in a set of their own, so a string never meets an object's form.
+  const numbers = new NumberIndex(items);
+  const primitives = new Set<unknown>();
+  const composites = new Set<string>();
+  for (let j = 0; j < items.length; j++) {
+    const item = items[j];
+    if (typeof item === "number") {
+      const i = numbers.firstOrAdd(j);
+      if (i >= 0) return [i, j];
+      continue;
+    }
+    const set: Set<unknown> = typeof item === "object" && item !== null ? composites : primitives;
+    const size = set.size;
+    set.add(set === composites ? canonicalJson(item) : item);
+    if (set.size > size) continue;
+    // Seen before: the first equal item is the pair's other half. JSON-equal values have one form; a
+    // value JSON cannot hold (a function) may share a form with an unequal one, and is no repeat.
+    for (let i = 0; i < j; i++) if (jsonEqual(items[i], item)) return [i, j];
+  }
+  return undefined;
+}
+
+/** The first JSON-equal pair by pairwise comparison. */
+function duplicatePairwise(items: readonly unknown[]): [number, number] | undefined {
   for (let j = 1; j < items.length; j++) {
     for (let i = 0; i < j; i++) if (jsonEqual(items[i], items[j])) return [i, j];
   }
   return undefined;
+}
+
+/**
+ * A JSON value's canonical text: keys sorted, numbers as JavaScript writes them (1 and 1.0 are one
+ * number), so two values have the same form exactly when they are JSON-equal. Linear in the value's
+ * size apart from sorting each object's keys; recursive, so it runs on values whose depth is bounded
+ * (`tooDeep`, before any check).
+ */
+export function canonicalJson(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value !== "object" || value === null) return String(value);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? "" : ","}${canonicalJson(value[i])}`;
+    return `${out}]`;
+  }
+  const o = value as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++)
+    out += `${i === 0 ? "" : ","}${JSON.stringify(keys[i])}:${canonicalJson(o[keys[i]!])}`;
+  return `${out}}`;
 }

@@ -106,10 +106,28 @@ export const ifThenElse = (
     }
   });
 
+/**
+ * `pattern`, run only on a string of at most `most` characters (the schema's `maxLength`, else the
+ * generator's limit): a backtracking expression never sees more than that.
+ */
+export const pattern = (re: RegExp, most: number) =>
+  z.superRefine<string>((s, ctx) => {
+    if (s.length > most && (s.length > 2 * most || codePoints(s) > most)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `Expected at most ${most} characters (the most a pattern is checked on)`,
+      });
+    } else if (!re.test(s)) ctx.addIssue({ code: "custom", message: `Expected to match ${re.source}` });
+  });
+
+/** Code points are counted only when the UTF-16 length (between 1 and 2 units each) cannot decide. */
 export const minLength = (n: number) =>
-  z.refine<string>((s) => codePoints(s) >= n, `Expected at least ${n} characters`);
+  z.refine<string>((s) => s.length >= 2 * n || codePoints(s) >= n, `Expected at least ${n} characters`);
 export const maxLength = (n: number) =>
-  z.refine<string>((s) => codePoints(s) <= n, `Expected at most ${n} characters`);
+  z.refine<string>(
+    (s) => s.length <= n || (s.length <= 2 * n && codePoints(s) <= n),
+    `Expected at most ${n} characters`,
+  );
 
 /** `const` with an object or array value (primitive constants use `z.literal`). */
 export const constant = <T>(value: T) =>
@@ -129,16 +147,26 @@ export function oneOf<const T extends readonly [z.ZodType, z.ZodType, ...z.ZodTy
 
 /**
  * `patternProperties` (with `additionalProperties` for keys no property or pattern names), as a check on
- * an object whose declared properties are validated by its shape.
+ * an object whose declared properties are validated by its shape. A key longer than `most` characters
+ * is refused before any pattern runs on it.
  */
 export function patternProperties(
   declared: readonly string[],
   patterns: ReadonlyArray<readonly [RegExp, z.ZodType]>,
   additional: z.ZodType | false | undefined,
+  most: number,
 ) {
   const known = new Set(declared);
   return z.superRefine<Record<string, unknown>>((obj, ctx) => {
     for (const [key, value] of Object.entries(obj)) {
+      if (key.length > most && (key.length > 2 * most || codePoints(key) > most)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `Expected at most ${most} characters in a property name (the most a pattern is checked on)`,
+        });
+        continue;
+      }
       let matched = known.has(key);
       for (const [re, schema] of patterns) {
         if (!re.test(key)) continue;

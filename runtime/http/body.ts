@@ -1,5 +1,6 @@
 /** Request bodies: read within a byte limit, then parsed as JSON. */
 
+import { MAX_TEXT_DEPTH, textTooDeep } from "../check/depth.js";
 import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Reply } from "./core.js";
 import { HttpError } from "./http-error.js";
@@ -52,12 +53,20 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return bytes;
 }
 
-/** Parses a JSON body; not UTF-8 or not JSON → HTTP 400 with a JSON-RPC -32700 body. */
+/**
+ * Parses a JSON body; not UTF-8, not JSON, or nested too deep to parse cheaply → HTTP 400 with a
+ * JSON-RPC -32700 body.
+ */
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export function parseJson(bytes: Uint8Array): { value: unknown } | { error: Reply } {
   try {
-    return { value: JSON.parse(utf8.decode(bytes)) };
+    const text = utf8.decode(bytes);
+    if (textTooDeep(text)) {
+      const message = `Parse error: the body nests more than ${MAX_TEXT_DEPTH} levels deep`;
+      return { error: errorReply(400, ErrorCode.ParseError, message) };
+    }
+    return { value: JSON.parse(text) };
   } catch {
     return { error: errorReply(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON") };
   }

@@ -1,6 +1,7 @@
 /** Failed checks as JSON-RPC errors: -32602 (or the code given) naming the failing path. */
 
 import type { Check, Fail } from "../check/check.js";
+import { tooDeep } from "../check/depth.js";
 import { ErrorCode, type JsonRpcNotification, McpError } from "../jsonrpc/messages.js";
 
 export interface ValidationIssue {
@@ -23,9 +24,13 @@ function validationError(code: number, message: string, failure: Fail): McpError
   return new McpError(code, `${message}: ${issue.path}: ${issue.message}`, { issues: [issue] });
 }
 
-/** The error for `value` failing `check` (code `code`, `message` then the failing path), or undefined. */
+/**
+ * The error for `value` failing `check` (code `code`, `message` then the failing path), or undefined.
+ * Every check of a peer's message runs through here or `invalidNotification`, so this is where depth is
+ * bounded: below it, no check (nor a contract's, which judges part of these params) can exhaust the stack.
+ */
 export function invalid(check: Check, value: unknown, code: number, message: string): McpError | undefined {
-  const failure = check(value);
+  const failure = tooDeep(value) ?? check(value);
   return failure === undefined ? undefined : validationError(code, message, failure);
 }
 
@@ -48,7 +53,7 @@ export function checkPeerResult(
 
 /** A peer's notification checked against its generated params validator (-32602 naming the path). */
 export function invalidNotification(entry: { params: Check }, n: JsonRpcNotification): McpError | undefined {
-  const failure = entry.params(n.params);
+  const failure = tooDeep(n.params) ?? entry.params(n.params);
   if (failure === undefined) return undefined;
   return validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure);
 }

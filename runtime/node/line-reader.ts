@@ -1,6 +1,7 @@
 /** Reading newline-delimited JSON: bytes in, one parsed value (or one framing error) per line out. */
 
 import { isUtf8 } from "node:buffer";
+import { MAX_TEXT_DEPTH, textTooDeep } from "../check/depth.js";
 import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
 import { messageOf } from "../util/errors.js";
 
@@ -97,6 +98,13 @@ export class LineReader {
   #parse(text: string): void {
     // "\r" before the newline needs no stripping: JSON counts it as white space.
     if (BLANK.test(text)) return;
+    if (textTooDeep(text)) {
+      this.#sink.error({
+        code: -32700,
+        message: `Parse error: the line nests more than ${MAX_TEXT_DEPTH} levels deep`,
+      });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -192,12 +192,64 @@ const message = (id: string): fc.Arbitrary<Shape> =>
     },
   );
 
+/**
+ * The worst inputs of the checks that could cost more than linear time, for the target's contract tools
+ * (test/fixtures/cost/contract.yaml), at sizes a campaign of 10^5 frames can afford: a regression to
+ * pairwise `uniqueItems` or an unbounded pattern makes the campaign time out, one to unbounded recursion
+ * answers a stack overflow where -32602 is owed.
+ */
+const costly = (id: string): fc.Arbitrary<Shape> => {
+  const call = (name: string, args: unknown) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+  const nest = (levels: number) => {
+    let node: unknown = {};
+    for (let i = 0; i < levels; i++) node = { children: [node] };
+    return node;
+  };
+  // Answered as the version decides (a result with isError, or -32602 before 2025-11-25): any code but -32603.
+  const answered = (value: unknown, name: string): Shape => ({
+    value,
+    ids: [id],
+    codes: {},
+    nulls: 0,
+    method: "tools/call",
+    name,
+  });
+  return fc.oneof(
+    fc
+      .tuple(fc.integer({ min: 1000, max: 30_000 }), fc.boolean())
+      .map(([n, repeat]) =>
+        answered(
+          call("unique", { items: [...Array.from({ length: n }, (_, i) => i), ...(repeat ? [0] : [])] }),
+          "unique",
+        ),
+      ),
+    fc
+      .integer({ min: 5000, max: 200_000 })
+      .map((n) => answered(call("scan", { text: "a".repeat(n) }), "scan")),
+    fc
+      .integer({ min: 17, max: 100_000 })
+      .map((n) => answered(call("match", { text: `${"a".repeat(n)}!` }), "match")),
+    // Nested past the checks' bound (256 levels), within the parser's (10,000) and JSON.stringify's
+    // (the 2026 frames are rewritten through it): -32602 naming the depth.
+    fc.integer({ min: 130, max: 1500 }).map((nodes) => ({
+      ...answered(call("tree", { root: nest(nodes) }), "tree"),
+      codes: { [id]: -32602 },
+    })),
+  );
+};
+
 const encoder = new TextEncoder();
 
 /** A frame with request id `f<n>` (and `f<n>.<i>` inside a batch). */
 export const frameArb = (n: number): fc.Arbitrary<Frame> =>
   fc.oneof(
     { weight: 12, arbitrary: message(`f${n}`).map((m) => single(m)) },
+    { weight: 1, arbitrary: costly(`f${n}`).map((m) => single(m)) },
     // Not JSON: -32700 with id null.
     {
       weight: 2,
@@ -245,6 +297,18 @@ export const frameArb = (n: number): fc.Arbitrary<Frame> =>
             nulls: messages.reduce((n, m) => n + m.nulls, 0),
           },
         })),
+    },
+    // Nested past what is parsed at all (10,000 levels): -32700 with id null, on every transport. The
+    // params are an array, which the 2026 frames keep as they are.
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 10_001, max: 30_000 })
+        .map((depth) =>
+          garbage(
+            `{"jsonrpc":"2.0","id":"deep","method":"ping","params":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+          ),
+        ),
     },
     {
       weight: 1,

@@ -1,0 +1,64 @@
+/**
+ * The conservative backtracking check (generator/backtracking.ts): every pattern known to backtrack
+ * catastrophically is flagged at the length it runs on, with a `maxLength` that would make it safe; the
+ * patterns it calls safe really run fast at the default limit in V8.
+ */
+import { describe, expect, it } from "vitest";
+import { backtrackingRisk, DEFAULT_PATTERN_MAX_LENGTH } from "../../generator/backtracking.js";
+
+const LIMIT = DEFAULT_PATTERN_MAX_LENGTH;
+
+describe("backtrackingRisk", () => {
+  it.each([
+    ["^(a+)+$", "exponential"],
+    ["^(a*)*$", "exponential"],
+    ["^(a|a)*$", "exponential"],
+    ["^(a|ab)+$", "exponential"],
+    ["^(?:a?a?)*$", "exponential"],
+    ["^(\\w+\\s?)*$", "exponential"],
+    ["^([a-z]+.)+[a-z]{2,}$", "exponential"],
+    ["(x+x+)+y", "exponential"],
+    ["^(?:(a)\\1)*$", "exponential"],
+    ["^(?=(a+)+b)", "exponential"],
+    ["^(?<n>a|a)+$", "exponential"],
+    ["a*a*b", "polynomial"],
+    ["^\\s*.*\\s*x\\s*$", "polynomial"],
+  ])("%s is flagged %s without maxLength", (pattern, kind) => {
+    const risk = backtrackingRisk(pattern, LIMIT);
+    expect(risk?.kind).toBe(kind);
+    // The maxLength it proposes is itself within budget.
+    expect(backtrackingRisk(pattern, risk!.safeMaxLength)).toBeUndefined();
+  });
+
+  it("a small maxLength makes a flagged pattern acceptable", () => {
+    expect(backtrackingRisk("^(a+)+$", 16)).toBeUndefined();
+    expect(backtrackingRisk("^(a+)+$", 20)?.kind).toBe("exponential");
+    expect(backtrackingRisk("a*a*b", 400)).toBeUndefined();
+  });
+
+  const safe = [
+    "^[a-z0-9-]+$",
+    "^(a|b)*$",
+    "^(?:ab)*$",
+    "^\\d{4}-\\d{2}-\\d{2}$",
+    "^\\p{L}+$",
+    "[\\]+]+x",
+    "^(?=.*\\d).{8,}$",
+    "^a*a*b",
+    "a+b",
+  ];
+  it.each(safe)("%s is not flagged at the default limit", (pattern) => {
+    expect(backtrackingRisk(pattern, LIMIT)).toBeUndefined();
+  });
+
+  it("what it calls safe runs in well under 100 ms on a hostile string of the default limit", () => {
+    for (const pattern of safe) {
+      const re = new RegExp(pattern, "u");
+      for (const text of ["a".repeat(LIMIT), `${"a".repeat(LIMIT)}!`, `${"ab".repeat(LIMIT / 2)}!`]) {
+        const started = performance.now();
+        re.test(text);
+        expect(performance.now() - started, `${pattern} on ${text.slice(-3)}`).toBeLessThan(100);
+      }
+    }
+  });
+});
