@@ -170,7 +170,7 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   }
   const files = { ...next.files };
   if (contract) {
-    for (const w of patternWarnings(contract, config.patternMaxLength))
+    for (const w of await patternWarnings(contract, config.patternMaxLength))
       report.notice(`warning: ${config.contract}: ${w}`);
     const emitted = await emitContract(contract, {
       protocolVersion: target,

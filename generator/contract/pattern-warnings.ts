@@ -1,6 +1,6 @@
 /**
  * `generate`'s warnings about a contract's patterns that can backtrack catastrophically
- * (generator/backtracking.ts), each naming the tool, prompt, template or definition, the place in its
+ * (generator/backtracking.ts, through recheck), each naming the tool, prompt, template or definition, the place in its
  * schema, the pattern, and the `maxLength` or rewrite that fixes it.
  */
 
@@ -8,10 +8,10 @@ import { backtrackingRisk, backtrackingWarning, DEFAULT_PATTERN_MAX_LENGTH } fro
 import type { SchemaNode } from "../load.js";
 import type { ContractModel } from "./model.js";
 
-export function patternWarnings(
+export async function patternWarnings(
   contract: ContractModel,
   patternMaxLength = DEFAULT_PATTERN_MAX_LENGTH,
-): string[] {
+): Promise<string[]> {
   const owners = new Map<string, string>();
   for (const t of contract.tools) {
     owners.set(t.input, `tool ${JSON.stringify(t.name)} inputSchema`);
@@ -24,17 +24,18 @@ export function patternWarnings(
   for (const def of contract.definitions) {
     const owner = owners.get(def.name) ?? `definition ${JSON.stringify(def.name)}`;
     const root = def.schema.pointer;
-    const check = (pattern: string, longest: number, pointer: string) => {
-      const risk = backtrackingRisk(pattern, longest);
+    const check = async (pattern: string, longest: number, pointer: string) => {
+      const risk = await backtrackingRisk(pattern, longest);
       if (!risk) return;
       const place = `${owner} at ${pointer.slice(root.length) || "/"}`;
       warnings.push(backtrackingWarning(place, pattern, risk, longest));
     };
     for (const node of nodesOf(def.schema)) {
-      if (node.pattern !== undefined) check(node.pattern, node.maxLength ?? patternMaxLength, node.pointer);
+      if (node.pattern !== undefined)
+        await check(node.pattern, node.maxLength ?? patternMaxLength, node.pointer);
       // Property names matched against patternProperties are bounded by the default limit only.
       for (const source of Object.keys(node.patternProperties ?? {}))
-        check(source, patternMaxLength, `${node.pointer}/patternProperties`);
+        await check(source, patternMaxLength, `${node.pointer}/patternProperties`);
     }
   }
   return warnings;
