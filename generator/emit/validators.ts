@@ -7,8 +7,8 @@
  * present must hold.
  */
 
-import { dataLiteral, memberAccess, stringLiteral } from "../escape.js";
 import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
+import { dataLiteral, memberAccess, stringLiteral } from "../escape.js";
 import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import { identifierToken } from "../mangle.js";
 import type { ProtocolModel } from "../model.js";

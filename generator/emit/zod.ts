@@ -4,8 +4,8 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
-import { dataLiteral, objectKey, stringLiteral } from "../escape.js";
 import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
+import { dataLiteral, objectKey, stringLiteral } from "../escape.js";
 import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../load.js";
 import type { ProtocolModel } from "../model.js";
 import { schemaName } from "../naming.js";
