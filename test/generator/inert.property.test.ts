@@ -15,10 +15,11 @@
  *   the runtime's client into a lock, written and read back, are the server's exact lists and name, and
  *   the pulled client binds every item by its own name.
  *
- * The run is reproducible: a fixed seed (INERT_SEED, default below) and INERT_RUNS cases of each kind
- * (default 12, a few seconds of work plus one tsc run). Run longer with, e.g.,
- *   INERT_RUNS=200 INERT_SEED=$RANDOM node_modules/.bin/vitest run test/generator/inert.property.test.ts
- * A failing case is named with its index; with INERT_KEEP=1 its input and output stay in
+ * The run is reproducible: a fixed seed (MCP_CODEGEN_PROPERTY_SEED, default below) and
+ * MCP_CODEGEN_PROPERTY_RUNS cases of each kind (default 12, a few seconds of work plus one tsc run).
+ * Run longer with `npm run property` (200 cases, with the odd-schemas property test), or e.g.
+ *   MCP_CODEGEN_PROPERTY_RUNS=1000 MCP_CODEGEN_PROPERTY_SEED=$RANDOM npm run property
+ * A failing case is named with its index; with MCP_CODEGEN_PROPERTY_KEEP=1 its input and output stay in
  * test/.tmp/inert-<pid>/<kind>-<n>/ (input.json, the generated files).
  */
 import { execFile } from "node:child_process";
@@ -39,8 +40,8 @@ import { typeErrors } from "../support/typecheck.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const OUT = `${REPO}test/.tmp/inert-${process.pid}/`;
-const SEED = Number(process.env.INERT_SEED ?? 20260721);
-const RUNS = Number(process.env.INERT_RUNS ?? 12);
+const SEED = Number(process.env.MCP_CODEGEN_PROPERTY_SEED ?? 20260721);
+const RUNS = Number(process.env.MCP_CODEGEN_PROPERTY_RUNS ?? 12);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -410,7 +411,7 @@ const imported: string[] = [];
 
 beforeAll(() => mkdirSync(OUT, { recursive: true }));
 afterAll(() => {
-  if (!process.env.INERT_KEEP) rmSync(OUT, { recursive: true, force: true });
+  if (!process.env.MCP_CODEGEN_PROPERTY_KEEP) rmSync(OUT, { recursive: true, force: true });
 });
 
 describe(`hostile contracts (seed ${SEED}, ${RUNS} cases)`, () => {
