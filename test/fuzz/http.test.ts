@@ -97,6 +97,9 @@ function modern(frame: Frame): { body: string | Uint8Array; headers: Record<stri
   const params = m.params as Record<string, unknown> | undefined;
   const target = m.method === "resources/read" ? params?.uri : params?.name;
   if (typeof target === "string" && VISIBLE.test(target)) headers["mcp-name"] = target;
+  // A frame owed an exact answer names its target as a client must, whatever its characters.
+  if (typeof target === "string" && frame.exact)
+    headers["mcp-name"] = `=?base64?${Buffer.from(target, "utf8").toString("base64")}?=`;
   let body = frame.body;
   // Every request of this era carries `_meta` in params: added to object params, or as the params.
   if (params === undefined || (typeof params === "object" && params !== null && !Array.isArray(params))) {
@@ -108,7 +111,12 @@ function modern(frame: Frame): { body: string | Uint8Array; headers: Record<stri
   }
   // The envelope rules of this era are its own (jsonrpc is not what it checks first): any error code
   // but -32603 for a malformed envelope; the other kinds keep theirs.
-  const due = m.jsonrpc === "2.0" ? frame : { ...frame, codes: {} };
+  const due =
+    m.jsonrpc !== "2.0"
+      ? { ...frame, codes: {} }
+      : frame.exactModern
+        ? { ...frame, exact: frame.exactModern }
+        : frame;
   return { body, headers, due };
 }
 
@@ -227,7 +235,8 @@ describe(`fuzz: legacy HTTP+SSE, ${FRAMES} frames`, () => {
       const stream = await fetch(`${origin}/sse`, { headers: { accept: "text/event-stream" } });
       expect(stream.status).toBe(200);
       const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-      const ledger = new Ledger();
+      // 2025-03-26 answers invalid tool arguments with -32602.
+      const ledger = new Ledger(true);
       const control = new Map<string, Answer>();
       let endpoint = "";
       let buffer = "";
