@@ -261,18 +261,19 @@ const costly = (id: string): fc.Arbitrary<Shape> => {
 /** The fuzz contract's declared names (test/fixtures/fuzz/contract.yaml) and what only looks like them. */
 const CLOSED = "closed";
 const CAFE = "caf\u00e9";
-const lookAlikes = (name: string): string[] => [
-  name.toUpperCase(),
-  ` ${name}`,
-  `${name} `,
-  `${name}\u0000`,
-  `${name.slice(0, 2)}\u200b${name.slice(2)}`,
-  `${name}\u200d`,
-  name.normalize("NFD"),
-  [...name].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(""),
-  `\u0441${name.slice(1)}`,
-  `${name}\u202e`,
-];
+const lookAlikes = (name: string): string[] =>
+  [
+    name.toUpperCase(),
+    ` ${name}`,
+    `${name} `,
+    `${name}\u0000`,
+    `${name.slice(0, 2)}\u200b${name.slice(2)}`,
+    `${name}\u200d`,
+    name.normalize("NFD"),
+    [...name].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(""),
+    `\u0441${name.slice(1)}`,
+    `${name}\u202e`,
+  ].filter((alike) => alike !== name); // NFD leaves an ASCII name as it is
 const TOOL_LOOK_ALIKES = [...lookAlikes(CLOSED), "unique ", "ech\u043e"];
 const PROMPT_LOOK_ALIKES = [...lookAlikes(CAFE), "cafe", "hello\u200b"];
 /** Keys a closed schema must refuse by name, however an object may inherit them. */
