@@ -16,6 +16,12 @@ export interface Frame {
   exact?: Record<string, Exact>;
   /** What the 2026-07-28 era owes instead of `exact`, where it differs (a `requestState` it opens). */
   exactModern?: Record<string, Exact>;
+  /**
+   * In the 2026-07-28 era, the frame is the retry of an input round of the `round` tool, its sealed state
+   * tampered with: flipped at `at`, cut to `at` groups of 4 characters, sent with other arguments, or
+   * used twice. Elsewhere the frame is sent as it is.
+   */
+  round?: { tamper: "flip" | "truncate" | "arguments" | "reuse"; at: number; text: string };
   /** Answers with id null the frame must get (a message whose id cannot be read). */
   nulls: number;
   /** For the 2026-07-28 headers: the method and tool name, when the frame has them. */
@@ -460,6 +466,35 @@ const hostile = (id: string): fc.Arbitrary<Frame> => {
             return request("resources/read", JSON.stringify({ uri }), { code: -32602, message }, uri);
           }),
         );
+      }),
+    // A real sealed state, tampered with (test/fuzz/http.test.ts fetches it): in the 2026-07-28 era alone.
+    fc
+      .tuple(
+        fc.constantFrom(...(["flip", "truncate", "arguments", "reuse"] as const)),
+        fc.integer({ min: 1, max: 40 }),
+        fc.string({ maxLength: 12 }),
+      )
+      .map(([tamper, at, text]) => {
+        const integrity = (why: string) => `requestState integrity check failed: ${why}`;
+        // A token holds at least 12 + 100 + 16 bytes: 40 groups of 3 are always a cut.
+        const message =
+          tamper === "flip" || (tamper === "truncate" && 3 * at >= 28)
+            ? integrity("altered, forged, or sealed by a server with another key")
+            : tamper === "truncate"
+              ? integrity("malformed")
+              : tamper === "arguments"
+                ? "requestState was issued for other arguments: a retry must repeat the params of the request that received it"
+                : "requestState was already used (each is good for one retry): send the request again without it";
+        return {
+          ...request(
+            "tools/call",
+            JSON.stringify({ name: "echo", arguments: { text } }),
+            { text, isError: false },
+            "echo",
+          ),
+          exactModern: { [id]: { code: -32602, message } },
+          round: { tamper, at, text },
+        };
       }),
     // A sealed state only the 2026-07-28 era opens; a session's handler ignores one it did not ask for.
     fc.tuple(forgedState, fc.string({ maxLength: 12 })).map(([{ token, why }, text]) => ({

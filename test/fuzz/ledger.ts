@@ -39,8 +39,13 @@ export class Ledger {
 
   expect(frame: Frame): void {
     this.frames++;
-    for (const id of frame.ids) this.owed.set(id, frame.exact?.[id] ?? frame.codes[id]);
+    for (const id of frame.ids) this.owe(id, frame.exact?.[id] ?? frame.codes[id]);
     this.nullsOwed += frame.nulls;
+  }
+
+  /** An id owed one answer beside a frame's own (a request the sender adds): an error code, an exact answer, or any. */
+  owe(id: string, due: number | Exact | undefined): void {
+    this.owed.set(id, due);
   }
 
   /** One answer the server sent. */
