@@ -5,8 +5,8 @@
  * (FUZZ_FRAMES; `npm run fuzz`: 10^6); in 2026-07-28, a frame tampering with an input round's sealed
  * state is sent after the round it tampers with. Checks: never a 5xx; every request with a readable id
  * answered exactly once with the code (or exact answer) its kind decides, never -32603, the owed id-null
- * answers and nothing else;
- * no stack trace on stderr; the heap after a forced gc back within 8 MB of its baseline.
+ * answers and nothing else; no stack trace on stderr; the heap after a forced gc back within 8 MB of its
+ * baseline.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Pool } from "undici";

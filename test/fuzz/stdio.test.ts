@@ -1,9 +1,9 @@
 /**
  * The fuzz campaign over stdio: 10^5 frames (FUZZ_FRAMES; `npm run fuzz`: 10^6) from fast-check into a
  * real child process serving generated 2026-07-28 handlers to a 2025-11-25 session. Checks: every
- * request with a readable id answered exactly once with the code its kind decides, never -32603, the
- * owed id-null answers and nothing else; the process alive; no stack trace on stderr; the heap after a
- * forced gc back within 8 MB of its baseline.
+ * request with a readable id answered exactly once with the code (or exact answer) its kind decides,
+ * never -32603, the owed id-null answers and nothing else; the process alive; no stack trace on stderr;
+ * the heap after a forced gc back within 8 MB of its baseline.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
