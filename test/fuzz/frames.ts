@@ -12,6 +12,16 @@ export interface Frame {
   ids: string[];
   /** The exact error code each of those ids must get, where the kind decides it. */
   codes: Record<string, number>;
+  /** The exact answer (code and message, or result text) some of those ids must get. */
+  exact?: Record<string, Exact>;
+  /** What the 2026-07-28 era owes instead of `exact`, where it differs (a `requestState` it opens). */
+  exactModern?: Record<string, Exact>;
+  /**
+   * In the 2026-07-28 era, the frame is the retry of an input round of the `round` tool, its sealed state
+   * tampered with: flipped at `at`, cut to `at` groups of 4 characters, sent with other arguments, or
+   * used twice. Elsewhere the frame is sent as it is.
+   */
+  round?: { tamper: "flip" | "truncate" | "arguments" | "reuse"; at: number; text: string };
   /** Answers with id null the frame must get (a message whose id cannot be read). */
   nulls: number;
   /** For the 2026-07-28 headers: the method and tool name, when the frame has them. */
@@ -22,6 +32,17 @@ export interface Frame {
   /** What a batch is owed where batches are served (2025-03-26 and before): each element's due. */
   inner?: { ids: string[]; codes: Record<string, number>; nulls: number };
 }
+
+/**
+ * An answer owed exactly: an error with this code and message; a result whose text (a tool's first
+ * content block, a prompt's first message, a resource's first contents) is `text`, flagged `isError` or
+ * not; or the invalid-arguments answer, -32602 with `invalid` as its message where the version makes it
+ * a protocol error (before 2025-11-25), else a result flagged `isError` with `invalid` as its text.
+ */
+export type Exact =
+  | { code: number; message: string }
+  | { text: string; isError: boolean }
+  | { invalid: string };
 
 const PROTOTYPE_NAMES = [
   "constructor",
@@ -243,6 +264,251 @@ const costly = (id: string): fc.Arbitrary<Shape> => {
   );
 };
 
+/** The fuzz contract's declared names (test/fixtures/fuzz/contract.yaml) and what only looks like them. */
+const CLOSED = "closed";
+const CAFE = "caf\u00e9";
+const lookAlikes = (name: string): string[] =>
+  [
+    name.toUpperCase(),
+    ` ${name}`,
+    `${name} `,
+    `${name}\u0000`,
+    `${name.slice(0, 2)}\u200b${name.slice(2)}`,
+    `${name}\u200d`,
+    name.normalize("NFD"),
+    [...name].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(""),
+    `\u0441${name.slice(1)}`,
+    `${name}\u202e`,
+  ].filter((alike) => alike !== name); // NFD leaves an ASCII name as it is
+const TOOL_LOOK_ALIKES = [...lookAlikes(CLOSED), "unique ", "ech\u043e"];
+const PROMPT_LOOK_ALIKES = [...lookAlikes(CAFE), "cafe", "hello\u200b"];
+/** Keys a closed schema must refuse by name, however an object may inherit them. */
+const PROTOTYPE_KEYS = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"];
+
+/** Template variables by type: texts read strictly as that type (with their value), and texts that are not. */
+const TEMPLATE_VALUES = {
+  count: {
+    variable: "n",
+    words: "an integer",
+    strict: ["0", "7", "-42", "0123", "9007199254740993"],
+    loose: [
+      "0x10",
+      "0b11",
+      "0o7",
+      "1e2",
+      "%201",
+      "1%20",
+      "+1",
+      "",
+      "1.0",
+      "1.5",
+      "-",
+      "Infinity",
+      "%EF%BC%91",
+    ],
+  },
+  ratio: {
+    variable: "x",
+    words: "a number",
+    strict: ["0", "-0.5", "3.25", "1e2", "2E-3", "-0"],
+    loose: ["0x10", "0b11", "%201", "+1", "", ".5", "1.", "01", "Infinity", "NaN", "1e999", "1_000"],
+  },
+  flag: {
+    variable: "b",
+    words: "true or false",
+    strict: ["true", "false"],
+    loose: ["True", "TRUE", "1", "0", "", "%20true", "yes", "false%00"],
+  },
+} as const;
+
+/** Sealed states no server issued: a made-up key id, cut short, forged bytes under the real key id. */
+const forgedState = fc.oneof(
+  fc.uint8Array({ minLength: 28, maxLength: 120 }).map((bytes) => ({
+    token: `local.${Buffer.from(bytes).toString("base64url")}`,
+    why: "altered, forged, or sealed by a server with another key",
+  })),
+  fc
+    .uint8Array({ minLength: 0, maxLength: 27 })
+    .map((bytes) => ({ token: `local.${Buffer.from(bytes).toString("base64url")}`, why: "malformed" })),
+  fc
+    .constantFrom(
+      "",
+      "local",
+      "local.",
+      ".AAAA",
+      "local.!!!!",
+      "lo cal.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    )
+    .map((token) => ({ token, why: "malformed" })),
+  fc
+    .tuple(fc.constantFrom("k1", "old", "LOCAL"), fc.uint8Array({ minLength: 28, maxLength: 60 }))
+    .map(([key, bytes]) => ({
+      token: `${key}.${Buffer.from(bytes).toString("base64url")}`,
+      why: `sealed with a key this server does not have (key id "${key}")`,
+    })),
+);
+
+/**
+ * Requests that probe how names and values from the wire are read, each owed one exact answer: tool
+ * and prompt names that are prototype members or look-alikes of declared names (unknown, never found
+ * on a prototype); arguments whose own keys are prototype names against closed schemas (refused naming
+ * the key, and Object.prototype untouched, which the `polluted` tool reports); template variables read
+ * strictly by type; and, in the 2026-07-28 era, `requestState` tokens this server never sealed.
+ */
+const hostile = (id: string): fc.Arbitrary<Frame> => {
+  const request = (method: string, params: string, exact: Exact, name?: string): Frame => ({
+    body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${params}}`,
+    ids: [id],
+    codes: {},
+    exact: { [id]: exact },
+    nulls: 0,
+    batch: false,
+    method,
+    ...(name === undefined ? {} : { name }),
+  });
+  // Own keys in JSON text (an object literal would set the prototype instead): prototype names, in any
+  // order around a declared key; the first prototype name is the one refused.
+  const ownKeys = fc
+    .tuple(fc.subarray(PROTOTYPE_KEYS, { minLength: 1 }), fc.boolean(), fc.string({ maxLength: 8 }))
+    .chain(([keys, declaredFirst, text]) =>
+      fc.shuffledSubarray(keys, { minLength: keys.length }).map((order) => ({ order, declaredFirst, text })),
+    );
+  const membersOf = (order: string[], value: string, polluting: string) =>
+    order.map((k) => `${JSON.stringify(k)}:${k === "__proto__" ? polluting : JSON.stringify(value)}`);
+  return fc.oneof(
+    fc
+      .constantFrom(...PROTOTYPE_NAMES, ...TOOL_LOOK_ALIKES)
+      .map((name) =>
+        request(
+          "tools/call",
+          JSON.stringify({ name, arguments: {} }),
+          { code: -32602, message: `Unknown tool: ${name}` },
+          name,
+        ),
+      ),
+    fc
+      .constantFrom(...PROTOTYPE_NAMES, ...PROMPT_LOOK_ALIKES)
+      .map((name) =>
+        request(
+          "prompts/get",
+          JSON.stringify({ name, arguments: {} }),
+          { code: -32602, message: `Unknown prompt: ${name}` },
+          name,
+        ),
+      ),
+    // The declared names themselves are found.
+    fc
+      .string({ maxLength: 12 })
+      .map((text) =>
+        request(
+          "tools/call",
+          JSON.stringify({ name: CLOSED, arguments: { text } }),
+          { text: `closed: ${text}`, isError: false },
+          CLOSED,
+        ),
+      ),
+    fc
+      .string({ maxLength: 12 })
+      .map((who) =>
+        request(
+          "prompts/get",
+          JSON.stringify({ name: CAFE, arguments: { who } }),
+          { text: `${CAFE}, ${who}`, isError: false },
+          CAFE,
+        ),
+      ),
+    ownKeys.map(({ order, declaredFirst, text }) => {
+      const members = membersOf(order, text, '{"polluted":"tool"}');
+      const declared = `"text":${JSON.stringify(text)}`;
+      const args = `{${(declaredFirst ? [declared, ...members] : [...members, declared]).join(",")}}`;
+      return request(
+        "tools/call",
+        `{"name":"${CLOSED}","arguments":${args}}`,
+        { invalid: `Invalid arguments for tool "${CLOSED}": ${order[0]}: Unexpected property` },
+        CLOSED,
+      );
+    }),
+    ownKeys.map(({ order, declaredFirst, text }) => {
+      // Prompt arguments are strings by the protocol's schema: the prototype key is the contract's to refuse.
+      const members = membersOf(order, text, '"polluted"');
+      const declared = `"who":${JSON.stringify(text)}`;
+      const args = `{${(declaredFirst ? [declared, ...members] : [...members, declared]).join(",")}}`;
+      return request(
+        "prompts/get",
+        `{"name":"${CAFE}","arguments":${args}}`,
+        { code: -32602, message: `Invalid arguments for prompt "${CAFE}": ${order[0]}: Unexpected property` },
+        CAFE,
+      );
+    }),
+    // Nothing sent so far has reached Object.prototype.
+    fc.constant(request("tools/call", '{"name":"polluted"}', { text: "clean", isError: false }, "polluted")),
+    fc
+      .constantFrom(...(Object.keys(TEMPLATE_VALUES) as (keyof typeof TEMPLATE_VALUES)[]))
+      .chain((template) => {
+        const { variable, words, strict, loose } = TEMPLATE_VALUES[template];
+        return fc.oneof(
+          fc.constantFrom(...strict).map((text) => {
+            const uri = `fuzz://${template}/${text}`;
+            const value = template === "flag" ? text === "true" : Number(text);
+            return request(
+              "resources/read",
+              JSON.stringify({ uri }),
+              {
+                text: `${typeof value} ${JSON.stringify(value)}`,
+                isError: false,
+              },
+              uri,
+            );
+          }),
+          fc.constantFrom(...loose).map((text) => {
+            const uri = `fuzz://${template}/${text}`;
+            const message = `${uri} matches resource template "${template}", but variable "${variable}" is not ${words}: ${JSON.stringify(decodeURIComponent(text))}`;
+            return request("resources/read", JSON.stringify({ uri }), { code: -32602, message }, uri);
+          }),
+        );
+      }),
+    // A real sealed state, tampered with (test/fuzz/http.test.ts fetches it): in the 2026-07-28 era alone.
+    fc
+      .tuple(
+        fc.constantFrom(...(["flip", "truncate", "arguments", "reuse"] as const)),
+        fc.integer({ min: 1, max: 40 }),
+        fc.string({ maxLength: 12 }),
+      )
+      .map(([tamper, at, text]) => {
+        const integrity = (why: string) => `requestState integrity check failed: ${why}`;
+        // A token holds at least 12 + 100 + 16 bytes: 40 groups of 3 are always a cut.
+        const message =
+          tamper === "flip" || (tamper === "truncate" && 3 * at >= 28)
+            ? integrity("altered, forged, or sealed by a server with another key")
+            : tamper === "truncate"
+              ? integrity("malformed")
+              : tamper === "arguments"
+                ? "requestState was issued for other arguments: a retry must repeat the params of the request that received it"
+                : "requestState was already used (each is good for one retry): send the request again without it";
+        return {
+          ...request(
+            "tools/call",
+            JSON.stringify({ name: "echo", arguments: { text } }),
+            { text, isError: false },
+            "echo",
+          ),
+          exactModern: { [id]: { code: -32602, message } },
+          round: { tamper, at, text },
+        };
+      }),
+    // A sealed state only the 2026-07-28 era opens; a session's handler ignores one it did not ask for.
+    fc.tuple(forgedState, fc.string({ maxLength: 12 })).map(([{ token, why }, text]) => ({
+      ...request(
+        "tools/call",
+        JSON.stringify({ name: "echo", arguments: { text }, requestState: token }),
+        { text, isError: false },
+        "echo",
+      ),
+      exactModern: { [id]: { code: -32602, message: `requestState integrity check failed: ${why}` } },
+    })),
+  );
+};
+
 const encoder = new TextEncoder();
 
 /** A frame with request id `f<n>` (and `f<n>.<i>` inside a batch). */
@@ -250,6 +516,7 @@ export const frameArb = (n: number): fc.Arbitrary<Frame> =>
   fc.oneof(
     { weight: 12, arbitrary: message(`f${n}`).map((m) => single(m)) },
     { weight: 1, arbitrary: costly(`f${n}`).map((m) => single(m)) },
+    { weight: 1, arbitrary: hostile(`f${n}`) },
     // Not JSON: -32700 with id null.
     {
       weight: 2,

@@ -2,9 +2,11 @@
  * The fuzz campaign over HTTP on 127.0.0.1, against a real child process serving generated 2026-07-28
  * handlers: Streamable HTTP in a 2025-11-25 session, stateless 2025-11-25, 2026-07-28 (per-request
  * `_meta` and headers), and legacy HTTP+SSE (a 2025-03-26 session, so batches are served). 10^5 frames each
- * (FUZZ_FRAMES; `npm run fuzz`: 10^6). Checks: never a 5xx; every request with a readable id answered
- * exactly once with the code its kind decides, never -32603, the owed id-null answers and nothing else;
- * no stack trace on stderr; the heap after a forced gc back within 8 MB of its baseline.
+ * (FUZZ_FRAMES; `npm run fuzz`: 10^6); in 2026-07-28, a frame tampering with an input round's sealed
+ * state is sent after the round it tampers with. Checks: never a 5xx; every request with a readable id
+ * answered exactly once with the code (or exact answer) its kind decides, never -32603, the owed id-null
+ * answers and nothing else; no stack trace on stderr; the heap after a forced gc back within 8 MB of its
+ * baseline.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Pool } from "undici";
@@ -97,6 +99,9 @@ function modern(frame: Frame): { body: string | Uint8Array; headers: Record<stri
   const params = m.params as Record<string, unknown> | undefined;
   const target = m.method === "resources/read" ? params?.uri : params?.name;
   if (typeof target === "string" && VISIBLE.test(target)) headers["mcp-name"] = target;
+  // A frame owed an exact answer names its target as a client must, whatever its characters.
+  if (typeof target === "string" && frame.exact)
+    headers["mcp-name"] = `=?base64?${Buffer.from(target, "utf8").toString("base64")}?=`;
   let body = frame.body;
   // Every request of this era carries `_meta` in params: added to object params, or as the params.
   if (params === undefined || (typeof params === "object" && params !== null && !Array.isArray(params))) {
@@ -108,7 +113,12 @@ function modern(frame: Frame): { body: string | Uint8Array; headers: Record<stri
   }
   // The envelope rules of this era are its own (jsonrpc is not what it checks first): any error code
   // but -32603 for a malformed envelope; the other kinds keep theirs.
-  const due = m.jsonrpc === "2.0" ? frame : { ...frame, codes: {} };
+  const due =
+    m.jsonrpc !== "2.0"
+      ? { ...frame, codes: {} }
+      : frame.exactModern
+        ? { ...frame, exact: frame.exactModern }
+        : frame;
   return { body, headers, due };
 }
 
@@ -154,9 +164,65 @@ async function campaign(mode: Mode) {
     await note.body.text();
   } else if (mode === "stateless") session = { "mcp-protocol-version": "2025-11-25" };
 
+  /** One POST of a 2026-07-28 request outside the frames: its answers. */
+  const post2026 = async (value: object): Promise<Answer[]> => {
+    const { body, headers } = modern({
+      body: JSON.stringify(value),
+      ids: [],
+      codes: {},
+      nulls: 0,
+      batch: false,
+    });
+    const r = await pool.request({ path: "/mcp", method: "POST", headers: { ...base, ...headers }, body });
+    return messagesOf(String(r.headers["content-type"] ?? ""), await r.body.text());
+  };
+  /**
+   * A frame's body in the 2026-07-28 era: the retry of a real input round (its state fetched first),
+   * tampered with as the frame says; a reused state's first retry is owed the resumed result.
+   */
+  const retryOf = async (frame: Frame & { round: NonNullable<Frame["round"]> }): Promise<string> => {
+    const { tamper, at, text } = frame.round;
+    const id = frame.ids[0]!;
+    const params = (args: object, requestState?: string) => ({
+      name: "round",
+      arguments: args,
+      ...(requestState === undefined ? {} : { requestState }),
+    });
+    const [asked] = await post2026({
+      jsonrpc: "2.0",
+      id: `${id}.ask`,
+      method: "tools/call",
+      params: params({ text }),
+    });
+    const token = (asked?.result as { requestState?: unknown } | undefined)?.requestState;
+    if (typeof token !== "string") {
+      ledger.problem(`no requestState from the round tool: ${JSON.stringify(asked).slice(0, 200)}`);
+      return frame.body as string;
+    }
+    const dot = token.indexOf(".");
+    const sealed = token.slice(dot + 1);
+    let state = token;
+    let args = { text };
+    if (tamper === "flip") {
+      const i = dot + 1 + (at % (sealed.length - 1));
+      state = `${token.slice(0, i)}${token[i] === "A" ? "B" : "A"}${token.slice(i + 1)}`;
+    } else if (tamper === "truncate") state = token.slice(0, dot + 1 + 4 * at);
+    else if (tamper === "arguments") args = { text: `${text}!` };
+    else {
+      ledger.owe(`${id}.first`, { text: `resumed asked ${JSON.stringify(args)}`, isError: false });
+      const retry = { jsonrpc: "2.0", id: `${id}.first`, method: "tools/call", params: params(args, state) };
+      for (const m of await post2026(retry)) ledger.record(m, "(first retry)");
+    }
+    return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: params(args, state) });
+  };
+
   const send = async (frame: Frame) => {
+    const sent =
+      mode === "2026" && frame.round
+        ? { ...frame, body: await retryOf({ ...frame, round: frame.round }) }
+        : frame;
     const { body, headers, due } =
-      mode === "2026" ? modern(frame) : { body: frame.body, headers: session, due: frame };
+      mode === "2026" ? modern(sent) : { body: frame.body, headers: session, due: frame };
     ledger.expect(due);
     const r = await pool.request({ path: "/mcp", method: "POST", headers: { ...base, ...headers }, body });
     const text = await r.body.text();
@@ -227,7 +293,8 @@ describe(`fuzz: legacy HTTP+SSE, ${FRAMES} frames`, () => {
       const stream = await fetch(`${origin}/sse`, { headers: { accept: "text/event-stream" } });
       expect(stream.status).toBe(200);
       const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-      const ledger = new Ledger();
+      // 2025-03-26 answers invalid tool arguments with -32602.
+      const ledger = new Ledger(true);
       const control = new Map<string, Answer>();
       let endpoint = "";
       let buffer = "";

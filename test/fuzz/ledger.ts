@@ -3,7 +3,7 @@
  * code its kind decides where it does; never -32603 (an internal error is a crash path); answers with
  * id null exactly as many as owed; no answer to anything else. Counts, not lists: 10^6 frames fit.
  */
-import type { Frame } from "./frames.js";
+import type { Exact, Frame } from "./frames.js";
 
 export interface Answer {
   id?: unknown;
@@ -11,8 +11,19 @@ export interface Answer {
   error?: { code?: unknown; message?: unknown };
 }
 
+/** The text a result carries: a tool's first content block, a prompt's first message, a resource's first contents. */
+function resultText(result: unknown): unknown {
+  const r = result as {
+    content?: { text?: unknown }[];
+    messages?: { content?: { text?: unknown } }[];
+    contents?: { text?: unknown }[];
+  };
+  return r?.content?.[0]?.text ?? r?.messages?.[0]?.content?.text ?? r?.contents?.[0]?.text;
+}
+
 export class Ledger {
-  readonly owed = new Map<string, number | undefined>();
+  /** Per id owed: an error code, an exact answer, or only an answer (undefined). */
+  readonly owed = new Map<string, number | Exact | undefined>();
   readonly seen = new Map<string, number>();
   nullsOwed = 0;
   nullsSeen = 0;
@@ -20,10 +31,21 @@ export class Ledger {
   answers = 0;
   readonly problems: string[] = [];
 
+  /**
+   * `argumentsAreErrors`: whether the session's version answers invalid tool arguments with -32602
+   * rather than a result flagged `isError` (versions before 2025-11-25).
+   */
+  constructor(readonly argumentsAreErrors = false) {}
+
   expect(frame: Frame): void {
     this.frames++;
-    for (const id of frame.ids) this.owed.set(id, frame.codes[id]);
+    for (const id of frame.ids) this.owe(id, frame.exact?.[id] ?? frame.codes[id]);
     this.nullsOwed += frame.nulls;
+  }
+
+  /** An id owed one answer beside a frame's own (a request the sender adds): an error code, an exact answer, or any. */
+  owe(id: string, due: number | Exact | undefined): void {
+    this.owed.set(id, due);
   }
 
   /** One answer the server sent. */
@@ -42,8 +64,30 @@ export class Ledger {
     }
     this.seen.set(id, (this.seen.get(id) ?? 0) + 1);
     const want = this.owed.get(id);
-    if (want !== undefined && code !== want)
+    if (typeof want === "object") this.check(id, answer, want);
+    else if (want !== undefined && code !== want)
       this.problem(`id ${id} got ${JSON.stringify(answer).slice(0, 200)}, wanted error ${want}`);
+  }
+
+  /** An answer against the exact one owed. */
+  private check(id: string, answer: Answer, want: Exact): void {
+    const owed: Exact =
+      "invalid" in want
+        ? this.argumentsAreErrors
+          ? { code: -32602, message: want.invalid }
+          : { text: want.invalid, isError: true }
+        : want;
+    const got =
+      "code" in owed
+        ? { code: answer.error?.code, message: answer.error?.message }
+        : answer.error
+          ? { error: answer.error }
+          : {
+              text: resultText(answer.result),
+              isError: (answer.result as { isError?: unknown } | undefined)?.isError === true,
+            };
+    if (JSON.stringify(got) !== JSON.stringify(owed))
+      this.problem(`id ${id} got ${JSON.stringify(answer).slice(0, 300)}, wanted ${JSON.stringify(owed)}`);
   }
 
   problem(text: string): void {

@@ -1,9 +1,9 @@
 /**
  * The fuzz campaign over stdio: 10^5 frames (FUZZ_FRAMES; `npm run fuzz`: 10^6) from fast-check into a
  * real child process serving generated 2026-07-28 handlers to a 2025-11-25 session. Checks: every
- * request with a readable id answered exactly once with the code its kind decides, never -32603, the
- * owed id-null answers and nothing else; the process alive; no stack trace on stderr; the heap after a
- * forced gc back within 8 MB of its baseline.
+ * request with a readable id answered exactly once with the code (or exact answer) its kind decides,
+ * never -32603, the owed id-null answers and nothing else; the process alive; no stack trace on stderr;
+ * Object.prototype untouched; the heap after a forced gc back within 8 MB of its baseline.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
@@ -103,12 +103,17 @@ describe(`fuzz: stdio, ${FRAMES} frames`, () => {
       while (ledger.missing().length > 0 && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20));
       const after = await heap();
+      // Whatever the frames held (own `__proto__` keys among them), Object.prototype is as it started.
+      const pollution = (await ask("tools/call", { name: "polluted", arguments: {} })) as {
+        result?: { content?: { text?: string }[] };
+      };
       const seconds = (Date.now() - started) / 1000;
       console.info(
         `fuzz stdio: ${ledger.frames} frames, ${ledger.answers} answers in ${seconds.toFixed(1)} s; ` +
           `heap after gc ${(baseline / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MB`,
       );
       expect(ledger.verdict()).toEqual([]);
+      expect(pollution.result?.content?.[0]?.text).toBe("clean");
       expect(ledger.frames).toBe(FRAMES);
       expect(exited).toBeUndefined();
       expect(stderr).not.toMatch(STACK_LINE);
