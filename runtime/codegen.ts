@@ -17,6 +17,7 @@ export {
   propertyName,
   uniqueItems,
 } from "./check/check.js";
+export { boundsDepth, tooDeep } from "./check/depth.js";
 export { codePoints, type Format, formats, isMultipleOf, jsonEqual, ownKeyCount } from "./check/formats.js";
 export { McpError } from "./jsonrpc/messages.js";
 export type { HandlerContext, InputOptions, NotificationContext } from "./mcp/handler-context.js";

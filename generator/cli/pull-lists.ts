@@ -6,7 +6,14 @@
  * the place: one odd tool must not lose the whole pull, and the lock records only what is well-formed.
  */
 
-import type { Check, Fail, ProtocolTables } from "@mcp-codegen/runtime/codegen";
+import {
+  boundsDepth,
+  type Check,
+  type Fail,
+  type ProtocolTables,
+  tooDeep,
+} from "@mcp-codegen/runtime/codegen";
+import { tooDeepToKeep } from "../contract/lock.js";
 import { isObject } from "../load.js";
 
 /** Each list method: the result's list and what its entries are called. */
@@ -41,7 +48,20 @@ export function lenientTables(tables: ProtocolTables, warnings: string[]): Proto
  * removed. Whatever still fails (the result's own fields) fails as before.
  */
 function mending(check: Check, list: { key: string; noun: string }, warnings: string[]): Check {
-  return (value) => {
+  // The runtime would refuse the whole result for one entry nested past its bound: here an entry too deep
+  // for the lock is left out (before any check recurses into it), and the rest of the result is bounded
+  // as every checked message is.
+  return boundsDepth((value: unknown) => {
+    if (!isObject(value) || !Array.isArray(value[list.key])) return tooDeep(value) ?? check(value);
+    const listed = value[list.key] as unknown[];
+    const shallow = listed.filter((entry) => {
+      const why = isObject(entry) ? tooDeepToKeep(list.key, entry) : undefined;
+      if (why) warnings.push(why);
+      return why === undefined;
+    });
+    listed.splice(0, listed.length, ...shallow);
+    const rest = tooDeep({ ...value, [list.key]: [] });
+    if (rest) return rest;
     const whole = check(value);
     if (!whole || !isObject(value) || !Array.isArray(value[list.key])) return whole;
     const entries = value[list.key] as unknown[];
@@ -71,7 +91,7 @@ function mending(check: Check, list: { key: string; noun: string }, warnings: st
     });
     entries.splice(0, entries.length, ...kept);
     return check(value);
-  };
+  });
 }
 
 const nameOf = (entry: unknown, index: number, noun: string): string =>

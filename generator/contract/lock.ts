@@ -56,6 +56,17 @@ export const itemKey = (kind: LockKind, item: LockItem): string =>
   kind === "resources" ? String(item.definition.uri) : item.name;
 
 /** Builds the lock from what the server listed; malformed or repeated entries are left out with a warning. */
+/**
+ * Why an entry a server listed is too deep to keep (hashing, comparing and rendering the lock recurse),
+ * as the warning that says it is left out, or undefined. `kind` is its list (`tools`).
+ */
+export function tooDeepToKeep(kind: string, entry: Record<string, unknown>): string | undefined {
+  const deep = tooDeep(entry, MAX_LOCK_DEPTH);
+  if (deep === undefined) return undefined;
+  const key = kind === "resources" ? entry.uri : entry.name;
+  return `${kind}: "${String(key)}" is left out: ${shortPointer(deep)} is ${depthReason(MAX_LOCK_DEPTH)}`;
+}
+
 export function buildLock(
   pulled: PulledLists,
   without: readonly "resources"[] = [],
@@ -71,12 +82,9 @@ export function buildLock(
         warnings.push(`${kind}: an entry without a ${keyField} is left out`);
         continue;
       }
-      // Hashing, comparing and rendering the lock recurse: an entry too deep for them is not kept.
-      const deep = tooDeep(raw, MAX_LOCK_DEPTH);
+      const deep = tooDeepToKeep(kind, raw);
       if (deep !== undefined) {
-        warnings.push(
-          `${kind}: "${raw[keyField]}" is left out: ${shortPointer(deep)} is ${depthReason(MAX_LOCK_DEPTH)}`,
-        );
+        warnings.push(deep);
         continue;
       }
       // Round-tripped through canonical JSON: keys sorted at every level, `undefined` gone.

@@ -18,6 +18,21 @@ export const MAX_DEPTH = 256;
  */
 export const MAX_TEXT_DEPTH = 10_000;
 
+/** Marks a check that bounds the depth of what it checks itself (see `boundsDepth`). */
+const BOUNDS_DEPTH: unique symbol = Symbol.for("mcp-codegen.boundsDepth");
+
+/**
+ * `check`, marked as bounding depth itself: the runtime then runs it without refusing a value nested past
+ * `MAX_DEPTH` first. For a check that mends what is too deep (a pulled list leaves out one entry too deep
+ * rather than losing the whole list); it must keep its own recursion bounded.
+ */
+export function boundsDepth<C extends (value: unknown) => Fail | undefined>(check: C): C {
+  return Object.assign(check, { [BOUNDS_DEPTH]: true });
+}
+
+/** Whether `check` was marked by `boundsDepth`. */
+export const isDepthBounded = (check: object): boolean => BOUNDS_DEPTH in check;
+
 /** Path segments a depth failure names: enough to find the value, without echoing a 256-step path. */
 const PATH_SHOWN = 4;
 

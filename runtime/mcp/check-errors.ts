@@ -1,7 +1,7 @@
 /** Failed checks as JSON-RPC errors: -32602 (or the code given) naming the failing path. */
 
 import type { Check, Fail } from "../check/check.js";
-import { tooDeep } from "../check/depth.js";
+import { isDepthBounded, tooDeep } from "../check/depth.js";
 import { ErrorCode, type JsonRpcNotification, McpError } from "../jsonrpc/messages.js";
 
 export interface ValidationIssue {
@@ -30,7 +30,7 @@ function validationError(code: number, message: string, failure: Fail): McpError
  * bounded: below it, no check (nor a contract's, which judges part of these params) can exhaust the stack.
  */
 export function invalid(check: Check, value: unknown, code: number, message: string): McpError | undefined {
-  const failure = tooDeep(value) ?? check(value);
+  const failure = (isDepthBounded(check) ? undefined : tooDeep(value)) ?? check(value);
   return failure === undefined ? undefined : validationError(code, message, failure);
 }
 

@@ -3,7 +3,7 @@
  * checked): a value nested past the bound is refused naming the bound, never a stack overflow.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_DEPTH, MAX_TEXT_DEPTH, textTooDeep, tooDeep } from "../../../runtime/check/depth.js";
+import { boundsDepth, MAX_DEPTH, MAX_TEXT_DEPTH, textTooDeep, tooDeep } from "../../../runtime/check/depth.js";
 import { parseJson } from "../../../runtime/http/body.js";
 import { checkedParams } from "../../../runtime/mcp/check-errors.js";
 
@@ -56,6 +56,28 @@ describe("tooDeep", () => {
       code: -32602,
       message: `Invalid params for tools/call: /arguments/root/a/0: Nested more than ${MAX_DEPTH} levels deep below this point`,
     });
+  });
+});
+
+describe("boundsDepth", () => {
+  it("a check marked as bounding depth itself sees a value past the bound (and may mend it); others never do", () => {
+    const params = { deep: nested(MAX_DEPTH + 10), ok: 1 };
+    const seen: unknown[] = [];
+    const mending = boundsDepth((v: unknown) => {
+      seen.push(v);
+      delete (v as { deep?: unknown }).deep;
+      return undefined;
+    });
+    expect(checkedParams({ method: "x", params: mending }, params)).toEqual({ ok: 1 });
+    expect(seen).toHaveLength(1);
+    const plain = (v: unknown) => {
+      seen.push(v);
+      return undefined;
+    };
+    expect(() => checkedParams({ method: "x", params: plain }, { deep: nested(MAX_DEPTH + 10) })).toThrow(
+      /Nested more than 256 levels deep/,
+    );
+    expect(seen).toHaveLength(1);
   });
 });
 
