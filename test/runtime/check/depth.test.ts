@@ -3,7 +3,13 @@
  * checked): a value nested past the bound is refused naming the bound, never a stack overflow.
  */
 import { describe, expect, it } from "vitest";
-import { boundsDepth, MAX_DEPTH, MAX_TEXT_DEPTH, textTooDeep, tooDeep } from "../../../runtime/check/depth.js";
+import {
+  boundsDepth,
+  MAX_DEPTH,
+  MAX_TEXT_DEPTH,
+  textTooDeep,
+  tooDeep,
+} from "../../../runtime/check/depth.js";
 import { parseJson } from "../../../runtime/http/body.js";
 import { checkedParams } from "../../../runtime/mcp/check-errors.js";
 
