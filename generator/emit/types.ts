@@ -76,6 +76,10 @@ function standIns(definitions: Record<string, JSONSchema>): Map<string, string> 
     stand.set(name, key);
     return name;
   };
+  // A patternProperties key appears in the types only in the library's note naming it, which escapes
+  // only the first `*/` of it: it always goes in as a stand-in, and tidy() drops the note.
+  let patterns = 0;
+  const patternKey = () => `${mark}p${patterns++}`;
   const byKey = new Map<string, string>();
   const of = (key: string) => {
     const known = byKey.get(key);
@@ -97,10 +101,14 @@ function standIns(definitions: Record<string, JSONSchema>): Map<string, string> 
     }
     if (node === null || typeof node !== "object") return;
     const schema = node as Record<string, unknown>;
-    for (const map of ["properties", "patternProperties"] as const) {
-      const value = schema[map] as Record<string, unknown> | undefined;
-      if (value) schema[map] = Object.fromEntries(Object.entries(value).map(([k, v]) => [of(k), v]));
-    }
+    const properties = schema.properties as Record<string, unknown> | undefined;
+    if (properties)
+      schema.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [of(k), v]));
+    const patternProperties = schema.patternProperties as Record<string, unknown> | undefined;
+    if (patternProperties)
+      schema.patternProperties = Object.fromEntries(
+        Object.values(patternProperties).map((v) => [patternKey(), v]),
+      );
     if (Array.isArray(schema.required)) schema.required = schema.required.map((k: string) => of(k));
     for (const key of ["const", "enum", "default"]) if (key in schema) schema[key] = data(schema[key]);
     for (const [key, value] of Object.entries(schema))
@@ -142,6 +150,10 @@ function tidy(text: string): string {
   return text
     .replace(
       /^ \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n/gm,
+      "",
+    )
+    .replace(
+      /^ \* This (?:interface|type) was referenced by `[^`]+`'s JSON-Schema definition\n \* via the `patternProperty` "[^"\n]*"\.\n/gm,
       "",
     )
     .replace(/^ \* ?\n(?= \*\/)/gm, "")
