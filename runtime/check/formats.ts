@@ -4,6 +4,7 @@
  * common path but `uniqueItems` over more than a few items, which hashes them to stay linear.
  */
 
+import { canonicalJson } from "../util/canonical-json.js";
 import { NumberIndex } from "./number-index.js";
 
 /** RFC 3986 URI: a scheme, a colon, then no white space (relative references are not URIs). */
@@ -305,7 +306,7 @@ export function duplicateItems(items: readonly unknown[]): [number, number] | un
   // arrays by their canonical form in a set of their own, so a string never meets an object's form.
   const numbers = new NumberIndex(items);
   const primitives = new Set<unknown>();
-  const composites = new Set<string>();
+  const composites = new Set<string | typeof NO_FORM>();
   for (let j = 0; j < items.length; j++) {
     const item = items[j];
     if (typeof item === "number") {
@@ -315,8 +316,9 @@ export function duplicateItems(items: readonly unknown[]): [number, number] | un
     }
     const set: Set<unknown> = typeof item === "object" && item !== null ? composites : primitives;
     const size = set.size;
-    set.add(set === composites ? canonicalJson(item) : item);
-    if (set.size > size) continue;
+    const key = set === composites ? formOf(item as object) : item;
+    set.add(key);
+    if (set.size > size && key !== NO_FORM) continue;
     // Seen before: the first equal item is the pair's other half. JSON-equal values have one form; a
     // value JSON cannot hold (a function) may share a form with an unequal one, and is no repeat.
     for (let i = 0; i < j; i++) if (jsonEqual(items[i], item)) return [i, j];
@@ -324,32 +326,21 @@ export function duplicateItems(items: readonly unknown[]): [number, number] | un
   return undefined;
 }
 
+/** What `formOf` gives a value JSON cannot hold (NaN, a cycle): it is compared pairwise. */
+const NO_FORM = Symbol("no canonical form");
+
+const formOf = (item: object): string | typeof NO_FORM => {
+  try {
+    return canonicalJson(item);
+  } catch {
+    return NO_FORM;
+  }
+};
+
 /** The first JSON-equal pair by pairwise comparison. */
 function duplicatePairwise(items: readonly unknown[]): [number, number] | undefined {
   for (let j = 1; j < items.length; j++) {
     for (let i = 0; i < j; i++) if (jsonEqual(items[i], items[j])) return [i, j];
   }
   return undefined;
-}
-
-/**
- * A JSON value's canonical text: keys sorted, numbers as JavaScript writes them (1 and 1.0 are one
- * number), so two values have the same form exactly when they are JSON-equal. Linear in the value's
- * size apart from sorting each object's keys; recursive, so it runs on values whose depth is bounded
- * (`tooDeep`, before any check).
- */
-export function canonicalJson(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value !== "object" || value === null) return String(value);
-  if (Array.isArray(value)) {
-    let out = "[";
-    for (let i = 0; i < value.length; i++) out += `${i === 0 ? "" : ","}${canonicalJson(value[i])}`;
-    return `${out}]`;
-  }
-  const o = value as Record<string, unknown>;
-  const keys = Object.keys(o).sort();
-  let out = "{";
-  for (let i = 0; i < keys.length; i++)
-    out += `${i === 0 ? "" : ","}${JSON.stringify(keys[i])}:${canonicalJson(o[keys[i]!])}`;
-  return `${out}}`;
 }

@@ -53,9 +53,7 @@ export function checkPeerResult(
 
 /** A peer's notification checked against its generated params validator (-32602 naming the path). */
 export function invalidNotification(entry: { params: Check }, n: JsonRpcNotification): McpError | undefined {
-  const failure = tooDeep(n.params) ?? entry.params(n.params);
-  if (failure === undefined) return undefined;
-  return validationError(ErrorCode.InvalidParams, `invalid ${n.method} notification`, failure);
+  return invalid(entry.params, n.params, ErrorCode.InvalidParams, `invalid ${n.method} notification`);
 }
 
 /** A request's params, checked against its method's generated validator (-32602 naming the path). */

@@ -21,7 +21,7 @@ import { toBase64Url, utf8Bytes } from "../util/base64.js";
 import { canonicalJson } from "../util/canonical-json.js";
 
 /** The params fields a retry may change: left out of the arguments digest. */
-export const ROUND_FIELDS: ReadonlySet<string> = new Set(["requestState", "inputResponses", "_meta"]);
+const ROUND_FIELDS: ReadonlySet<string> = new Set(["requestState", "inputResponses", "_meta"]);
 
 export interface RoundBinding {
   method: string;
@@ -63,12 +63,8 @@ export function boundParams(params: Record<string, unknown>): string {
   // No prototype: a `__proto__` member is bound like any other.
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!ROUND_FIELDS.has(key)) bound[key] = params[key];
-  try {
-    return JSON.stringify(bound);
-  } catch {
-    // Nesting deeper than JSON.stringify recurses (JSON.parse took it): the iterative form.
-    return canonicalJson(bound);
-  }
+  // Checked params: JSON values nested at most MAX_DEPTH deep, which JSON.stringify always writes.
+  return JSON.stringify(bound);
 }
 
 /** The binding of a request round: `params` as boundParams took them, `caller` as roundCaller gives it. */

@@ -14,7 +14,7 @@ export interface UsedStateStore {
 }
 
 /** Default bound of the in-memory store: a few MB at most. */
-export const DEFAULT_MAX_USED_STATES = 100_000;
+const DEFAULT_MAX_USED_STATES = 100_000;
 
 /**
  * The ids in a Map, in claim order. Expired ids are dropped from the oldest end as new ones come;

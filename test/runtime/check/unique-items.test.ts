@@ -5,7 +5,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { uniqueItems } from "../../../runtime/check/check.js";
-import { canonicalJson, duplicateItems, jsonEqual } from "../../../runtime/check/formats.js";
+import { duplicateItems, jsonEqual } from "../../../runtime/check/formats.js";
+import { canonicalJson } from "../../../runtime/util/canonical-json.js";
 
 /** The definition: the first `j`, then the first `i < j`, with JSON-equal items. */
 function pairwise(items: readonly unknown[]): [number, number] | undefined {
