@@ -5,11 +5,11 @@
  * a protocol schema given with --schema). Names are ordinary names; what is too deep is refused with exit 2
  * naming the file and the place, never an internal error or a stack, and nothing is written.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { typeErrors } from "../support/typecheck.js";
 import { REPO, runCli } from "./run.js";
 
 const TMP = join(REPO, "test/.tmp", `generate-odd-${process.pid}`);
@@ -44,24 +44,12 @@ function nested(levels: number): string {
   return schema;
 }
 
-/** tsc over files of the generated contract with the repository's settings; the error lines. */
-function typecheck(files: string[]): Promise<string[]> {
-  const config = join(TMP, "tsconfig.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: "../../../tsconfig.json",
-      compilerOptions: { noEmit: true },
-      include: files.map((f) => `./project/generated/contract/${f}`),
-      exclude: [],
-    }),
+/** tsc over files of the generated contract with the repository's settings (and a canary); the error lines. */
+const typecheck = async (files: string[]): Promise<string[]> =>
+  typeErrors(
+    TMP,
+    files.map((f) => `./project/generated/contract/${f}`),
   );
-  return new Promise((resolve) => {
-    execFile(`${REPO}node_modules/.bin/tsc`, ["-p", config], { encoding: "utf8" }, (_e, out) =>
-      resolve(out.split("\n").filter((l) => l.includes("error TS"))),
-    );
-  });
-}
 
 beforeAll(() => {
   mkdirSync(TMP, { recursive: true });

@@ -59,6 +59,7 @@ describe("mcp-codegen generate and patterns", () => {
     const compiled = validators.split("\n").filter((l) => l.includes("new RegExp("));
     expect(compiled.length).toBe(2);
     for (const line of compiled) expect(line).toMatch(/^const pattern\$\S+ = new RegExp\(/);
+    expect(validators.indexOf("> 16)")).toBeGreaterThanOrEqual(0);
     expect(validators.indexOf("> 16)")).toBeLessThan(
       validators.indexOf("pattern$GreetInput$properties$name.test"),
     );

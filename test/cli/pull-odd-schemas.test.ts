@@ -9,6 +9,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { typeErrors } from "../support/typecheck.js";
 import { REPO } from "./run.js";
 
 const TSX = `${REPO}node_modules/.bin/tsx`;
@@ -62,24 +63,13 @@ function expectPulled(run: Run): void {
   expect(run.code, run.stderr).toBe(0);
 }
 
-/** tsc over `files` (written into TMP) with the repository's settings; returns the error lines. */
-function typecheck(files: Record<string, string>): Promise<string[]> {
+/** tsc over `files` (written into TMP) with the repository's settings (and a canary); the error lines. */
+async function typecheck(files: Record<string, string>): Promise<string[]> {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(TMP, name), text);
-  const config = join(TMP, `tsconfig.${Object.keys(files)[0]}.json`);
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: "../../../tsconfig.json",
-      compilerOptions: { noEmit: true },
-      include: Object.keys(files).map((f) => `./${f}`),
-      exclude: [],
-    }),
+  return typeErrors(
+    TMP,
+    Object.keys(files).map((f) => `./${f}`),
   );
-  return new Promise((resolve) => {
-    execFile(`${REPO}node_modules/.bin/tsc`, ["-p", config], { encoding: "utf8" }, (_e, out) =>
-      resolve(out.split("\n").filter((l) => l.includes("error TS"))),
-    );
-  });
 }
 
 const plain = { name: "plain", inputSchema: { type: "object", properties: { a: { type: "number" } } } };

@@ -1,8 +1,8 @@
 /**
  * Run as a child process (`tsx --conditions=mcp-codegen-source import-probe.ts <module>...`): imports
  * each module and prints, as one JSON line, what importing them changed in the process: `globalThis`'s
- * own keys added, and the own keys of Object.prototype, Array.prototype and Function.prototype that
- * appeared or changed. Generated code must change nothing of it. The runtime is imported before the
+ * own keys added or removed, and the own keys of Object.prototype, Array.prototype and Function.prototype
+ * that appeared, changed or were deleted. Generated code must change nothing of it. The runtime is imported before the
  * snapshot, so only the modules' own top-level code counts.
  */
 import "@mcp-codegen/runtime";
@@ -38,13 +38,16 @@ for (const module of process.argv.slice(2)) {
 const after = snapshot();
 const changed: string[] = [];
 for (const [name, keys] of Object.entries(after)) {
-  for (const [key, descriptor] of keys) {
+  // Keys from before too: a member the import deleted is a change.
+  for (const key of new Set([...before[name]!.keys(), ...keys.keys()])) {
     const old = before[name]!.get(key);
+    const descriptor = keys.get(key);
     const same =
       old !== undefined &&
-      Object.is(old.value, descriptor?.value) &&
-      old.get === descriptor?.get &&
-      old.set === descriptor?.set;
+      descriptor !== undefined &&
+      Object.is(old.value, descriptor.value) &&
+      old.get === descriptor.get &&
+      old.set === descriptor.set;
     if (!same && !NODE_OWN(key)) changed.push(`${name}.${String(key)}`);
   }
 }

@@ -23,7 +23,6 @@ import { emitContractClient } from "../../../generator/contract/emit-client.js";
 import { contractFromLock } from "../../../generator/contract/from-lock.js";
 import { loadContract } from "../../../generator/contract/load.js";
 import { buildLock } from "../../../generator/contract/lock.js";
-import { typeNameOf } from "../../../generator/contract/names.js";
 
 const RUNS = Number(process.env.MCP_CODEGEN_PROPERTY_RUNS ?? 50);
 const SEED = Number(process.env.MCP_CODEGEN_PROPERTY_SEED ?? 21);
@@ -187,12 +186,18 @@ const tools = fc.array(fc.tuple(toolName, tool), { minLength: 1, maxLength: 3 })
 const prompts = fc.array(fc.tuple(oddName, prompt), { maxLength: 2 });
 
 /** Runs `work`; anything it throws must be an error the CLI prints as a message. */
-async function onlyInputErrors(work: () => Promise<unknown>): Promise<void> {
+/** How many of `n` samples must succeed (`share` of them), so a generator refusing everything cannot pass. */
+const MIN_OK = (n: number, share: number) => Math.ceil(n * share);
+
+/** Runs `work`: true when it succeeded, false when it failed with an input error; anything else throws. */
+async function onlyInputErrors(work: () => Promise<unknown>): Promise<boolean> {
   try {
     await work();
+    return true;
   } catch (e) {
     if (!isInputError(e)) throw e;
     expect(e.message).not.toBe("");
+    return false;
   }
 }
 
@@ -201,17 +206,22 @@ describe("no schema crashes the generator", () => {
     "contract loading and emitting: success, or an input error",
     async () => {
       let n = 0;
+      let generated = 0;
       await fc.assert(
         fc.asyncProperty(tools, prompts, async (t, p) => {
           const file = join(dir, `contract-${n++}.json`);
           writeFileSync(file, JSON.stringify({ tools: objectOf(t), prompts: objectOf(p) }));
-          await onlyInputErrors(async () => {
+          const ok = await onlyInputErrors(async () => {
             const contract = await loadContract(file, "contract.json");
             await emitContract(contract, { protocolVersion: "2025-11-25" });
           });
+          if (ok) generated++;
         }),
         { seed: SEED, numRuns: RUNS },
       );
+      // Not every sample may be refused: generate is strict (a keyword or field it cannot check is
+      // refused), so about a quarter of these odd contracts go all the way through.
+      expect(generated).toBeGreaterThanOrEqual(MIN_OK(n, 0.1));
     },
     TIMEOUT,
   );
@@ -220,6 +230,8 @@ describe("no schema crashes the generator", () => {
     "lock → client: success, or an input error; a plain tool beside the odd ones is kept",
     async () => {
       const plain = { name: "plain", inputSchema: { type: "object", properties: { a: { type: "number" } } } };
+      let runs = 0;
+      let bound = 0;
       await fc.assert(
         fc.asyncProperty(tools, prompts, async (t, p) => {
           const listed = {
@@ -232,7 +244,8 @@ describe("no schema crashes the generator", () => {
           };
           // Through JSON, as the lists arrive from a server.
           const { lock } = buildLock(JSON.parse(JSON.stringify(listed)));
-          await onlyInputErrors(async () => {
+          runs++;
+          const ok = await onlyInputErrors(async () => {
             const pulled = contractFromLock(lock, "odd.lock.json");
             await emitContractClient({
               lock,
@@ -240,12 +253,14 @@ describe("no schema crashes the generator", () => {
               model: pulled.model,
               loose: pulled.loose,
             });
-            if (!t.some(([name]) => name !== "plain" && typeNameOf(name) === "Plain"))
-              expect(pulled.model.tools.map((x) => x.name)).toContain("plain");
+            // Names sharing a type-name form are all kept (mangle.ts), so the plain tool always is.
+            expect(pulled.model.tools.map((x) => x.name)).toContain("plain");
           });
+          if (ok) bound++;
         }),
         { seed: SEED, numRuns: RUNS },
       );
+      expect(bound).toBeGreaterThanOrEqual(MIN_OK(runs, 0.5));
     },
     TIMEOUT,
   );
