@@ -10,8 +10,6 @@
  * about as if it were cubic.
  */
 
-import { check } from "recheck";
-
 /** Default longest string a pattern runs on without `maxLength`: quadratic backtracking stays ~20 ms. */
 export const DEFAULT_PATTERN_MAX_LENGTH = 4096;
 
@@ -41,6 +39,8 @@ export async function backtrackingRisk(
   pattern: string,
   longest: number,
 ): Promise<BacktrackingRisk | undefined> {
+  // Loaded here, not with the module: the emitters import this file for its constant alone.
+  const { check } = await import("recheck");
   const result = await check(pattern, "u", CHECK_PARAMS);
   if (result.status === "safe") return undefined;
   if (result.status === "unknown") {

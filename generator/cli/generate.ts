@@ -160,14 +160,8 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   step.done(`generated protocol ${target}`);
   const outDir = join(root, config.output);
   const contract = config.contract ? await loadProjectContract(root, config.contract) : undefined;
-  if (contract) {
-    try {
-      checkProtocolFit(contract, next.model.definitions);
-    } catch (e) {
-      if (e instanceof ContractError) throw new CliError(e.message);
-      throw e;
-    }
-  }
+  // A ContractError is an input error (cli/errors.ts): printed as its message, exit 2.
+  if (contract) checkProtocolFit(contract, next.model.definitions);
   const files = { ...next.files };
   if (contract) {
     for (const w of await patternWarnings(contract, config.patternMaxLength))

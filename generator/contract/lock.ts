@@ -55,7 +55,6 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export const itemKey = (kind: LockKind, item: LockItem): string =>
   kind === "resources" ? String(item.definition.uri) : item.name;
 
-/** Builds the lock from what the server listed; malformed or repeated entries are left out with a warning. */
 /**
  * Why an entry a server listed is too deep to keep (hashing, comparing and rendering the lock recurse),
  * as the warning that says it is left out, or undefined. `kind` is its list (`tools`).
@@ -67,6 +66,7 @@ export function tooDeepToKeep(kind: string, entry: Record<string, unknown>): str
   return `${kind}: "${String(key)}" is left out: ${shortPointer(deep)} is ${depthReason(MAX_LOCK_DEPTH)}`;
 }
 
+/** Builds the lock from what the server listed; malformed or repeated entries are left out with a warning. */
 export function buildLock(
   pulled: PulledLists,
   without: readonly "resources"[] = [],

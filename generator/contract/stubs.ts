@@ -36,8 +36,6 @@ function declared(contract: ContractModel): Record<(typeof CATEGORIES)[number][0
   };
 }
 
-const unquote = (name: string) => name.replace(/^["']|["']$/g, "");
-
 /**
  * Adds stubs to the `contract` object of `text`. Returns the text unchanged when the file has no
  * `export const contract` (a project that serves its contract some other way).
@@ -74,7 +72,10 @@ export function addContractStubs(text: string, contract: ContractModel): Contrac
       continue;
     }
     const present = new Set(
-      object.getProperties().flatMap((p) => (hasName(p) ? [unquote(p.getName())] : [])),
+      object.getProperties().flatMap((p) => {
+        const key = keyOf(p);
+        return key === undefined ? [] : [key];
+      }),
     );
     const missing = want.filter((name) => !present.has(name));
     edits.push(
@@ -102,6 +103,17 @@ function propertyInitializer(object: ObjectLiteralExpression, name: string): Nod
   return p && Node.isPropertyAssignment(p) ? p.getInitializer() : p;
 }
 
-function hasName(p: Node): p is Node & { getName(): string } {
-  return Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p);
+/**
+ * The name a property declares, as the text it spells: `"a\u2028b"`, `'x'` and `["__proto__"]` (how
+ * stubs write names that are no identifiers) read back as those names; undefined for a spread or a
+ * computed key that is not a string literal.
+ */
+function keyOf(p: Node): string | undefined {
+  if (!Node.isPropertyAssignment(p) && !Node.isMethodDeclaration(p) && !Node.isShorthandPropertyAssignment(p))
+    return undefined;
+  const name = p.getNameNode();
+  const literal = Node.isComputedPropertyName(name) ? name.getExpression() : name;
+  if (Node.isStringLiteral(literal) || Node.isNoSubstitutionTemplateLiteral(literal))
+    return literal.getLiteralValue();
+  return Node.isComputedPropertyName(name) ? undefined : name.getText();
 }

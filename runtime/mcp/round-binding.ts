@@ -63,8 +63,12 @@ export function boundParams(params: Record<string, unknown>): string {
   // No prototype: a `__proto__` member is bound like any other.
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!ROUND_FIELDS.has(key)) bound[key] = params[key];
-  // Checked params: JSON values nested at most MAX_DEPTH deep, which JSON.stringify always writes.
-  return JSON.stringify(bound);
+  try {
+    return JSON.stringify(bound);
+  } catch {
+    // Nesting deeper than JSON.stringify recurses (JSON.parse took it): the iterative form.
+    return canonicalJson(bound);
+  }
 }
 
 /** The binding of a request round: `params` as boundParams took them, `caller` as roundCaller gives it. */

@@ -54,3 +54,17 @@ it("leaves a file without `export const contract = { … }` alone", async () => 
   const text = "export const handlers = {};\n";
   expect(addContractStubs(text, await contract())).toEqual({ text, added: [] });
 });
+
+it("reads back the names it wrote escaped or computed, so a second generate adds no stub again", async () => {
+  writeFileSync(
+    join(dir, "odd.json"),
+    // As JSON text: `__proto__` is an own key there, as a contract file holds it.
+    '{"prompts": {"__proto__": {}, "say \\"hi\\"": {}, "line\\u2028break": {}}}',
+  );
+  const c = await loadContract(join(dir, "odd.json"), "odd.json");
+  const text = "export const contract = {\n  prompts: {},\n};\n";
+  const first = addContractStubs(text, c);
+  expect(first.added).toEqual(["prompts.__proto__", 'prompts.say "hi"', "prompts.line\u2028break"]);
+  expect(first.text).toContain('["__proto__"]: ');
+  expect(addContractStubs(first.text, c)).toEqual({ text: first.text, added: [] });
+});
