@@ -4,8 +4,7 @@
  * common path but `uniqueItems` over more than a few items, which hashes them to stay linear.
  */
 
-import { canonicalJson } from "../util/canonical-json.js";
-import { NumberIndex } from "./number-index.js";
+import { ValueIndex } from "./value-index.js";
 
 /** RFC 3986 URI: a scheme, a colon, then no white space (relative references are not URIs). */
 const URI = /^[a-z][a-z0-9+.-]*:[^\s]*$/i;
@@ -297,45 +296,18 @@ const PAIRWISE_ITEMS = 8;
 
 /**
  * `uniqueItems`: the first pair of JSON-equal items, as `[i, j]` (the smallest `j`, then the smallest
- * `i`), or undefined when all differ. Linear expected time: each item is looked up by its canonical
- * JSON form (`canonicalJson`), so a few hundred thousand items cost milliseconds, not minutes.
+ * `i`), or undefined when all differ. Linear expected time: each item is looked up by a seeded
+ * structural hash (`ValueIndex`), so a few hundred thousand items cost milliseconds, not minutes.
  */
 export function duplicateItems(items: readonly unknown[]): [number, number] | undefined {
   if (items.length <= PAIRWISE_ITEMS) return duplicatePairwise(items);
-  // Numbers go by value (1 and 1.0 are one number), other primitives likewise in a Set; objects and
-  // arrays by their canonical form in a set of their own, so a string never meets an object's form.
-  const numbers = new NumberIndex(items);
-  const primitives = new Set<unknown>();
-  const composites = new Set<string | typeof NO_FORM>();
+  const index = new ValueIndex(items, jsonEqual);
   for (let j = 0; j < items.length; j++) {
-    const item = items[j];
-    if (typeof item === "number") {
-      const i = numbers.firstOrAdd(j);
-      if (i >= 0) return [i, j];
-      continue;
-    }
-    const set: Set<unknown> = typeof item === "object" && item !== null ? composites : primitives;
-    const size = set.size;
-    const key = set === composites ? formOf(item as object) : item;
-    set.add(key);
-    if (set.size > size && key !== NO_FORM) continue;
-    // Seen before: the first equal item is the pair's other half. JSON-equal values have one form; a
-    // value JSON cannot hold (a function) may share a form with an unequal one, and is no repeat.
-    for (let i = 0; i < j; i++) if (jsonEqual(items[i], item)) return [i, j];
+    const i = index.firstOrAdd(j);
+    if (i >= 0) return [i, j];
   }
   return undefined;
 }
-
-/** What `formOf` gives a value JSON cannot hold (NaN, a cycle): it is compared pairwise. */
-const NO_FORM = Symbol("no canonical form");
-
-const formOf = (item: object): string | typeof NO_FORM => {
-  try {
-    return canonicalJson(item);
-  } catch {
-    return NO_FORM;
-  }
-};
 
 /** The first JSON-equal pair by pairwise comparison. */
 function duplicatePairwise(items: readonly unknown[]): [number, number] | undefined {

@@ -1,9 +1,9 @@
 /** Request bodies: read within a byte limit, then parsed as JSON. */
 
-import { MAX_TEXT_DEPTH, textTooDeep } from "../check/depth.js";
+import { MAX_TEXT_DEPTH, MAX_TEXT_ITEMS, textExcess } from "../check/depth.js";
 import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Reply } from "./core.js";
-import { HttpError } from "./http-error.js";
+import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
 import { errorReply } from "./replies.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -53,18 +53,27 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return bytes;
 }
 
-/**
- * Parses a JSON body; not UTF-8, not JSON, or nested too deep to parse cheaply → HTTP 400 with a
- * JSON-RPC -32700 body.
- */
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export function parseJson(bytes: Uint8Array): { value: unknown } | { error: Reply } {
+/**
+ * Parses a JSON body; not UTF-8, not JSON, or nested too deep to parse cheaply → HTTP 400 with a
+ * JSON-RPC -32700 body; more than `maxItems` values and member names (too many to parse and check without
+ * holding every other client up, `MAX_TEXT_ITEMS` by default) → HTTP 413, refused unparsed.
+ */
+export function parseJson(
+  bytes: Uint8Array,
+  maxItems = MAX_TEXT_ITEMS,
+): { value: unknown } | { error: Reply } {
   try {
     const text = utf8.decode(bytes);
-    if (textTooDeep(text)) {
+    const excess = textExcess(text, MAX_TEXT_DEPTH, maxItems);
+    if (excess === "depth") {
       const message = `Parse error: the body nests more than ${MAX_TEXT_DEPTH} levels deep`;
       return { error: errorReply(400, ErrorCode.ParseError, message) };
+    }
+    if (excess === "items") {
+      const message = `Payload Too Large: the body holds more than ${maxItems} JSON values and member names`;
+      return { error: errorReply(413, TRANSPORT_ERROR, message) };
     }
     return { value: JSON.parse(text) };
   } catch {

@@ -32,6 +32,8 @@ export interface LegacySseOptions {
   allowedOrigins?: string[];
   /** Default 4 MiB → 413. */
   maxBodyBytes?: number;
+  /** Default 200,000 → 413 (as `McpHttpOptions.maxBodyItems`). */
+  maxBodyItems?: number;
   /** Default 15 s. */
   keepAliveMs?: number;
   /** A session ends with its stream, so only sessions whose stream already ended ever count as idle. */
@@ -141,7 +143,10 @@ class LegacySse {
         "Unsupported Media Type: Content-Type must be application/json",
       );
     }
-    const parsed = parseJson(await request.body(this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+    const parsed = parseJson(
+      await request.body(this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      this.options.maxBodyItems,
+    );
     if ("error" in parsed) return parsed.error;
     // Closing: answers and notifications still pass (what is in flight may need them), requests do not.
     const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];

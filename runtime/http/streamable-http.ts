@@ -5,6 +5,7 @@
  * belongs to: a POST's own response stream, else the session's standalone GET stream.
  */
 
+import { MAX_TEXT_ITEMS } from "../check/depth.js";
 import { ErrorCode, isObject, type McpError, type RequestId, requestIds } from "../jsonrpc/messages.js";
 import type { MessageExtra } from "../jsonrpc/transport.js";
 import { checkParamHeaders, checkStandardHeaders } from "../mcp/param-headers.js";
@@ -59,6 +60,11 @@ export interface StreamableHttpOptions {
   allowedOrigins?: string[];
   /** Largest accepted POST body (default 4 MiB) → 413. */
   maxBodyBytes?: number;
+  /**
+   * Most JSON values and member names a POST body may hold (default 200,000) → 413, refused before it
+   * is parsed: parsing and checking cost per value, and every other client waits through them.
+   */
+  maxBodyItems?: number;
   /** Idle sessions (nothing in flight, no open stream) are closed after this long (default 30 min). */
   sessionIdleTtlMs?: number;
   /**
@@ -158,6 +164,7 @@ class StreamableHttp {
   readonly #handshakeVersions: Set<string>;
   readonly #newest: string;
   readonly #maxBody: number;
+  readonly #maxItems: number;
   readonly #hosts: HostGuard;
   #closed = false;
   /** Sessions no one can name (stateless ones, one per POST) while they serve their POST. */
@@ -187,6 +194,7 @@ class StreamableHttp {
     ]);
     this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#maxItems = options.maxBodyItems ?? MAX_TEXT_ITEMS;
     this.#hosts = new HostGuard(options);
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),
@@ -251,7 +259,7 @@ class StreamableHttp {
     const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
     // Closing: nothing new starts, but what is in flight may still need the client's answers.
     if (this.#closed && !session) return shuttingDown();
-    const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody));
+    const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody), this.#maxItems);
     if (parsedFirst && "error" in parsedFirst) return parsedFirst.error;
     const extra: MessageExtra = auth === undefined ? NO_EXTRA : { auth };
     if (parsedFirst && this.#isStatelessEra(request, parsedFirst.value)) {
@@ -261,7 +269,7 @@ class StreamableHttp {
     if (unsupported) return unsupported;
     // An initialize request negotiates its version in its body; any other must name a supported one.
     const version = session || this.options.stateless ? this.#checkVersion(request, session) : null;
-    const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody));
+    const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody), this.#maxItems);
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
     if (this.#closed && requestIds(Array.isArray(body) ? body : [body]).length > 0) return shuttingDown();

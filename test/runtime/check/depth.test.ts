@@ -7,6 +7,8 @@ import {
   boundsDepth,
   MAX_DEPTH,
   MAX_TEXT_DEPTH,
+  MAX_TEXT_ITEMS,
+  textExcess,
   textTooDeep,
   tooDeep,
 } from "../../../runtime/check/depth.js";
@@ -109,5 +111,38 @@ describe("textTooDeep", () => {
     expect(JSON.stringify(parsed)).toContain(
       `Parse error: the body nests more than ${MAX_TEXT_DEPTH} levels deep`,
     );
+  });
+});
+
+describe("textExcess: values and member names", () => {
+  /** An array of `n` - 1 zeros: `n` values in all. */
+  const zeros = (n: number) =>
+    `[${Array(n - 1)
+      .fill("0")
+      .join(",")}]`;
+
+  it("counts every value and member name outside strings, refusing one past the bound", () => {
+    expect(textExcess(zeros(MAX_TEXT_ITEMS), MAX_TEXT_DEPTH, MAX_TEXT_ITEMS)).toBeUndefined();
+    expect(textExcess(zeros(MAX_TEXT_ITEMS + 1), MAX_TEXT_DEPTH, MAX_TEXT_ITEMS)).toBe("items");
+    // {"a":1,"b":[2]}: the object, two names, 1, the array and 2.
+    expect(textExcess('{"a":1,"b":[2]}', 100, 6)).toBeUndefined();
+    expect(textExcess('{"a":1,"b":[2]}', 100, 5)).toBe("items");
+    // Commas, colons and brackets inside strings are text; an escaped quote does not end the string.
+    const text = JSON.stringify({ s: ',:[{",'.repeat(1000) });
+    expect(textExcess(text, 100, 3)).toBeUndefined();
+    // Without a bound on items only depth counts.
+    expect(textExcess(zeros(MAX_TEXT_ITEMS * 2))).toBeUndefined();
+  });
+
+  it("an HTTP body holding too many values is a 413 naming the bound, answered without parsing it", () => {
+    const params = `{"items":[${Array(MAX_TEXT_ITEMS).fill("{}").join(",")}]}`;
+    const bytes = new TextEncoder().encode(`{"jsonrpc":"2.0","id":1,"method":"x","params":${params}}`);
+    const parsed = parseJson(bytes);
+    expect(parsed).toMatchObject({ error: { status: 413 } });
+    expect(JSON.stringify(parsed)).toContain(
+      `Payload Too Large: the body holds more than ${MAX_TEXT_ITEMS} JSON values and member names`,
+    );
+    // A server may allow more (an empty object counts twice).
+    expect(parseJson(bytes, MAX_TEXT_ITEMS * 3)).toMatchObject({ value: { id: 1 } });
   });
 });

@@ -1,10 +1,11 @@
 /**
  * No client can stall another (DESIGN.md rule 15), against a real server process over HTTP on 127.0.0.1
- * (test/fixtures/cost/server.ts, a contract served with the runtime's default body limit): while one
- * client sends the worst input of each kind at the largest body the server accepts (4 MB) — distinct
- * items under `uniqueItems`, a string for a backtracking `pattern`, arguments nested as deep as the
- * body allows — another client's pings are each answered within 100 ms, and the attack gets a clear
- * answer naming the field or the depth.
+ * (test/fixtures/cost/server.ts, a contract served with the runtime's default limits): while one
+ * client sends the worst input of each kind at the largest body the server accepts (4 MB, at most
+ * 200,000 JSON values and member names) — distinct items of every shape under `uniqueItems`, a string
+ * for a backtracking `pattern`, arguments nested as deep as the body allows, and bodies past either
+ * bound — another client's pings are each answered within 100 ms, and the attack gets a clear answer
+ * naming the field, the depth or the bound.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { loadContract } from "../../../generator/contract/load.js";
+import { MAX_TEXT_DEPTH, MAX_TEXT_ITEMS, textExcess } from "../../../runtime/check/depth.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../../../runtime/http/body.js";
 import { initializeBody, POST_HEADERS } from "../../fixtures/http/helpers.js";
 
@@ -103,16 +105,59 @@ function largestCall(id: number, name: string, argumentsOf: (budget: number) => 
   return head + args + " ".repeat(DEFAULT_MAX_BODY_BYTES - body.length) + tail;
 }
 
-/** Distinct integers as `{"items":[0,1,…]}` within `budget` bytes (about 600,000 of them). */
-const distinctItems = (budget: number, repeat?: number) => {
+/** How many values and member names JSON text adds (text with no `[{,:` inside its strings). */
+const marks = (text: string) => text.match(/[[{,:]/g)?.length ?? 0;
+
+/**
+ * A tools/call of "unique" whose items are `item(0)`, `item(1)`, … as many as the body may hold
+ * (`MAX_TEXT_ITEMS` values and member names, exactly: negative integers fill the last few), the last of
+ * them `last` when given; padded with
+ * spaces to `DEFAULT_MAX_BODY_BYTES`. Also the number of items.
+ */
+function mostItems(id: number, item: (i: number) => string, last?: string): { body: string; count: number } {
+  const head = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"unique","arguments":{"items":[`;
+  const tail = "]}}}";
   const parts: string[] = [];
-  let used = `{"items":[]}`.length + (repeat === undefined ? 0 : String(repeat).length + 1);
-  for (let i = 0; used + String(i).length + 1 <= budget; i++) {
-    parts.push(String(i));
-    used += String(i).length + 1;
+  // A text holds one value more than its marks; each item after the first adds its comma.
+  let used = 1 + marks(head + tail) + (last === undefined ? 0 : marks(last) + 1);
+  for (let i = 0; ; i++) {
+    const next = item(i);
+    const cost = marks(next) + (parts.length > 0 ? 1 : 0);
+    if (used + cost > MAX_TEXT_ITEMS) break;
+    parts.push(next);
+    used += cost;
   }
-  if (repeat !== undefined) parts.push(String(repeat));
+  // Integers (a comma and a value each) fill what is left, so the body holds the most exactly.
+  for (let n = 0; used < MAX_TEXT_ITEMS; n++, used++) parts.push(`${-1 - n}`);
+  if (last !== undefined) parts.push(last);
+  const text = head + parts.join(",") + tail;
+  expect(text.length).toBeLessThanOrEqual(DEFAULT_MAX_BODY_BYTES);
+  const body = head + parts.join(",") + " ".repeat(DEFAULT_MAX_BODY_BYTES - text.length) + tail;
+  // Exactly at the bound: one value fewer allowed would refuse it.
+  expect(textExcess(body, MAX_TEXT_DEPTH, MAX_TEXT_ITEMS)).toBeUndefined();
+  expect(textExcess(body, MAX_TEXT_DEPTH, MAX_TEXT_ITEMS - 1)).toBe("items");
+  return { body, count: parts.length };
+}
+
+/** `item(0)`, `item(1)`, … filling `budget` bytes as a JSON array, as `{"items":[…]}`. */
+const filled = (item: (i: number) => string) => (budget: number) => {
+  const parts: string[] = [];
+  let used = `{"items":[]}`.length;
+  for (let i = 0; used + item(i).length + 1 <= budget; i++) {
+    parts.push(item(i));
+    used += item(i).length + 1;
+  }
   return `{"items":[${parts.join(",")}]}`;
+};
+
+/** The answer to a body past the bound on values and member names, refused unparsed. */
+const tooManyItems = {
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: -32000,
+    message: `Payload Too Large: the body holds more than ${MAX_TEXT_ITEMS} JSON values and member names`,
+  },
 };
 
 /** `{"root":{"children":[{"children":[…]}]}}` as deep as `budget` bytes allow (two levels a node). */
@@ -190,18 +235,68 @@ describe("one client's worst input at the largest allowed body does not stall an
     body: () => string;
     want: (answer: Record<string, unknown> | undefined) => void;
   }[] = [
+    ...(
+      [
+        ["integers", (i: number) => String(i)],
+        ["short strings", (i: number) => JSON.stringify(i.toString(36))],
+        ["one-member objects", (i: number) => `{"k":${JSON.stringify(i.toString(36))}}`],
+        [
+          "two-member objects, members in either order",
+          (i: number) => (i % 2 === 0 ? `{"a":${i},"b":true}` : `{"b":true,"a":${i}}`),
+        ],
+        ["one-item arrays", (i: number) => `[${i}]`],
+      ] as const
+    ).map(([shape, item]) => {
+      let count = 0;
+      return {
+        name: `uniqueItems over distinct ${shape}, as many as a body may hold`,
+        body: () => {
+          const most = mostItems(2, item);
+          count = most.count;
+          return most.body;
+        },
+        want: (answer: Record<string, unknown> | undefined) =>
+          expect(toolText(answer)).toBe(`${count} distinct`),
+      };
+    }),
+    ...(
+      [
+        ["integers, the last equal to the first", (i: number) => String(i), "0"],
+        [
+          "two-member objects, the last the first with its members reordered",
+          (i: number) => `{"a":${i},"b":true}`,
+          `{"b":true,"a":0}`,
+        ],
+      ] as const
+    ).map(([shape, item, last]) => {
+      let count = 0;
+      return {
+        name: `uniqueItems over ${shape}, as many as a body may hold`,
+        body: () => {
+          const most = mostItems(3, item, last);
+          count = most.count;
+          return most.body;
+        },
+        want: (answer: Record<string, unknown> | undefined) =>
+          expect(toolText(answer)).toBe(
+            `Invalid arguments for tool "unique": items: Expected unique items (items 0 and ${count - 1} are equal)`,
+          ),
+      };
+    }),
     {
-      name: "uniqueItems over ~600,000 distinct integers",
-      body: () => largestCall(2, "unique", (b) => distinctItems(b)),
-      want: (answer) => expect(toolText(answer)).toMatch(/^\d{6} distinct$/),
+      name: "4 MB of integers (~600,000): past the bound on values, refused before parsing",
+      body: () => largestCall(2, "unique", filled(String)),
+      want: (answer) => expect(answer).toEqual(tooManyItems),
     },
     {
-      name: "uniqueItems whose last item repeats the first",
-      body: () => largestCall(3, "unique", (b) => distinctItems(b, 0)),
-      want: (answer) =>
-        expect(toolText(answer)).toMatch(
-          /^Invalid arguments for tool "unique": items: Expected unique items \(items 0 and \d{6} are equal\)$/,
+      name: "4 MB of empty objects (~1,400,000): past the bound on values, refused before parsing",
+      body: () =>
+        largestCall(
+          2,
+          "unique",
+          filled(() => "{}"),
         ),
+      want: (answer) => expect(answer).toEqual(tooManyItems),
     },
     {
       name: "a 4 MB string for a quadratic pattern without maxLength",
