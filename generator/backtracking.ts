@@ -58,12 +58,16 @@ export async function backtrackingRisk(
   return longest <= safeMaxLength ? undefined : { kind: "polynomial", degree, safeMaxLength, attack };
 }
 
-/** One warning line for a risky pattern at `place`, with the fix. */
+/**
+ * One warning line for a risky pattern at `place`, with the fix; `unbounded` when the schema sets no
+ * `maxLength` there, so that the validators bound it to the safe length meanwhile.
+ */
 export function backtrackingWarning(
   place: string,
   pattern: string,
   risk: BacktrackingRisk,
   longest: number,
+  unbounded = false,
 ): string {
   const how =
     risk.kind === "exponential"
@@ -78,5 +82,8 @@ export function backtrackingWarning(
       : risk.kind === "polynomial"
         ? " with fewer repetitions that can match the same characters"
         : "";
-  return `${place}: pattern ${JSON.stringify(pattern)} ${how}${example}: a string of ${longest} characters could block the server; add "maxLength" (at most ${risk.safeMaxLength}) or rewrite the pattern${rewrite}`;
+  const meanwhile = unbounded
+    ? `; until then it is checked only on strings of at most ${risk.safeMaxLength} characters`
+    : "";
+  return `${place}: pattern ${JSON.stringify(pattern)} ${how}${example}: a string of ${longest} characters could block the server; add "maxLength" (at most ${risk.safeMaxLength}) or rewrite the pattern${rewrite}${meanwhile}`;
 }

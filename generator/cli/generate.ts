@@ -5,7 +5,7 @@ import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
 import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
-import { patternWarnings } from "../contract/pattern-warnings.js";
+import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-warnings.js";
 import { checkProtocolFit } from "../contract/protocol-fit.js";
 import { addContractStubs } from "../contract/stubs.js";
 import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
@@ -164,11 +164,12 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   if (contract) checkProtocolFit(contract, next.model.definitions);
   const files = { ...next.files };
   if (contract) {
-    for (const w of await patternWarnings(contract, config.patternMaxLength))
-      report.notice(`warning: ${config.contract}: ${w}`);
+    const risks = await patternRisks(contract, config.patternMaxLength);
+    for (const w of patternWarnings(risks)) report.notice(`warning: ${config.contract}: ${w}`);
     const emitted = await emitContract(contract, {
       protocolVersion: target,
       ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
+      patternBounds: boundsOf(risks),
     });
     for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
   }

@@ -17,6 +17,7 @@ import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { formatTs } from "../write.js";
 import type { ContractModel } from "./model.js";
+import { boundsOf, patternRisks } from "./pattern-warnings.js";
 
 export interface ContractEmitOptions {
   /** The protocol version whose generated folder the contract's code imports. */
@@ -30,6 +31,11 @@ export interface ContractEmitOptions {
   protocolErrorVersions?: readonly string[];
   /** See `ValidatorOptions.patternMaxLength` (mcp-codegen.json `patternMaxLength`). */
   patternMaxLength?: number;
+  /**
+   * See `ValidatorOptions.patternBounds`: `boundsOf(patternRisks(…))`, passed when already judged (as
+   * `generate` does, to warn); otherwise the contract's patterns are judged here.
+   */
+  patternBounds?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -73,10 +79,12 @@ export async function emitContractSources(
   const head = `${contractHeader(contract, options.protocolVersion)}\n`;
   const model = { definitions: contract.definitions, methods: [] };
   const types = (await emitTypes(model))["types.ts"]!;
-  const validators = emitValidators(
-    model,
-    options.patternMaxLength === undefined ? {} : { patternMaxLength: options.patternMaxLength },
-  )["validators.ts"]!;
+  const patternBounds =
+    options.patternBounds ?? boundsOf(await patternRisks(contract, options.patternMaxLength));
+  const validators = emitValidators(model, {
+    ...(options.patternMaxLength === undefined ? {} : { patternMaxLength: options.patternMaxLength }),
+    patternBounds,
+  })["validators.ts"]!;
   return {
     "types.ts": head + types,
     "validators.ts": head + validators,

@@ -22,6 +22,12 @@ export interface ValidatorOptions {
    * this much backtracking (default `DEFAULT_PATTERN_MAX_LENGTH`; mcp-codegen.json `patternMaxLength`).
    */
   patternMaxLength?: number;
+  /**
+   * Patterns that backtrack catastrophically on strings shorter than `patternMaxLength`, each with the
+   * longest string it may run on (`backtrackingRisk`'s `safeMaxLength`); where the schema sets no
+   * `maxLength`, that bound applies instead (`generate` warns about each).
+   */
+  patternBounds?: ReadonlyMap<string, number>;
 }
 
 export function emitValidators(
@@ -34,6 +40,7 @@ export function emitValidators(
     helpers: new Set(["type Fail"]),
     functions: new Map(),
     patternMaxLength: options.patternMaxLength ?? DEFAULT_PATTERN_MAX_LENGTH,
+    patternBounds: options.patternBounds ?? new Map(),
   };
   const defs = new Map(model.definitions.map((d) => [d.name, d.schema]));
   const params = [...new Set(model.methods.map((m) => m.definition))].sort().map((name) => {
@@ -72,6 +79,8 @@ interface Module {
   functions: Map<string, string>;
   /** See `ValidatorOptions.patternMaxLength`. */
   patternMaxLength: number;
+  /** See `ValidatorOptions.patternBounds`. */
+  patternBounds: ReadonlyMap<string, number>;
 }
 
 /** Per-function state: local names are numbered within the function, which only it can see. */
@@ -342,7 +351,7 @@ function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope
     );
   if (node.pattern !== undefined) {
     // `maxLength`, checked above, bounds what the expression (compiled once, at module level) runs on.
-    if (node.maxLength === undefined) emitPatternLimit(v, "characters", path, w, scope);
+    if (node.maxLength === undefined) emitPatternLimit(v, [node.pattern], "characters", path, w, scope);
     const re = hoistName("pattern", node.pointer, scope.module);
     scope.module.hoisted.push(`const ${re} = new RegExp(${stringLiteral(node.pattern)}, "u");`);
     w.line(`if (!${re}.test(${v})) ${failWith(`Expected to match ${node.pattern}`, path, scope)}`);
@@ -355,9 +364,20 @@ function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope
   }
 }
 
-/** Refuses a string (`what`: a value's characters, or a property name) too long to run a pattern on. */
-function emitPatternLimit(v: string, what: string, path: string[], w: Lines, scope: Scope): void {
-  const most = scope.module.patternMaxLength;
+/**
+ * Refuses a string (`what`: a value's characters, or a property name) too long to run `patterns` on: longer
+ * than `patternMaxLength`, or than the bound of a pattern that backtracks sooner.
+ */
+function emitPatternLimit(
+  v: string,
+  patterns: readonly string[],
+  what: string,
+  path: string[],
+  w: Lines,
+  scope: Scope,
+): void {
+  const { patternMaxLength, patternBounds } = scope.module;
+  const most = Math.min(patternMaxLength, ...patterns.map((p) => patternBounds.get(p) ?? patternMaxLength));
   scope.module.helpers.add("codePoints");
   w.line(
     `if (${longerThan(v, most)}) ${failWith(`Expected at most ${most} ${what} (the most a pattern is checked on)`, path, scope)}`,
@@ -506,7 +526,14 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
       return;
     }
     const m = `m${scope.next++}`;
-    emitPatternLimit(k, "characters in a property name", below, w, scope);
+    emitPatternLimit(
+      k,
+      patterns.map(([source]) => source),
+      "characters in a property name",
+      below,
+      w,
+      scope,
+    );
     w.line(`const ${x} = ${v}[${k}];`);
     w.line(`let ${m} = ${known};`);
     for (const [source, schema] of patterns) {

@@ -1,7 +1,8 @@
 /**
  * `generate` in a project, through the real CLI: a contract pattern that can backtrack catastrophically
  * is reported (the tool, the place, the pattern, the fix), and the validators run a pattern only on
- * strings no longer than its maxLength or mcp-codegen.json's `patternMaxLength`.
+ * strings no longer than its maxLength, else mcp-codegen.json's `patternMaxLength` or, for a pattern
+ * that backtracks sooner, the length the warning names.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,9 +39,16 @@ describe("mcp-codegen generate and patterns", () => {
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning: "));
     expect(warnings).toEqual([
-      `warning: contract.yaml: tool "greet" inputSchema at /properties/name: pattern "^(a+)+$" can backtrack exponentially (on 'a' + 'a'.repeat(31) + '\\x00', for instance): a string of 4096 characters could block the server; add "maxLength" (at most 19) or rewrite the pattern without a repeated group that can match the same text two ways`,
-      `warning: contract.yaml: tool "greet" inputSchema at /properties/tags/patternProperties: pattern "^(x|xx)+$" can backtrack exponentially (on 'x' + 'xxxx'.repeat(29) + '\\x00', for instance): a string of 4096 characters could block the server; add "maxLength" (at most 19) or rewrite the pattern without a repeated group that can match the same text two ways`,
+      `warning: contract.yaml: tool "greet" inputSchema at /properties/name: pattern "^(a+)+$" can backtrack exponentially (on 'a' + 'a'.repeat(31) + '\\x00', for instance): a string of 4096 characters could block the server; add "maxLength" (at most 19) or rewrite the pattern without a repeated group that can match the same text two ways; until then it is checked only on strings of at most 19 characters`,
+      `warning: contract.yaml: tool "greet" inputSchema at /properties/tags/patternProperties: pattern "^(x|xx)+$" can backtrack exponentially (on 'x' + 'xxxx'.repeat(29) + '\\x00', for instance): a string of 4096 characters could block the server; add "maxLength" (at most 19) or rewrite the pattern without a repeated group that can match the same text two ways; until then it is checked only on strings of at most 19 characters`,
     ]);
+    // Meanwhile the validators run each of those patterns only on strings within its safe length.
+    const validators = readFileSync(join(dir, "generated/contract/validators.js"), "utf8");
+    expect(validators).toContain("Expected at most 19 characters (the most a pattern is checked on)");
+    expect(validators).toContain(
+      "Expected at most 19 characters in a property name (the most a pattern is checked on)",
+    );
+    expect(validators).not.toContain("4096");
   }, 120_000);
 
   it("says nothing once maxLength bounds the pattern; patternMaxLength sets the bound without one", () => {

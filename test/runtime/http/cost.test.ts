@@ -327,6 +327,22 @@ describe("one client's worst input at the largest allowed body does not stall an
         expect(toolText(answer)).toBe('Invalid arguments for tool "match": text: Expected to match ^(a+)+$'),
     },
     {
+      name: "a 4 MB string for an exponential pattern without maxLength",
+      body: () => largestCall(10, "explode", longText("!")),
+      want: (answer) =>
+        expect(toolText(answer)).toBe(
+          'Invalid arguments for tool "explode": text: Expected at most 19 characters (the most a pattern is checked on)',
+        ),
+    },
+    {
+      name: "the longest string the unbounded exponential pattern runs on (its safe length), made to fail",
+      body: () => largestCall(11, "explode", () => `{"text":"${"a".repeat(18)}!"}`),
+      want: (answer) =>
+        expect(toolText(answer)).toBe(
+          'Invalid arguments for tool "explode": text: Expected to match ^(a+)+$',
+        ),
+    },
+    {
       name: "arguments nested ~280,000 deep under a recursive schema: refused before parsing",
       body: () => largestCall(8, "tree", (b) => deepTree(b)),
       want: (answer) =>
