@@ -219,6 +219,9 @@ describe("what imports the runtime", () => {
       ...["README.md", "examples/README.md", "generator/README.md", "runtime/README.md"].map((f) =>
         join(REPO, f),
       ),
+      ...readdirSync(join(REPO, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join(REPO, "docs", f)),
     ];
     const offenders = files.flatMap((f) => {
       const text = readFileSync(f, "utf8");
