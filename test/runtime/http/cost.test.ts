@@ -1,5 +1,6 @@
 /**
- * No client can stall another (docs/architecture.md, Principles), against a real server process over HTTP on 127.0.0.1
+ * No client can stall another (docs/architecture.md, Principles), against a real server process over HTTP
+ * on 127.0.0.1
  * (test/fixtures/cost/server.ts, a contract served with the runtime's default limits): while one
  * client sends the worst input of each kind at the largest body the server accepts (4 MB, at most
  * 200,000 JSON values and member names) — distinct items of every shape under `uniqueItems`, a string
