@@ -2,7 +2,8 @@
  * The server under test, as a real process over stdio with this project's own client. A call that the
  * server leaves unanswered (timeout: the client sends notifications/cancelled) or that ends with the
  * process gone starts a fresh process for the next call, so the next input meets a live server. A tool
- * call carries a progress token: a tool that reports progress is working, and its timeout starts over.
+ * call carries a progress token, so a tool's progress path runs as a client would drive it; the timeout
+ * is the whole call's (progress does not extend it: a server reporting progress forever still ends).
  */
 
 import { ErrorCode, McpError } from "@mcp-codegen/runtime";
@@ -32,7 +33,6 @@ type Send = (client: McpClient, options: CallOptions) => Promise<unknown>;
 interface CallOptions {
   timeoutMs: number;
   onprogress?: () => void;
-  resetTimeoutOnProgress?: boolean;
 }
 
 export class ServerSession {
@@ -83,8 +83,7 @@ export class ServerSession {
   callTool(name: string, args: Record<string, unknown>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
     return this.#call(
       "tools/call",
-      (c, o) =>
-        c.callTool({ name, arguments: args }, { ...o, onprogress: () => {}, resetTimeoutOnProgress: true }),
+      (c, o) => c.callTool({ name, arguments: args }, { ...o, onprogress: () => {} }),
       timeoutMs,
     );
   }

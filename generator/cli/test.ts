@@ -100,8 +100,8 @@ Per item, in the contract (for \`mcp-codegen test\` only; not on the wire):
   tools:
     export_report:
       test: { timeoutMs: 30000, runs: 10 }   # this tool's own --timeout and --runs
-A call with no answer within its timeout fails the item as slow, and is not shrunk (each step would
-wait out the timeout again). Tool calls carry a progress token: progress restarts the timeout.
+A call with no answer within its timeout (the whole call's, progress included) fails the item as
+slow, and is not shrunk: each step would wait out the timeout again.
 --budget <s> shares that many seconds between the items left; an item whose share is spent stops
 sampling and says how many runs it made; the run still passes if nothing failed.
 
