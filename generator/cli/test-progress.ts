@@ -29,7 +29,8 @@ export function progressLine(total: number, stream: NodeJS.WriteStream = process
     const items = [...running].map(([label, calls]) => `${label} (${calls} calls)`).join(", ");
     const seconds = Math.round((performance.now() - begun) / 1000);
     const text = terminal(`testing ${done}/${total} done${items ? ` · ${items}` : ""} · ${seconds} s`);
-    const width = stream.columns ?? 80;
+    // A terminal that does not say its width (0) is taken as 80 columns.
+    const width = stream.columns || 80;
     stream.write(`\r\x1b[K${text.length > width - 1 ? `${text.slice(0, width - 2)}…` : text}`);
     drawn = true;
   };

@@ -63,7 +63,7 @@ export function checkedSeeds(
     const invalid = check(s.value);
     if (invalid)
       problems.push(
-        `  the contract's ${s.origin} fails ${schema} at ${where(invalid)}: ${show(s.value)} (fix the example)`,
+        `  the contract's ${s.origin}: ${show(s.value)} fails ${schema} at ${where(invalid)}; fix the contract`,
       );
     return !invalid;
   });

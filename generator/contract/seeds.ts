@@ -13,7 +13,7 @@ export interface Seed {
   value: JsonObject;
   /** Every required field (or the whole input) was given by the contract's `examples`. */
   fromExamples: boolean;
-  /** Where it came from, for a message: `examples[0]`, `the examples of id`, `the defaults`. */
+  /** Where it came from, for a message: `examples[0]`, `examples of id`, `default`, `defaults of id`. */
   origin: string;
 }
 
@@ -36,9 +36,9 @@ export function seedsOf(
   for (let i = 0; i < positions; i++) {
     const value: JsonObject = { ...base };
     for (const [name, f] of withExamples) value[name] = f.examples![i % f.examples!.length]!;
-    out.push({ value, fromExamples, origin: `the examples of ${names}` });
+    out.push({ value, fromExamples, origin: `examples of ${names}` });
   }
-  if (test.default) out.push({ value: test.default, fromExamples: false, origin: "the default" });
+  if (test.default) out.push({ value: test.default, fromExamples: false, origin: "default" });
   const defaults = fields.filter(([, f]) => f.default !== undefined);
   if (defaults.length > 0) {
     const value: JsonObject = { ...base };
@@ -46,7 +46,7 @@ export function seedsOf(
     out.push({
       value,
       fromExamples: false,
-      origin: `the defaults of ${defaults.map(([n]) => n).join(", ")}`,
+      origin: `defaults of ${defaults.map(([n]) => n).join(", ")}`,
     });
   }
   const seen = new Set<string>();

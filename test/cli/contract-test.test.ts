@@ -6,6 +6,7 @@
  * checks no argument or variable is caught refusing nothing; a contract of prompts and templates only is
  * testable; usage mistakes exit 2.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -252,6 +253,43 @@ describe("mcp-codegen test", () => {
     expect(dead.code).toBe(2);
     expect(dead.stderr).toContain("error: the server could not be started");
   }, 240_000);
+
+  it("shows a progress line on a terminal, and nothing but the report when piped", () => {
+    const args = [
+      "test",
+      "--contract",
+      CONTRACT,
+      "--runs",
+      "20",
+      "--only",
+      "tool:add",
+      "--",
+      ...server("correct"),
+    ];
+    const { CI: _, ...noCi } = process.env;
+    const piped = runCli(args, { env: { CI: "" } });
+    expect(piped.code, piped.stdout + piped.stderr).toBe(0);
+    expect(piped.stderr).not.toContain("testing ");
+    expect(piped.stdout).not.toContain("\x1b[");
+    // A real terminal: `script` runs the CLI on a pseudo-terminal (stdout and stderr both on it).
+    const command = [
+      `${REPO}node_modules/.bin/tsx`,
+      "--conditions=mcp-codegen-source",
+      `${REPO}generator/cli/index.ts`,
+      ...args,
+    ]
+      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+      .join(" ");
+    const tty = spawnSync("script", ["-qec", command, "/dev/null"], {
+      encoding: "utf8",
+      env: noCi,
+      timeout: 60_000,
+    });
+    expect(tty.status, tty.stdout).toBe(0);
+    expect(tty.stdout).toMatch(/testing 0\/1 done · add \(\d+ calls\) · \d+ s/);
+    // Cleared before the report line, which reads as it does when piped.
+    expect(tty.stdout).toContain("\r\x1b[K✓ add: 20 runs, 20 passed; 4 of 4 wrong arguments refused\r\n");
+  }, 90_000);
 
   it("--help shows examples", () => {
     const r = runCli(["test", "--help"]);

@@ -243,6 +243,44 @@ describe("mcp-codegen test on a scaffold with a slow tool and a data-backed temp
     expect(tested.stdout).toMatch(/--only tool:export_report -- node dist\/src\/main\.js/);
   }, 300_000);
 
+  it("a URI made from the examples must be found, and a default the schema refuses is the contract's mistake", () => {
+    addSlowToolAndTemplate("42");
+    must("npm", ["run", "-s", "build"], dir);
+    const contract = readFileSync(join(dir, "contract.yaml"), "utf8");
+    writeFileSync(
+      join(dir, "contract-examples.yaml"),
+      contract
+        .replace("examples: [t1, t2]", "examples: [t1, t9]")
+        .replace("enum: [csv, json], default: csv", "enum: [csv, json], default: xml"),
+    );
+    const tested = run(
+      `${dir}/node_modules/.bin/mcp-codegen`,
+      [
+        "test",
+        "--contract",
+        "contract-examples.yaml",
+        "--only",
+        "template:task,export_report",
+        "--",
+        "node",
+        "dist/src/main.js",
+      ],
+      dir,
+    );
+    expect(tested.code, tested.stdout + tested.stderr).toBe(1);
+    const task = itemReport(tested.stdout, "resource template task");
+    expect(task).toMatch(/^✗ resource template task: run 2 of 100 failed \(shrunk 0 times\)/);
+    expect(task).toContain('    variables: {"id":"t9"}');
+    expect(task).toContain(
+      '    problem:   JSON-RPC error -32002: Resource not found: task://t9 {"uri":"task://t9"}: the URI is made from the contract\'s examples, so it must be found',
+    );
+    const report = itemReport(tested.stdout, "export_report");
+    expect(report).toMatch(/^✗ export_report: 5 runs, 5 passed/);
+    expect(report).toContain(
+      '  the contract\'s defaults of format: {"format":"xml"} fails the inputSchema at format: ',
+    );
+  }, 300_000);
+
   it("--budget stops the slow tool's sampling when its share is spent and still passes; --concurrency 2", () => {
     addSlowToolAndTemplate("42");
     must("npm", ["run", "-s", "build"], dir);

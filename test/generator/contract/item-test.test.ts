@@ -154,16 +154,16 @@ describe("seedsOf", () => {
     );
     expect(seeds).toEqual([
       { value: { id: "z9" }, fromExamples: true, origin: "examples[0]" },
-      { value: { id: "a1", n: 0, tag: "x" }, fromExamples: true, origin: "the examples of id, tag" },
-      { value: { id: "a2", n: 0, tag: "x" }, fromExamples: true, origin: "the examples of id, tag" },
-      { value: { id: "", n: 1, tag: "none" }, fromExamples: false, origin: "the defaults of tag, n" },
+      { value: { id: "a1", n: 0, tag: "x" }, fromExamples: true, origin: "examples of id, tag" },
+      { value: { id: "a2", n: 0, tag: "x" }, fromExamples: true, origin: "examples of id, tag" },
+      { value: { id: "", n: 1, tag: "none" }, fromExamples: false, origin: "defaults of tag, n" },
     ]);
   });
 
   it("marks an input as from examples only when every required field came from them", () => {
     const seeds = seedsOf({ fields: { format: { examples: ["csv"] } } }, { id: "q" }, ["id"]);
     expect(seeds).toEqual([
-      { value: { id: "q", format: "csv" }, fromExamples: false, origin: "the examples of format" },
+      { value: { id: "q", format: "csv" }, fromExamples: false, origin: "examples of format" },
     ]);
     expect(seedsOf(undefined, { id: "q" }, ["id"])).toEqual([]);
   });
