@@ -287,12 +287,10 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
   };
   /** A listed entry not left out by --only/--skip (so only chosen items are compared). */
   const keptAs =
-    (kind: ItemKind, byUri?: Map<string, string>) =>
+    (kind: ItemKind) =>
     (item: unknown): boolean => {
-      const field = (item as Record<string, unknown> | null)?.[byUri ? "uri" : "name"];
-      if (typeof field !== "string") return true;
-      const name = byUri ? byUri.get(field) : field;
-      return name === undefined ? only.length === 0 : chosen({ kind, name });
+      const name = (item as Record<string, unknown> | null)?.name;
+      return typeof name !== "string" || chosen({ kind, name });
     };
   const tested = (served: Set<string> | undefined, name: string) => !served || served.has(name);
   const items: Item[] = [];
