@@ -217,6 +217,31 @@ describe("mcp-codegen test", () => {
     expect(runs.code).toBe(2);
     expect(runs.stderr).toContain("--runs must be an integer of at least 1");
 
+    const only = runCli(["test", "--contract", CONTRACT, "--only", "tool:ad", "--", ...server("correct")]);
+    expect(only.code).toBe(2);
+    expect(only.stderr).toContain("--only tool:ad: the contract declares no tool named ad");
+    const concurrency = runCli([
+      "test",
+      "--contract",
+      CONTRACT,
+      "--concurrency",
+      "0",
+      "--",
+      ...server("correct"),
+    ]);
+    expect(concurrency.code).toBe(2);
+    expect(concurrency.stderr).toContain("--concurrency must be an integer of at least 1");
+    const budget = runCli(["test", "--contract", CONTRACT, "--budget", "30s", "--", ...server("correct")]);
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain('--budget must be an integer of at least 1, not "30s"');
+    const hint = join(WORK, "bad-hint.yaml");
+    writeFileSync(hint, "tools:\n  get:\n    inputSchema: { type: object }\n    test: { timeoutMs: -1 }\n");
+    const badHint = runCli(["test", "--contract", hint, "--", ...server("correct")]);
+    expect(badHint.code).toBe(2);
+    expect(badHint.stderr).toContain(
+      "tools.get.test.timeoutMs: must be a whole number of milliseconds from 1",
+    );
+
     const noCommand = runCli(["test", "--contract", CONTRACT]);
     expect(noCommand.code).toBe(2);
     expect(noCommand.stderr).toContain("no server command");
