@@ -70,7 +70,6 @@ export function checkedSeeds(
   return { seeds: valid, problems };
 }
 
-/** What one item's runs came to: its summary and, when something failed, the lines that say what. */
 /** A sample the contract's own check refuses is mcp-codegen's bug, not the server's: it says so. */
 export function assertSampled(check: CheckFn, value: unknown, what: "arguments" | "variables"): void {
   const invalid = check(value);
@@ -80,6 +79,7 @@ export function assertSampled(check: CheckFn, value: unknown, what: "arguments" 
     );
 }
 
+/** What one item's runs came to: its summary and, when something failed, the lines that say what. */
 export interface ItemReport {
   summary: string;
   problems: string[];
