@@ -1,7 +1,9 @@
 /**
  * The server under test, as a real process over stdio with this project's own client. A call that the
- * server leaves unanswered (timeout) or that ends with the process gone starts a fresh process for the
- * next call, so shrinking a failing input keeps talking to a live server.
+ * server leaves unanswered (timeout: the client sends notifications/cancelled) or that ends with the
+ * process gone starts a fresh process for the next call, so the next input meets a live server. A tool
+ * call carries a progress token, so a tool's progress path runs as a client would drive it; the timeout
+ * is the whole call's (progress does not extend it: a server reporting progress forever still ends).
  */
 
 import { ErrorCode, McpError } from "@mcp-codegen/runtime";
@@ -23,10 +25,15 @@ export type CallOutcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "error"; code: number; message: string; data?: unknown }
   | { kind: "malformed"; message: string }
-  | { kind: "lost"; message: string };
+  | { kind: "lost"; message: string; timedOut?: true };
 
 /** A request the generated client sends, given the client and the per-call options. */
-type Send = (client: McpClient, options: { timeoutMs: number }) => Promise<unknown>;
+type Send = (client: McpClient, options: CallOptions) => Promise<unknown>;
+
+interface CallOptions {
+  timeoutMs: number;
+  onprogress?: () => void;
+}
 
 export class ServerSession {
   #client: McpClient | undefined;
@@ -72,16 +79,21 @@ export class ServerSession {
     return this.#list("resources/templates/list", "resourceTemplates", (c, p) => c.listResourceTemplates(p));
   }
 
-  callTool(name: string, args: Record<string, unknown>): Promise<CallOutcome> {
-    return this.#call("tools/call", (c, o) => c.callTool({ name, arguments: args }, o));
+  /** `timeoutMs`: this call's own limit (an item's `test.timeoutMs`), else the session's. */
+  callTool(name: string, args: Record<string, unknown>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call(
+      "tools/call",
+      (c, o) => c.callTool({ name, arguments: args }, { ...o, onprogress: () => {} }),
+      timeoutMs,
+    );
   }
 
-  getPrompt(name: string, args: Record<string, string>): Promise<CallOutcome> {
-    return this.#call("prompts/get", (c, o) => c.getPrompt({ name, arguments: args }, o));
+  getPrompt(name: string, args: Record<string, string>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("prompts/get", (c, o) => c.getPrompt({ name, arguments: args }, o), timeoutMs);
   }
 
-  readResource(uri: string): Promise<CallOutcome> {
-    return this.#call("resources/read", (c, o) => c.readResource({ uri }, o));
+  readResource(uri: string, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("resources/read", (c, o) => c.readResource({ uri }, o), timeoutMs);
   }
 
   /** Every page of a list (bounded, cursors checked); rejects when a page fails. */
@@ -94,7 +106,7 @@ export class ServerSession {
     return allPages(method, key, (params) => page(client, params) as Promise<Page>);
   }
 
-  async #call(method: string, send: Send): Promise<CallOutcome> {
+  async #call(method: string, send: Send, timeoutMs: number): Promise<CallOutcome> {
     let client: McpClient;
     try {
       client = await this.connect();
@@ -102,7 +114,7 @@ export class ServerSession {
       return { kind: "lost", message: `the server could not be started again: ${(e as Error).message}` };
     }
     try {
-      const result = await send(client, { timeoutMs: this.timeoutMs });
+      const result = await send(client, { timeoutMs });
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (e) {
       const local =
@@ -111,13 +123,9 @@ export class ServerSession {
         e.code === ErrorCode.ConnectionClosed;
       if (local) {
         await this.close();
-        return {
-          kind: "lost",
-          message:
-            e instanceof McpError && e.code === ErrorCode.RequestTimeout
-              ? `no answer within ${this.timeoutMs} ms`
-              : `the connection ended: ${(e as Error).message}`,
-        };
+        return e instanceof McpError && e.code === ErrorCode.RequestTimeout
+          ? { kind: "lost", message: `no answer within ${timeoutMs} ms`, timedOut: true }
+          : { kind: "lost", message: `the connection ended: ${(e as Error).message}` };
       }
       const error = e as McpError;
       // The client's own check of the result (runtime/mcp/check-errors.ts words it so): not a refusal.

@@ -8,6 +8,8 @@ import type { CheckFn } from "../contract/checks.js";
 import type { CallOutcome } from "./test-session.js";
 
 const INVALID_PARAMS = -32602;
+/** resources/read of a URI that names nothing (handshake era); the stateless era answers -32602 instead. */
+const RESOURCE_NOT_FOUND = -32002;
 
 export const show = (value: unknown): string => {
   const text = JSON.stringify(value);
@@ -31,6 +33,18 @@ export function describeOutcome(outcome: Exclude<CallOutcome, { kind: "result" }
 function names(text: string, field: string): boolean {
   const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`(?:^|[^\\p{L}\\p{N}_$])${escaped}(?:$|[^\\p{L}\\p{N}_$])`, "u").test(text);
+}
+
+/**
+ * Whether a resources/read answer says the resource does not exist: -32002, or the stateless era's
+ * -32602 "Resource not found" (SEP-2164), told apart from a refused variable by its message.
+ */
+export function isNotFound(outcome: CallOutcome): outcome is Extract<CallOutcome, { kind: "error" }> {
+  if (outcome.kind !== "error") return false;
+  return (
+    outcome.code === RESOURCE_NOT_FOUND ||
+    (outcome.code === INVALID_PARAMS && /^resource not found\b/i.test(outcome.message))
+  );
 }
 
 /** Why `outcome` is not a refusal naming `field` (an isError result or a -32602 error), or undefined. */

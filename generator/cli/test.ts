@@ -7,6 +7,11 @@
  * (answering contents); and wrong input (a required argument missing or wrong-typed, a value outside an
  * enum, a URI variable its type refuses) must be refused naming the argument or variable. A failure is
  * printed shrunk, with the seed to reproduce.
+ *
+ * For real servers: each item may have its own timeout and run count (`test:` in the contract), items
+ * can be chosen (`--only`, `--skip`), a budget bounds the run (items share it; what ran is reported, and
+ * running out is not a failure), and `--concurrency` tests that many items at once, each against its own
+ * server process. Reports print in the contract's order whatever the order items finish in.
  */
 
 import type { Command } from "commander";
@@ -20,9 +25,11 @@ import type { Json, SchemaNode } from "../load.js";
 import { CONFIG_FILE, readConfig } from "../project.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";
+import { progressLine } from "./test-progress.js";
 import { testPrompt } from "./test-prompts.js";
 import { testResource } from "./test-resources.js";
-import type { ItemRun } from "./test-run.js";
+import type { ItemOutcome, ItemRun } from "./test-run.js";
+import { collect, type ItemKind, selection } from "./test-select.js";
 import { type ServerCommand, ServerSession } from "./test-session.js";
 import { testTemplate } from "./test-templates.js";
 import { testTool } from "./test-tools.js";
@@ -34,6 +41,10 @@ export interface TestOptions {
   runs: string;
   seed?: string;
   timeout: string;
+  only?: string[];
+  skip?: string[];
+  budget?: string;
+  concurrency?: string;
 }
 
 export function registerTest(program: Command, reporter: () => Reporter): void {
@@ -48,9 +59,20 @@ export function registerTest(program: Command, reporter: () => Reporter): void {
     .option("--seed <n>", "the random seed (printed on every run; pass it again to reproduce)")
     .option(
       "--timeout <ms>",
-      "how long the server may take to start or to answer one call",
+      "how long the server may take to start or to answer one call (an item's test.timeoutMs in the contract wins)",
       String(DEFAULT_TIMEOUT_MS),
     )
+    .option(
+      "--only <items>",
+      "test only these items: add, tool:add, prompt:review, template:*, … (repeatable)",
+      collect,
+    )
+    .option("--skip <items>", "leave these items out, named as for --only (repeatable)", collect)
+    .option(
+      "--budget <s>",
+      "stop sampling after this many seconds in all, shared between items; not a failure",
+    )
+    .option("--concurrency <n>", "items tested at once, each against its own server process", "1")
     .addHelpText(
       "after",
       `
@@ -69,13 +91,29 @@ Each input is first checked by the contract's own validator, then sent:
 tools/list, prompts/list and resources/templates/list must list exactly the contract's items (tools
 with the same schemas, prompts with the same arguments, templates with the same uriTemplate);
 resources/list must hold every declared resource. --runs applies to each tool, prompt and template.
+
+Inputs the contract suggests come first: a tool's inputSchema \`examples\` (whole inputs), then each
+property's, a prompt argument's or a template variable's \`examples\`, then their \`default\`s. A URI
+sampled for a template may be answered "not found" (-32002): the server holds data, not every id; a URI
+made from the variables' \`examples\` must be found.
+Per item, in the contract (for \`mcp-codegen test\` only; not on the wire):
+  tools:
+    export_report:
+      test: { timeoutMs: 30000, runs: 10 }   # this tool's own --timeout and --runs
+A call with no answer within its timeout (the whole call's, progress included) fails the item as
+slow, and is not shrunk: each step would wait out the timeout again.
+--budget <s> shares that many seconds between the items left; an item whose share is spent stops
+sampling and says how many runs it made; the run still passes if nothing failed.
+
 Exit 0 when everything holds, 1 on a failure (printed with the shrunk input, the seed and the command
 to reproduce), 2 when there is no contract or the server cannot start.
 
 Examples:
   $ mcp-codegen test --contract contract.yaml -- node dist/server.js
   $ mcp-codegen test --runs 1000 -- npx tsx src/server.ts     # contract from mcp-codegen.json
-  $ mcp-codegen test --contract contract/ --seed 1234 -- ./server --stdio`,
+  $ mcp-codegen test --contract contract/ --seed 1234 -- ./server --stdio
+  $ mcp-codegen test --only tool:search,template:task --budget 30 --concurrency 2 -- node dist/server.js
+  $ mcp-codegen test --skip export_report --timeout 2000 -- node dist/server.js`,
     )
     .action(async (server: string[], opts: TestOptions) => {
       process.exitCode = await runTest(server, opts, reporter());
@@ -109,9 +147,22 @@ const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? ""
 const inWords = (nouns: string[]): string =>
   nouns.length <= 1 ? (nouns[0] ?? "") : `${nouns.slice(0, -1).join(", ")} and ${nouns.at(-1)}`;
 
+/** One item to test: its kind and name, its report label, and its run against a session. */
+interface Item {
+  kind: ItemKind;
+  name: string;
+  label: string;
+  runs: number;
+  timeoutMs: number;
+  test: (run: ItemRun) => Promise<ItemOutcome>;
+}
+
 export async function runTest(server: string[], opts: TestOptions, report: Reporter): Promise<number> {
+  const begun = performance.now();
   const runs = count("runs", opts.runs, 1);
   const timeoutMs = count("timeout", opts.timeout, 1);
+  const concurrency = count("concurrency", opts.concurrency ?? "1", 1);
+  const budgetS = opts.budget === undefined ? undefined : count("budget", opts.budget, 1);
   const seed =
     opts.seed === undefined
       ? (Date.now() ^ Math.floor(Math.random() * 2 ** 31)) | 0
@@ -127,9 +178,32 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;
   }
-  const { tools, prompts, resources, resourceTemplates: templates } = contract;
-  if (tools.length + prompts.length + resources.length + templates.length === 0)
+  if (
+    contract.tools.length +
+      contract.prompts.length +
+      contract.resources.length +
+      contract.resourceTemplates.length ===
+    0
+  )
     throw new CliError(`${path}: the contract declares no tools, prompts or resources to test`);
+  const only = opts.only ?? [];
+  const skip = opts.skip ?? [];
+  const chosen = selection(
+    [
+      ...contract.tools.map((t) => ({ kind: "tool" as const, name: t.name })),
+      ...contract.prompts.map((p) => ({ kind: "prompt" as const, name: p.name })),
+      ...contract.resourceTemplates.map((t) => ({ kind: "template" as const, name: t.name })),
+      ...contract.resources.map((r) => ({ kind: "resource" as const, name: r.name })),
+    ],
+    only,
+    skip,
+  );
+  const tools = contract.tools.filter((t) => chosen({ kind: "tool", name: t.name }));
+  const prompts = contract.prompts.filter((p) => chosen({ kind: "prompt", name: p.name }));
+  const templates = contract.resourceTemplates.filter((t) => chosen({ kind: "template", name: t.name }));
+  const resources = contract.resources.filter((r) => chosen({ kind: "resource", name: r.name }));
+  if (tools.length + prompts.length + resources.length + templates.length === 0)
+    throw new CliError("--only and --skip leave nothing to test");
   const definitions: Record<string, SchemaNode> = Object.fromEntries(
     contract.definitions.map((d) => [d.name, d.schema]),
   );
@@ -154,18 +228,21 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     `--runs ${runs}`,
     `--seed ${seed}`,
     ...(timeoutMs === DEFAULT_TIMEOUT_MS ? [] : [`--timeout ${timeoutMs}`]),
+    ...(only.length > 0 ? [`--only ${quote(only.join(","))}`] : []),
+    ...(skip.length > 0 ? [`--skip ${quote(skip.join(","))}`] : []),
     "--",
     ...server.map(quote),
   ].join(" ");
 
-  const session = new ServerSession(command, timeoutMs);
+  const sessions = [new ServerSession(command, timeoutMs)];
   const step = report.step(`starting ${server.map(quote).join(" ")}`);
   try {
-    await session.connect();
+    await sessions[0]!.connect();
   } catch (e) {
-    await session.close();
+    await sessions[0]!.close();
     throw new CliError(`the server could not be started: ${(e as Error).message}`);
   }
+  const session = sessions[0]!;
   step.done(`server started (protocol ${session.protocolVersion})`);
 
   const out = (line: string) => process.stdout.write(`${terminal(line)}\n`);
@@ -175,18 +252,23 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     counted(templates.length, "resource template"),
     counted(resources.length, "resource"),
   ].filter((_, i) => [tools, prompts, templates, resources][i]!.length > 0);
-  out(`contract ${path}: ${declared.join(", ")}; ${runs} runs each, seed ${seed}`);
-  const run: ItemRun = { session, checks, definitions, runs, seed, out };
+  out(
+    `contract ${path}: ${declared.join(", ")}; ${runs} runs each, seed ${seed}` +
+      (only.length + skip.length > 0 ? " (chosen by --only/--skip)" : "") +
+      (budgetS === undefined ? "" : `; budget ${budgetS} s`),
+  );
   let failed = 0;
   /**
    * One list against the contract: ✓ with `holds`, or ✗ with each difference. The names listed, for
    * the items to test (an item missing is already a failure); undefined when the list itself failed.
+   * With --only/--skip, the items left out are left out of the comparison too.
    */
   const compareList = async (
     method: string,
     list: () => Promise<unknown[]>,
     compare: (listed: unknown[]) => string[],
     holds: string,
+    kept: (item: unknown) => boolean,
     key = "name",
   ): Promise<Set<string> | undefined> => {
     let listed: unknown[];
@@ -197,13 +279,25 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
       out(`✗ ${method} failed: ${(e as Error).message}`);
       return undefined;
     }
-    const mismatches = compare(listed);
+    const mismatches = compare(listed.filter(kept));
     for (const line of mismatches) out(`✗ ${line}`);
     if (mismatches.length > 0) failed++;
     else out(`✓ ${method}: ${holds}`);
     return new Set(listed.map((item) => String((item as Record<string, unknown> | null)?.[key] ?? "")));
   };
+  /** A listed entry not left out by --only/--skip (so only chosen items are compared). */
+  const keptAs =
+    (kind: ItemKind) =>
+    (item: unknown): boolean => {
+      const name = (item as Record<string, unknown> | null)?.name;
+      return typeof name !== "string" || chosen({ kind, name });
+    };
   const tested = (served: Set<string> | undefined, name: string) => !served || served.has(name);
+  const items: Item[] = [];
+  const own = (test: { timeoutMs?: number; runs?: number } | undefined) => ({
+    runs: test?.runs ?? runs,
+    timeoutMs: test?.timeoutMs ?? timeoutMs,
+  });
   try {
     if (tools.length > 0) {
       const served = await compareList(
@@ -215,9 +309,17 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
             listed,
           ),
         `the contract's ${counted(tools.length, "tool")}, same schemas`,
+        keptAs("tool"),
       );
       for (const [i, tool] of tools.entries())
-        if (tested(served, tool.name) && !(await testTool(tool, toolInputs[i]!, run))) failed++;
+        if (tested(served, tool.name))
+          items.push({
+            kind: "tool",
+            name: tool.name,
+            label: tool.name,
+            ...own(tool.test),
+            test: (run) => testTool(tool, toolInputs[i]!, run),
+          });
     }
     if (prompts.length > 0) {
       const served = await compareList(
@@ -225,9 +327,17 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
         () => session.listPrompts(),
         (listed) => comparePrompts(prompts, listed),
         `the contract's ${counted(prompts.length, "prompt")}, same arguments`,
+        keptAs("prompt"),
       );
       for (const [i, prompt] of prompts.entries())
-        if (tested(served, prompt.name) && !(await testPrompt(prompt, promptArguments[i]!, run))) failed++;
+        if (tested(served, prompt.name))
+          items.push({
+            kind: "prompt",
+            name: prompt.name,
+            label: `prompt ${prompt.name}`,
+            ...own(prompt.test),
+            test: (run) => testPrompt(prompt, promptArguments[i]!, run),
+          });
     }
     if (templates.length > 0) {
       const served = await compareList(
@@ -235,10 +345,17 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
         () => session.listResourceTemplates(),
         (listed) => compareTemplates(templates, listed),
         `the contract's ${counted(templates.length, "resource template")}, same URI templates`,
+        keptAs("template"),
       );
       for (const [i, template] of templates.entries())
-        if (tested(served, template.name) && !(await testTemplate(template, templateVariables[i]!, run)))
-          failed++;
+        if (tested(served, template.name))
+          items.push({
+            kind: "template",
+            name: template.name,
+            label: `resource template ${template.name}`,
+            ...own(template.test),
+            test: (run) => testTemplate(template, templateVariables[i]!, run),
+          });
     }
     if (resources.length > 0) {
       const served = await compareList(
@@ -246,24 +363,117 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
         () => session.listResources(),
         (listed) => compareResources(resources, listed),
         `holds the contract's ${counted(resources.length, "resource")}`,
+        // resources/list may hold more than the contract: only declared resources are compared anyway.
+        () => true,
         "uri",
       );
       for (const resource of resources)
-        if (tested(served, resource.definition.uri as string) && !(await testResource(resource, run)))
-          failed++;
+        if (tested(served, resource.definition.uri as string))
+          items.push({
+            kind: "resource",
+            name: resource.name,
+            label: `resource ${resource.name}`,
+            ...own(resource.test),
+            test: (run) => testResource(resource, run),
+          });
     }
+    const outcome = await runItems(items, {
+      sessions,
+      make: () => new ServerSession(command, timeoutMs),
+      concurrency,
+      deadline: budgetS === undefined ? undefined : begun + budgetS * 1000,
+      base: { checks, definitions, seed },
+    });
+    failed += outcome.failed;
+    if (failed > 0) {
+      out(`\nFAILED (seed ${seed}). Reproduce with:\n  ${reproduce}`);
+      return EXIT.failure;
+    }
+    const kinds = inWords(
+      (["tool", "prompt", "resource template", "resource"] as const).filter(
+        (_, i) => [tools, prompts, templates, resources][i]!.length > 0,
+      ),
+    );
+    const spent =
+      outcome.cut + outcome.notRun > 0
+        ? ` (budget of ${budgetS} s spent: ${[
+            outcome.cut > 0 ? `${counted(outcome.cut, "item")} cut short` : "",
+            outcome.notRun > 0 ? `${counted(outcome.notRun, "item")} not run` : "",
+          ]
+            .filter(Boolean)
+            .join(", ")})`
+        : "";
+    out(
+      `\nOK: every ${kinds} ${only.length + skip.length > 0 ? "chosen " : ""}holds to ${path} (seed ${seed})${spent}`,
+    );
+    out(`time: ${((performance.now() - begun) / 1000).toFixed(1)} s`);
+    return EXIT.ok;
   } finally {
-    await session.close();
+    await Promise.all(sessions.map((s) => s.close()));
   }
-  if (failed > 0) {
-    out(`\nFAILED (seed ${seed}). Reproduce with:\n  ${reproduce}`);
-    return EXIT.failure;
+}
+
+/**
+ * Tests `items`, `concurrency` at a time, worker k on session k (made when first needed); each item's
+ * report is printed once it and every item before it are done, so the output keeps the contract's order.
+ * With a deadline each item, as it starts, gets an even share of the time left between the items not
+ * yet started; one started past the deadline is reported as not run.
+ */
+async function runItems(
+  items: Item[],
+  pool: {
+    sessions: ServerSession[];
+    make: () => ServerSession;
+    concurrency: number;
+    deadline: number | undefined;
+    base: Pick<ItemRun, "checks" | "definitions" | "seed">;
+  },
+): Promise<{ failed: number; cut: number; notRun: number }> {
+  const progress = progressLine(items.length);
+  const reports: (string[] | undefined)[] = items.map(() => undefined);
+  let printed = 0;
+  let next = 0;
+  const tally = { failed: 0, cut: 0, notRun: 0 };
+  const flush = () => {
+    while (printed < items.length && reports[printed]) progress.print(reports[printed++]!);
+  };
+  const worker = async (k: number) => {
+    for (let i = next++; i < items.length; i = next++) {
+      const item = items[i]!;
+      const lines: string[] = [];
+      const left = items.length - i;
+      const waves = Math.ceil(left / pool.concurrency);
+      const remaining = pool.deadline === undefined ? undefined : pool.deadline - performance.now();
+      if (remaining !== undefined && remaining <= 0) {
+        lines.push(`– ${item.label}: not run (budget spent)`);
+        tally.notRun++;
+      } else {
+        pool.sessions[k] ??= pool.make();
+        progress.started(item.label);
+        const run: ItemRun = {
+          ...pool.base,
+          session: pool.sessions[k]!,
+          runs: item.runs,
+          timeoutMs: item.timeoutMs,
+          ...(remaining === undefined
+            ? {}
+            : { timeLimitMs: Math.max(1, Math.floor(remaining / waves)), deadline: pool.deadline }),
+          tick: () => progress.call(item.label),
+          out: (line) => lines.push(line),
+        };
+        const outcome = await item.test(run);
+        if (outcome === "failed") tally.failed++;
+        else if (outcome === "cut") tally.cut++;
+        progress.finished(item.label);
+      }
+      reports[i] = lines;
+      flush();
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(pool.concurrency, items.length) }, (_, k) => worker(k)));
+  } finally {
+    progress.stop();
   }
-  const kinds = inWords(
-    (["tool", "prompt", "resource template", "resource"] as const).filter(
-      (_, i) => [tools, prompts, templates, resources][i]!.length > 0,
-    ),
-  );
-  out(`\nOK: every ${kinds} holds to ${path} (seed ${seed})`);
-  return EXIT.ok;
+  return tally;
 }

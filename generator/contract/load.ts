@@ -1,11 +1,14 @@
 /**
  * Reads a contract: one JSON or YAML file, or a folder of them, declaring
  *
- *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?, _meta? } }
- *   prompts:           { <name>: { title?, description?, arguments?: [{ name, description?, required?, enum? }], icons?, _meta? } }
- *   resources:         { <name>: { uri, title?, description?, mimeType?, size?, annotations?, icons?, _meta? } }
- *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta? } }
+ *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?, _meta?, test? } }
+ *   prompts:           { <name>: { title?, description?, arguments?: [{ name, description?, required?, enum?, examples?, default? }], icons?, _meta?, test? } }
+ *   resources:         { <name>: { uri, title?, description?, mimeType?, size?, annotations?, icons?, _meta?, test? } }
+ *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta?, test? } }
  *   $defs:             { <Name>: schema }   shared definitions, `$ref: "#/$defs/Name"`
+ *
+ * `test: { timeoutMs?, runs? }` and a prompt argument's `examples`/`default` are for `mcp-codegen test`
+ * alone (item-test.ts): they stay off the wire and out of generated code.
  *
  * Items keep the order they are declared in (a folder's files taken by name), which is the order the
  * lists (`tools/list`, …) and the generated handler interfaces show them in.
@@ -29,6 +32,7 @@ import { pascalCase, typeIdentifier } from "../mangle.js";
 import { collectRefs, type DefinitionModel } from "../model.js";
 import { own, record, recordOf, setOwn } from "../records.js";
 import { hoistSchema } from "./hoist.js";
+import { promptExamples, templateExamples, testHints, toolExamples } from "./item-test.js";
 import { typeNameOf, typeNamesOf } from "./names.js";
 
 export { typeNameOf, typeNamesOf };
@@ -76,9 +80,10 @@ const TOOL_KEYS = new Set([
   "icons",
   "execution",
   "_meta",
+  "test",
 ]);
-const PROMPT_KEYS = new Set(["title", "description", "arguments", "icons", "_meta"]);
-const ARGUMENT_KEYS = new Set(["name", "title", "description", "required", "enum"]);
+const PROMPT_KEYS = new Set(["title", "description", "arguments", "icons", "_meta", "test"]);
+const ARGUMENT_KEYS = new Set(["name", "title", "description", "required", "enum", "examples", "default"]);
 const RESOURCE_KEYS = new Set([
   "uri",
   "title",
@@ -88,6 +93,7 @@ const RESOURCE_KEYS = new Set([
   "annotations",
   "icons",
   "_meta",
+  "test",
 ]);
 const TEMPLATE_KEYS = new Set([
   "uriTemplate",
@@ -98,6 +104,7 @@ const TEMPLATE_KEYS = new Set([
   "annotations",
   "icons",
   "_meta",
+  "test",
 ]);
 /** The tool name rule of the specification (2025-11-25, "Tool names"). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -468,7 +475,8 @@ export function buildContract(source: string, declared: Declared): ContractModel
       claim(output, file, `${where}.outputSchema`);
       schemaDefs[output] = objectSchema("outputSchema");
     }
-    tools.push({ name, typeName, input, output });
+    const test = { ...testHints(raw, file, where), ...toolExamples(schemaDefs[input], file, where) };
+    tools.push({ name, typeName, input, output, ...(Object.keys(test).length ? { test } : {}) });
     toolRaw.set(name, raw);
   }
 
@@ -516,7 +524,8 @@ export function buildContract(source: string, declared: Declared): ContractModel
         required: a.required === true,
         ...(a.enum ? { enum: a.enum as string[] } : {}),
       });
-      const { enum: _, ...rest } = a;
+      // What the contract tells the test command alone stays off the wire.
+      const { enum: _, examples: _e, default: _d, ...rest } = a;
       wire.push(rest as JsonObject);
     });
     const def = `${typeName}PromptArguments`;
@@ -527,13 +536,18 @@ export function buildContract(source: string, declared: Declared): ContractModel
       ...(required.length ? { required } : {}),
       additionalProperties: false,
     };
-    const { arguments: _, ...rest } = raw;
+    const { arguments: _, test: _t, ...rest } = raw;
+    const test = {
+      ...testHints(raw, file, where),
+      ...promptExamples(args as Record<string, unknown>[], file, where),
+    };
     prompts.push({
       name,
       typeName,
       definition: { name, ...(rest as JsonObject), ...(wire.length ? { arguments: wire } : {}) },
       arguments: list,
       args: def,
+      ...(Object.keys(test).length ? { test } : {}),
     });
   }
 
@@ -547,7 +561,13 @@ export function buildContract(source: string, declared: Declared): ContractModel
     if (uris.has(raw.uri))
       throw new ContractError(file, `${where}.uri`, `the same URI as resources.${uris.get(raw.uri)}`);
     uris.set(raw.uri, name);
-    resources.push({ name, definition: { name, ...(raw as JsonObject) } });
+    const { test: _t, ...rest } = raw;
+    const test = testHints(raw, file, where);
+    resources.push({
+      name,
+      definition: { name, ...(rest as JsonObject) },
+      ...(Object.keys(test).length ? { test } : {}),
+    });
   }
 
   const resourceTemplates: ContractTemplate[] = [];
@@ -600,7 +620,11 @@ export function buildContract(source: string, declared: Declared): ContractModel
       required: [...new Set(requiredVars)].sort(),
       additionalProperties: false,
     };
-    const { variables: _, ...rest } = raw;
+    const { variables: _, test: _t, ...rest } = raw;
+    const test = {
+      ...testHints(raw, file, where),
+      ...templateExamples(Object.entries(properties), file, where),
+    };
     resourceTemplates.push({
       name,
       typeName,
@@ -608,6 +632,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
       parts,
       variables,
       vars: def,
+      ...(Object.keys(test).length ? { test } : {}),
     });
   }
 
@@ -671,7 +696,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   const toolModels: ContractTool[] = tools.map((t) => {
     const raw = toolRaw.get(t.name)!;
     const wire = declared.tools[t.name]!.wire;
-    const { inputSchema: _i, outputSchema: _o, ...rest } = raw;
+    const { inputSchema: _i, outputSchema: _o, test: _t, ...rest } = raw;
     return {
       ...t,
       definition: {

@@ -10,6 +10,23 @@ import type { DefinitionModel } from "../model.js";
 
 export type JsonObject = { [key: string]: Json };
 
+/**
+ * What `mcp-codegen test` reads from an item beyond what goes on the wire: its `test:` hints and the
+ * values its schema suggests (JSON Schema `examples` and `default`), tried before sampled ones.
+ */
+export interface ItemTest {
+  /** How long one call may take (the item's own `--timeout`). */
+  timeoutMs?: number;
+  /** How many inputs to sample (the item's own `--runs`). */
+  runs?: number;
+  /** Whole inputs the contract gives as examples (the input schema's own `examples`). */
+  examples?: JsonObject[];
+  /** The whole input's `default`. */
+  default?: JsonObject;
+  /** Per argument or variable: its `examples`, and its `default`. */
+  fields?: Record<string, { examples?: Json[]; default?: Json }>;
+}
+
 export interface ContractTool {
   name: string;
   /** The name's form in type names: `get_user` → `GetUser`. */
@@ -19,6 +36,7 @@ export interface ContractTool {
   /** Definitions of the input and output types (`<TypeName>Input`, `<TypeName>Output`). */
   input: string;
   output: string | null;
+  test?: ItemTest;
 }
 
 export interface ContractPromptArgument {
@@ -34,11 +52,13 @@ export interface ContractPrompt {
   arguments: ContractPromptArgument[];
   /** Definition of the arguments object (`<TypeName>PromptArguments`). */
   args: string;
+  test?: ItemTest;
 }
 
 export interface ContractResource {
   name: string;
   definition: JsonObject;
+  test?: ItemTest;
 }
 
 export interface ContractTemplateVariable {
@@ -63,6 +83,7 @@ export interface ContractTemplate {
   variables: ContractTemplateVariable[];
   /** Definition of the variables object (`<TypeName>TemplateVariables`). */
   vars: string;
+  test?: ItemTest;
 }
 
 export interface ContractModel {

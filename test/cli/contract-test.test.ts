@@ -6,6 +6,7 @@
  * checks no argument or variable is caught refusing nothing; a contract of prompts and templates only is
  * testable; usage mistakes exit 2.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -216,6 +217,31 @@ describe("mcp-codegen test", () => {
     expect(runs.code).toBe(2);
     expect(runs.stderr).toContain("--runs must be an integer of at least 1");
 
+    const only = runCli(["test", "--contract", CONTRACT, "--only", "tool:ad", "--", ...server("correct")]);
+    expect(only.code).toBe(2);
+    expect(only.stderr).toContain("--only tool:ad: the contract declares no tool named ad");
+    const concurrency = runCli([
+      "test",
+      "--contract",
+      CONTRACT,
+      "--concurrency",
+      "0",
+      "--",
+      ...server("correct"),
+    ]);
+    expect(concurrency.code).toBe(2);
+    expect(concurrency.stderr).toContain("--concurrency must be an integer of at least 1");
+    const budget = runCli(["test", "--contract", CONTRACT, "--budget", "30s", "--", ...server("correct")]);
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain('--budget must be an integer of at least 1, not "30s"');
+    const hint = join(WORK, "bad-hint.yaml");
+    writeFileSync(hint, "tools:\n  get:\n    inputSchema: { type: object }\n    test: { timeoutMs: -1 }\n");
+    const badHint = runCli(["test", "--contract", hint, "--", ...server("correct")]);
+    expect(badHint.code).toBe(2);
+    expect(badHint.stderr).toContain(
+      "tools.get.test.timeoutMs: must be a whole number of milliseconds from 1",
+    );
+
     const noCommand = runCli(["test", "--contract", CONTRACT]);
     expect(noCommand.code).toBe(2);
     expect(noCommand.stderr).toContain("no server command");
@@ -252,6 +278,43 @@ describe("mcp-codegen test", () => {
     expect(dead.code).toBe(2);
     expect(dead.stderr).toContain("error: the server could not be started");
   }, 240_000);
+
+  it("shows a progress line on a terminal, and nothing but the report when piped", () => {
+    const args = [
+      "test",
+      "--contract",
+      CONTRACT,
+      "--runs",
+      "20",
+      "--only",
+      "tool:add",
+      "--",
+      ...server("correct"),
+    ];
+    const { CI: _, ...noCi } = process.env;
+    const piped = runCli(args, { env: { CI: "" } });
+    expect(piped.code, piped.stdout + piped.stderr).toBe(0);
+    expect(piped.stderr).not.toContain("testing ");
+    expect(piped.stdout).not.toContain("\x1b[");
+    // A real terminal: `script` runs the CLI on a pseudo-terminal (stdout and stderr both on it).
+    const command = [
+      `${REPO}node_modules/.bin/tsx`,
+      "--conditions=mcp-codegen-source",
+      `${REPO}generator/cli/index.ts`,
+      ...args,
+    ]
+      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+      .join(" ");
+    const tty = spawnSync("script", ["-qec", command, "/dev/null"], {
+      encoding: "utf8",
+      env: noCi,
+      timeout: 60_000,
+    });
+    expect(tty.status, tty.stdout).toBe(0);
+    expect(tty.stdout).toMatch(/testing 0\/1 done · add \(\d+ calls\) · \d+ s/);
+    // Cleared before the report line, which reads as it does when piped.
+    expect(tty.stdout).toContain("\r\x1b[K✓ add: 20 runs, 20 passed; 4 of 4 wrong arguments refused\r\n");
+  }, 90_000);
 
   it("--help shows examples", () => {
     const r = runCli(["test", "--help"]);
