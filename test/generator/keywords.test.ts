@@ -315,9 +315,11 @@ describe("user schema keywords: checks ≡ zod ≡ ajv", () => {
     const body = types.match(/export type Contact = \{[^}]*\};/)?.[0];
     expect(body).toContain('contactMethod?: "phone" | "email";');
     expect(body).not.toContain("[k: string]");
+    // Without contactMethod the `if` fails, so `else` requires email too.
     expect(checks.checkContact!({ phone: "1", extra: true })).toEqual({
       path: ["extra"],
       message: "Unexpected property",
+      more: [{ path: ["email"], message: "Required" }],
     });
     expect(schemas.ContactSchema!.safeParse({ phone: "1", extra: true }).success).toBe(false);
   });
