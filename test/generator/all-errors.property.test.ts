@@ -13,16 +13,23 @@
  * - ajv's `uniqueItems` passes over items of a type `items` does not allow (it reports them there), so
  *   equal wrong-typed items (`[null, null]` for integers) are not duplicates to ajv: ours names both;
  * - past MAX_FAILURES a check stops: then ours is only held to be a subset.
+ *
+ * And the other side of collecting: on a valid value a check builds no failure at all (the runtime's
+ * `fail`, `add`, `at`, `propertyName` are never called), so a valid call costs what it did.
  */
 import { fileURLToPath } from "node:url";
+import * as codegen from "@mcp-codegen/runtime/codegen";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
+import { ts } from "ts-morph";
 import { describe, expect, it } from "vitest";
 import { arbitraryOf } from "../../generator/contract/arbitrary.js";
 import { compileChecks } from "../../generator/contract/checks.js";
 import { loadContract } from "../../generator/contract/load.js";
+import { emitValidators } from "../../generator/emit/validators.js";
 import type { Json } from "../../generator/load.js";
+import { checkName } from "../../generator/naming.js";
 import { failuresOf, MAX_FAILURES } from "../../runtime/check/check.js";
 import { ajvFormat } from "../support/format-samples.js";
 
@@ -164,4 +171,50 @@ describe("all errors: the checks fail where ajv allErrors does", () => {
       expect(several).toBeGreaterThan(RUNS / 10);
     });
   }
+});
+
+describe("a valid value builds no failure", () => {
+  it("the checks of union-free tool inputs call none of fail, add, at, propertyName on valid values", async () => {
+    const file = "test/fixtures/all-errors/contract.yaml";
+    const contract = await loadContract(`${REPO}${file}`, file);
+    const source = emitValidators({ definitions: contract.definitions, methods: [] })["validators.ts"]!;
+    const js = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    let built = 0;
+    const counted = new Set(["fail", "add", "at", "propertyName"]);
+    const helpers = Object.fromEntries(
+      Object.entries(codegen).map(([name, value]) => [
+        name,
+        counted.has(name)
+          ? (...args: unknown[]) => {
+              built++;
+              return (value as (...a: unknown[]) => unknown)(...args);
+            }
+          : value,
+      ]),
+    );
+    const exports: Record<string, (v: unknown) => unknown> = {};
+    new Function("require", "exports", js)(() => helpers, exports);
+    const definitions = Object.fromEntries(contract.definitions.map((d) => [d.name, d.schema]));
+    let valid = 0;
+    for (const name of ["strings", "numbers", "objects"]) {
+      const tool = contract.tools.find((t) => t.name === name)!;
+      const check = exports[checkName(tool.input)]!;
+      fc.assert(
+        fc.property(arbitraryOf(definitions[tool.input]!, definitions), (value) => {
+          built = 0;
+          if (check(value) !== undefined) return; // the sampler does not follow propertyNames
+          valid++;
+          expect(built, JSON.stringify(value)).toBe(0);
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+      // The counting sees a failure being built.
+      built = 0;
+      expect(check(null)).toBeDefined();
+      expect(built).toBeGreaterThan(0);
+    }
+    expect(valid).toBeGreaterThan(RUNS);
+  });
 });
