@@ -40,11 +40,11 @@ export const multipleOf = (n: number) =>
   z.refine<number>((v) => isMultipleOf(v, n), `Expected a multiple of ${n}`);
 
 /** A whole-object check runs on an object even when one of its properties failed. */
-const onObjects = { when: (payload: { value: unknown }) => isObject(payload.value) };
+const onObjects = Object.freeze({ when: (payload: { value: unknown }) => isObject(payload.value) });
 /** A whole-array check runs on an array even when one of its items failed. */
-const onArrays = { when: (payload: { value: unknown }) => Array.isArray(payload.value) };
+const onArrays = Object.freeze({ when: (payload: { value: unknown }) => Array.isArray(payload.value) });
 /** A check that judges any value (`not`, `if`) runs whatever else failed. */
-const always = { when: () => true };
+const always = Object.freeze({ when: () => true });
 
 type Ctx = { addIssue(issue: { code: "custom"; path?: PropertyKey[]; message: string }): void };
 
