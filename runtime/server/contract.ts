@@ -373,7 +373,8 @@ function parseVariables(
     const issues = issuesOf(failure);
     const described = describeEach(failure);
     failuresOf(failure).forEach((f, i) => {
-      if (!untyped.has(String(f.path[0]))) problems.push({ text: described[i]!, issue: issues[i]! });
+      const left = f.path.length > 0 && untyped.has(String(f.path[0]));
+      if (!left) problems.push({ text: described[i]!, issue: issues[i]! });
     });
   }
   return problems.length > 0 ? problems : out;
