@@ -6,11 +6,13 @@
  */
 
 export {
+  add,
   anyOf,
   at,
   type Check,
   type Fail,
   fail,
+  full,
   inJson,
   isObject,
   oneOf,

@@ -10,10 +10,11 @@ import { emitValidators } from "../emit/validators.js";
 import type { DefinitionModel } from "../model.js";
 import { checkName } from "../naming.js";
 
-/** `{ path, message }` of the first failure, as the runtime's checks return it. */
+/** `{ path, message }` of the first failure, the others in `more`, as the runtime's checks return it. */
 export interface CheckFailure {
   path: (string | number)[];
   message: string;
+  more?: CheckFailure[];
 }
 
 export type CheckFn = (value: unknown) => CheckFailure | undefined;

@@ -2,9 +2,17 @@
  * validators.ts: one plain check function `check<Name>` per definition, plus `check<Message>$params` for
  * every method's message, which the method tables use. A check accepts exactly what the JSON Schema
  * accepts (the ajv differential test holds it to that, as it holds the zod schemas), returns `undefined`
- * for a valid value and the first failing path otherwise, and allocates nothing on success.
+ * for a valid value and otherwise every failure, up to the runtime's `MAX_FAILURES`, in the order the
+ * checks run (below), and allocates nothing on success.
  * Constructs mirror emit/zod.ts: const/enum take precedence over type keywords; every other keyword
  * present must hold.
+ *
+ * Order: a node's own keywords first (type, then its type's keywords: for an object its properties by
+ * name in code-unit order, `required` names it does not describe, other keys in the value's order, then
+ * property counts, `dependentRequired`, `propertyNames`; an array's items by index), then `$ref`, `anyOf`,
+ * `oneOf`, `allOf`, `not`, `if`. Failures accumulate in the local `r` (`add`); what cannot apply after a
+ * failure is skipped (a wrong type's keywords, a missing property's schema, the pattern of a string too
+ * long to run it on), and loops stop once `r` is `full`.
  */
 
 import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
@@ -111,27 +119,51 @@ function checkFunction(name: string, node: SchemaNode, module: Module, optional 
   const w = new Lines();
   const scope: Scope = { module, next: 0, self: name };
   if (optional) w.line("if (v === undefined) return undefined;");
+  w.line("let r: Fail | undefined;");
   emitNode(node, "v", [], w, scope);
-  w.line("return undefined;");
+  w.line("return r;");
   return `function ${name}(v: unknown): Fail | undefined {\n${w.out.join("\n")}\n}`;
 }
 
 /** The path literal for `fail(..., path)`: JSON-quoted keys and index variables. */
 const pathArg = (path: string[]): string => (path.length === 0 ? "" : `, [${path.join(", ")}]`);
 
+/** The statement that adds a failure to the function's failures `r`. */
 function failWith(message: string, path: string[], scope: Scope): string {
   scope.module.helpers.add("fail");
-  return `return fail(${stringLiteral(message)}${pathArg(path)});`;
+  scope.module.helpers.add("add");
+  return `r = add(r, fail(${stringLiteral(message)}${pathArg(path)}));`;
 }
 
-/** Runs `call` (a check on the value at `path`), returning its failure from the current function. */
+/** `if (cond) <failure>`, then `body` (a node's checks that apply only when `cond` is false) under `else`. */
+function unless(cond: string, failure: string, body: () => void, w: Lines): void {
+  const start = w.out.length;
+  w.depth++;
+  body();
+  w.depth--;
+  const inner = w.out.splice(start);
+  w.line(`if (${cond}) ${failure}`);
+  if (inner.length === 0) return;
+  w.line("else {");
+  w.out.push(...inner);
+  w.line("}");
+}
+
+/** The first line of a loop body over a value's parts: once `r` holds the most failures, stop. */
+function stopWhenFull(w: Lines, scope: Scope): void {
+  scope.module.helpers.add("full");
+  w.line("if (r !== undefined && full(r)) return r;");
+}
+
+/** Runs `call` (a check on the value at `path`), adding its failures to the function's. */
 function callCheck(call: string, path: string[], w: Lines, scope: Scope): void {
   const e = `e${scope.next++}`;
+  scope.module.helpers.add("add");
   w.line(`const ${e} = ${call};`);
-  if (path.length === 0) w.line(`if (${e} !== undefined) return ${e};`);
+  if (path.length === 0) w.line(`if (${e} !== undefined) r = add(r, ${e});`);
   else {
     scope.module.helpers.add("at");
-    w.line(`if (${e} !== undefined) return at(${e}, ${path.join(", ")});`);
+    w.line(`if (${e} !== undefined) r = add(r, at(${e}, ${path.join(", ")}));`);
   }
 }
 
@@ -225,8 +257,12 @@ function emitTyped(node: SchemaNode, v: string, path: string[], w: Lines, scope:
   const types = node.type.includes("number") ? node.type.filter((t) => t !== "integer") : node.type;
   if (types.length === 1) {
     const t = types[0]!;
-    w.line(`if (!(${typeTest(t, v, scope)})) ${failWith(`Expected ${t}`, path, scope)}`);
-    emitKeywords(t, node, v, path, w, scope);
+    unless(
+      `!(${typeTest(t, v, scope)})`,
+      failWith(`Expected ${t}`, path, scope),
+      () => emitKeywords(t, node, v, path, w, scope),
+      w,
+    );
     return;
   }
   types.forEach((t, i) => {
@@ -345,16 +381,26 @@ function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope
     w.line(
       `if (${shorterThan(v, node.minLength)}) ${failWith(`Expected at least ${node.minLength} characters`, path, scope)}`,
     );
-  if (node.maxLength !== undefined)
-    w.line(
-      `if (${longerThan(v, node.maxLength)}) ${failWith(`Expected at most ${node.maxLength} characters`, path, scope)}`,
+  // `maxLength`, else the pattern limit, bounds what the expression (compiled once, at module level) runs
+  // on: a longer string fails that bound and is not matched.
+  const tooLong =
+    node.maxLength !== undefined
+      ? { cond: longerThan(v, node.maxLength), message: `Expected at most ${node.maxLength} characters` }
+      : node.pattern !== undefined
+        ? patternLimit(v, [node.pattern], "characters", scope)
+        : undefined;
+  if (tooLong !== undefined) {
+    unless(
+      tooLong.cond,
+      failWith(tooLong.message, path, scope),
+      () => {
+        if (node.pattern === undefined) return;
+        const re = hoistName("pattern", node.pointer, scope.module);
+        scope.module.hoisted.push(`const ${re} = new RegExp(${stringLiteral(node.pattern)}, "u");`);
+        w.line(`if (!${re}.test(${v})) ${failWith(`Expected to match ${node.pattern}`, path, scope)}`);
+      },
+      w,
     );
-  if (node.pattern !== undefined) {
-    // `maxLength`, checked above, bounds what the expression (compiled once, at module level) runs on.
-    if (node.maxLength === undefined) emitPatternLimit(v, [node.pattern], "characters", path, w, scope);
-    const re = hoistName("pattern", node.pointer, scope.module);
-    scope.module.hoisted.push(`const ${re} = new RegExp(${stringLiteral(node.pattern)}, "u");`);
-    w.line(`if (!${re}.test(${v})) ${failWith(`Expected to match ${node.pattern}`, path, scope)}`);
   }
   if (node.format !== undefined) {
     scope.module.helpers.add("formats");
@@ -365,23 +411,22 @@ function emitString(node: SchemaNode, v: string, path: string[], w: Lines, scope
 }
 
 /**
- * Refuses a string (`what`: a value's characters, or a property name) too long to run `patterns` on: longer
- * than `patternMaxLength`, or than the bound of a pattern that backtracks sooner.
+ * When a string (`what`: a value's characters, or a property name) is too long to run `patterns` on:
+ * longer than `patternMaxLength`, or than the bound of a pattern that backtracks sooner.
  */
-function emitPatternLimit(
+function patternLimit(
   v: string,
   patterns: readonly string[],
   what: string,
-  path: string[],
-  w: Lines,
   scope: Scope,
-): void {
+): { cond: string; message: string } {
   const { patternMaxLength, patternBounds } = scope.module;
   const most = Math.min(patternMaxLength, ...patterns.map((p) => patternBounds.get(p) ?? patternMaxLength));
   scope.module.helpers.add("codePoints");
-  w.line(
-    `if (${longerThan(v, most)}) ${failWith(`Expected at most ${most} ${what} (the most a pattern is checked on)`, path, scope)}`,
-  );
+  return {
+    cond: longerThan(v, most),
+    message: `Expected at most ${most} ${what} (the most a pattern is checked on)`,
+  };
 }
 
 function emitArray(node: SchemaNode, v: string, path: string[], w: Lines, scope: Scope): void {
@@ -417,6 +462,7 @@ function emitArray(node: SchemaNode, v: string, path: string[], w: Lines, scope:
   const i = `i${scope.next++}`;
   const x = `x${scope.next++}`;
   w.block(`for (let ${i} = ${prefix.length}; ${i} < ${v}.length; ${i}++) {`, () => {
+    stopWhenFull(w, scope);
     w.line(`const ${x}: unknown = ${v}[${i}];`);
     emitNode(node.items!, x, [...path, i], w, scope);
   });
@@ -462,13 +508,15 @@ function emitObjectKeywords(node: SchemaNode, v: string, path: string[], w: Line
     const k = `k${scope.next++}`;
     const e = `e${scope.next++}`;
     scope.module.helpers.add("propertyName");
+    scope.module.helpers.add("add");
     w.block(`for (const ${k} in ${v}) {`, () => {
+      stopWhenFull(w, scope);
       w.line(`if (!Object.hasOwn(${v}, ${k})) continue;`);
       w.line(`const ${e} = ${fn}(${k});`);
-      if (path.length === 0) w.line(`if (${e} !== undefined) return propertyName(${e}, ${k});`);
+      if (path.length === 0) w.line(`if (${e} !== undefined) r = add(r, propertyName(${e}, ${k}));`);
       else {
         scope.module.helpers.add("at");
-        w.line(`if (${e} !== undefined) return at(propertyName(${e}, ${k}), ${path.join(", ")});`);
+        w.line(`if (${e} !== undefined) r = add(r, at(propertyName(${e}, ${k}), ${path.join(", ")}));`);
       }
     });
   }
@@ -491,8 +539,12 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
     );
     const below = [...path, stringLiteral(key)];
     if (isRequired) {
-      w.line(`if (${p} === undefined) ${failWith("Required", below, scope)}`);
-      emitNode(schema, p, below, w, scope);
+      unless(
+        `${p} === undefined`,
+        failWith("Required", below, scope),
+        () => emitNode(schema, p, below, w, scope),
+        w,
+      );
     } else {
       w.block(`if (${p} !== undefined) {`, () => emitNode(schema, p, below, w, scope));
     }
@@ -515,6 +567,7 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
   const known =
     declared.length === 0 ? "false" : declared.map((d) => `${k} === ${stringLiteral(d)}`).join(" || ");
   w.block(`for (const ${k} of Object.keys(${v})) {`, () => {
+    stopWhenFull(w, scope);
     const below = [...path, k];
     if (patterns.length === 0) {
       w.line(`if (${known}) continue;`);
@@ -526,14 +579,16 @@ function emitObjectShape(node: SchemaNode, v: string, path: string[], w: Lines, 
       return;
     }
     const m = `m${scope.next++}`;
-    emitPatternLimit(
+    const limit = patternLimit(
       k,
       patterns.map(([source]) => source),
       "characters in a property name",
-      below,
-      w,
       scope,
     );
+    w.block(`if (${limit.cond}) {`, () => {
+      w.line(failWith(limit.message, below, scope));
+      w.line("continue;");
+    });
     w.line(`const ${x} = ${v}[${k}];`);
     w.line(`let ${m} = ${known};`);
     for (const [source, schema] of patterns) {

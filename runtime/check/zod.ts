@@ -2,9 +2,16 @@
  * The JSON Schema semantics zod does not have built in, used by every generated schemas.ts.
  * Pure (no Node APIs, no code generation at run time) so validators also run on edge runtimes and under
  * zod's jitless mode.
+ *
+ * Every failure is reported, as the plain checks do: zod skips a refinement once an earlier part of the
+ * value failed, so the checks of a whole object or array (property counts, names, dependencies, patterns,
+ * unique items) say `when` they apply, and a subschema's issues (a pattern property's, `then`'s) are
+ * passed on each at its own path rather than summed up in one. Unlike the plain checks, zod's issue list
+ * is not bounded.
  */
 
 import * as z from "zod";
+import { isObject } from "../jsonrpc/messages.js";
 import {
   codePoints,
   duplicateItems,
@@ -32,28 +39,48 @@ export const format = (name: Format) => z.refine<string>(formats[name], `Invalid
 export const multipleOf = (n: number) =>
   z.refine<number>((v) => isMultipleOf(v, n), `Expected a multiple of ${n}`);
 
+/** A whole-object check runs on an object even when one of its properties failed. */
+const onObjects = Object.freeze({ when: (payload: { value: unknown }) => isObject(payload.value) });
+/** A whole-array check runs on an array even when one of its items failed. */
+const onArrays = Object.freeze({ when: (payload: { value: unknown }) => Array.isArray(payload.value) });
+/** A check that judges any value (`not`, `if`) runs whatever else failed. */
+const always = Object.freeze({ when: () => true });
+
+type Ctx = { addIssue(issue: { code: "custom"; path?: PropertyKey[]; message: string }): void };
+
+/** `schema`'s issues for `value`, each added at its own path below `path`; whether there were any. */
+function passOn(ctx: Ctx, schema: z.ZodType, value: unknown, path: PropertyKey[], prefix = ""): boolean {
+  const result = schema.safeParse(value);
+  if (result.success) return false;
+  for (const issue of result.error.issues)
+    ctx.addIssue({ code: "custom", path: [...path, ...issue.path], message: `${prefix}${issue.message}` });
+  return true;
+}
+
 /** `uniqueItems` with JSON equality (zod has no such check). */
 export const uniqueItems = () =>
-  z.refine<unknown[]>((v) => duplicateItems(v) === undefined, "Expected unique items");
+  z.refine<unknown[]>((v) => duplicateItems(v) === undefined, {
+    message: "Expected unique items",
+    ...onArrays,
+  });
 
 export const minProperties = (n: number) =>
-  z.refine<Record<string, unknown>>((o) => ownKeyCount(o) >= n, `Expected at least ${n} properties`);
+  z.refine<Record<string, unknown>>((o) => ownKeyCount(o) >= n, {
+    message: `Expected at least ${n} properties`,
+    ...onObjects,
+  });
 export const maxProperties = (n: number) =>
-  z.refine<Record<string, unknown>>((o) => ownKeyCount(o) <= n, `Expected at most ${n} properties`);
+  z.refine<Record<string, unknown>>((o) => ownKeyCount(o) <= n, {
+    message: `Expected at most ${n} properties`,
+    ...onObjects,
+  });
 
 /** `propertyNames`: every key of the object matches `schema`. */
 export const propertyNames = (schema: z.ZodType) =>
   z.superRefine<Record<string, unknown>>((obj, ctx) => {
-    for (const key of Object.keys(obj)) {
-      if (!schema.safeParse(key).success) {
-        ctx.addIssue({
-          code: "custom",
-          path: [key],
-          message: `Invalid property name ${JSON.stringify(key)}`,
-        });
-      }
-    }
-  });
+    for (const key of Object.keys(obj))
+      passOn(ctx, schema, key, [key], `Invalid property name ${JSON.stringify(key)}: `);
+  }, onObjects);
 
 /** `dependentRequired`: when a key is present, the keys it lists must be too. */
 export const dependentRequired = (deps: Readonly<Record<string, readonly string[]>>) =>
@@ -70,11 +97,14 @@ export const dependentRequired = (deps: Readonly<Record<string, readonly string[
         }
       }
     }
-  });
+  }, onObjects);
 
 /** `not`: the value must fail `schema`. */
 export const not = (schema: z.ZodType) =>
-  z.refine<unknown>((v) => !schema.safeParse(v).success, "Expected not to match the `not` schema");
+  z.refine<unknown>((v) => !schema.safeParse(v).success, {
+    message: "Expected not to match the `not` schema",
+    ...always,
+  });
 
 /**
  * `additionalProperties: false` beside `allOf`/`anyOf`/`oneOf`: zod's intersection lets through a key
@@ -87,7 +117,7 @@ export const onlyProperties = (declared: readonly string[]) => {
     for (const key of Object.keys(v)) {
       if (!known.has(key)) ctx.addIssue({ code: "custom", path: [key], message: "Unexpected property" });
     }
-  });
+  }, onObjects);
 };
 
 /** `if`/`then`/`else`: `then` must hold where `if` does, `else` where it does not (either may be absent). */
@@ -98,13 +128,8 @@ export const ifThenElse = (
 ) =>
   z.superRefine<unknown>((v, ctx) => {
     const branch = condition.safeParse(v).success ? then : otherwise;
-    if (branch !== undefined && !branch.safeParse(v).success) {
-      ctx.addIssue({
-        code: "custom",
-        message: `Expected to match the \`${branch === then ? "then" : "else"}\` schema`,
-      });
-    }
-  });
+    if (branch !== undefined) passOn(ctx, branch, v, []);
+  }, always);
 
 /**
  * `pattern`, run only on a string of at most `most` characters (the schema's `maxLength`, else the
@@ -171,19 +196,11 @@ export function patternProperties(
       for (const [re, schema] of patterns) {
         if (!re.test(key)) continue;
         matched = true;
-        if (!schema.safeParse(value).success) {
-          ctx.addIssue({
-            code: "custom",
-            path: [key],
-            message: `Property does not match pattern ${re.source}`,
-          });
-        }
+        passOn(ctx, schema, value, [key]);
       }
       if (matched || additional === undefined) continue;
       if (additional === false) ctx.addIssue({ code: "custom", path: [key], message: "Unexpected property" });
-      else if (!additional.safeParse(value).success) {
-        ctx.addIssue({ code: "custom", path: [key], message: "Invalid additional property" });
-      }
+      else passOn(ctx, additional, value, [key]);
     }
-  });
+  }, onObjects);
 }

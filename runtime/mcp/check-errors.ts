@@ -1,6 +1,6 @@
 /** Failed checks as JSON-RPC errors: -32602 (or the code given) naming the failing path. */
 
-import type { Check, Fail } from "../check/check.js";
+import { type Check, type Fail, failuresOf, MAX_FAILURES } from "../check/check.js";
 import { isDepthBounded, tooDeep } from "../check/depth.js";
 import { ErrorCode, type JsonRpcNotification, McpError } from "../jsonrpc/messages.js";
 
@@ -10,18 +10,23 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** A check's failure as a JSON pointer and a message. */
-function issueOf(failure: Fail): ValidationIssue {
-  return {
-    path: `/${failure.path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`,
-    message: failure.message,
-  };
-}
+const segment = (step: string | number): string =>
+  `/${String(step).replaceAll("~", "~0").replaceAll("/", "~1")}`;
 
-/** A JSON-RPC error for a failed validation: the message names the failing path, `data.issues` holds it. */
+/** A failure's path as a JSON pointer below `prefix` (a pointer); the value itself is `/`. */
+export const pointer = (path: readonly (string | number)[], prefix = ""): string =>
+  `${prefix}${path.map(segment).join("")}` || "/";
+
+/** A check's failures as JSON pointers (below `prefix`) and messages, in the check's order. */
+export const issuesOf = (failure: Fail, prefix = ""): ValidationIssue[] =>
+  failuresOf(failure).map((f) => ({ path: pointer(f.path, prefix), message: f.message }));
+
+/** A JSON-RPC error for a failed validation: the message names each failing path, `data.issues` holds them. */
 function validationError(code: number, message: string, failure: Fail): McpError {
-  const issue = issueOf(failure);
-  return new McpError(code, `${message}: ${issue.path}: ${issue.message}`, { issues: [issue] });
+  const issues = issuesOf(failure);
+  const listed = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+  const cut = issues.length < MAX_FAILURES ? "" : `; (the first ${MAX_FAILURES} problems; there may be more)`;
+  return new McpError(code, `${message}: ${listed}${cut}`, { issues });
 }
 
 /**

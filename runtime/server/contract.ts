@@ -7,9 +7,10 @@
  * module types everything and hands over what differs between protocol versions.
  */
 
-import type { Check, Fail } from "../check/check.js";
-import { describeFailure } from "../check/describe.js";
+import { type Check, type Fail, failuresOf } from "../check/check.js";
+import { describeEach, describeFailure } from "../check/describe.js";
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
+import { issuesOf, pointer, type ValidationIssue } from "../mcp/check-errors.js";
 import type { AnyHandler } from "../mcp/handler-context.js";
 import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
@@ -124,11 +125,15 @@ export { describeFailure };
 
 const MAX_COMPLETIONS = 100;
 
-/** -32602 naming the field and the rule (`Invalid arguments for tool "add": b: Expected number`). */
+/**
+ * -32602 naming each field and rule (`Invalid arguments for tool "add": a: Required; b: Expected number`):
+ * `data.issues` holds them as pointers into the params (`/arguments/b`), `field` and `reason` the first.
+ */
 const invalidArguments = (what: string, failure: Fail): McpError =>
   new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${what}: ${describeFailure(failure)}`, {
     field: failure.path.join("."),
     reason: failure.message,
+    issues: issuesOf(failure, "/arguments"),
   });
 
 /** The protocol handlers serving `tables` with `impl`, for a server's `handlers` option. */
@@ -195,15 +200,19 @@ export function serveContract(
         if (handler)
           return resourceResult(await handler(ctx as never, uri), uri, fixed.r.definition.mimeType);
       }
-      let invalid: string | undefined;
+      let invalid: McpError | undefined;
       for (const t of templates) {
         const values = t.uri.match(uri);
         if (!values) continue;
         const handler = own(impl.resourceTemplates ?? {}, t.name);
         if (!handler) continue;
         const parsed = parseVariables(t.entry, values);
-        if (typeof parsed === "string") {
-          invalid ??= `${uri} matches resource template "${t.name}", but ${parsed}`;
+        if (Array.isArray(parsed)) {
+          invalid ??= new McpError(
+            ErrorCode.InvalidParams,
+            `${uri} matches resource template "${t.name}", but ${parsed.map((p) => p.text).join("; ")}`,
+            { uri, issues: parsed.map((p) => p.issue) },
+          );
           continue;
         }
         return resourceResult(
@@ -212,7 +221,7 @@ export function serveContract(
           t.entry.definition.mimeType,
         );
       }
-      if (invalid) throw new McpError(ErrorCode.InvalidParams, invalid, { uri });
+      if (invalid) throw invalid;
       throw protocol.resourceNotFound(uri, ctx);
     };
   }
@@ -324,24 +333,51 @@ function resourceResult(returned: unknown, uri: string, mimeType: unknown): unkn
   return returned;
 }
 
-/** A template's variables from the URI's text to the types the contract declares, or why not. */
+/** A variable the URI's text gives wrongly: as the error's text says it, and as a `data.issues` entry. */
+interface VariableProblem {
+  readonly text: string;
+  /** Its path: a pointer into the template's variables (`/id`). */
+  readonly issue: ValidationIssue;
+}
+
+/**
+ * A template's variables from the URI's text to the types the contract declares, or every problem: the
+ * variables whose text is not of their type, then the check's failures on the others.
+ */
 function parseVariables(
   template: ContractTemplate,
   values: TemplateValues,
-): Record<string, unknown> | string {
+): Record<string, unknown> | VariableProblem[] {
   const out: Record<string, unknown> = {};
+  const problems: VariableProblem[] = [];
+  const untyped = new Set<string>();
   for (const variable of template.variables) {
     const raw = values[variable.name];
     if (raw === undefined) continue;
     const value = variableValue(variable.type, raw);
     if (value === undefined) {
-      const text = Array.isArray(raw) ? raw.join(",") : raw;
-      return `variable "${variable.name}" is not ${typeInWords(variable.type)}: ${JSON.stringify(text)}`;
+      const text = JSON.stringify(Array.isArray(raw) ? raw.join(",") : raw);
+      const type = typeInWords(variable.type);
+      untyped.add(variable.name);
+      problems.push({
+        text: `variable "${variable.name}" is not ${type}: ${text}`,
+        issue: { path: pointer([variable.name]), message: `Expected ${type}: ${text}` },
+      });
+      continue;
     }
     out[variable.name] = value;
   }
   const failure = template.check(out);
-  return failure ? describeFailure(failure) : out;
+  if (failure) {
+    // A variable left out above for its type would fail again here as missing.
+    const issues = issuesOf(failure);
+    const described = describeEach(failure);
+    failuresOf(failure).forEach((f, i) => {
+      const left = f.path.length > 0 && untyped.has(String(f.path[0]));
+      if (!left) problems.push({ text: described[i]!, issue: issues[i]! });
+    });
+  }
+  return problems.length > 0 ? problems : out;
 }
 
 async function complete(

@@ -373,6 +373,8 @@ const hostile = (id: string): fc.Arbitrary<Frame> => {
     .chain(([keys, declaredFirst, text]) =>
       fc.shuffledSubarray(keys, { minLength: keys.length }).map((order) => ({ order, declaredFirst, text })),
     );
+  // Every key the contract does not declare is named, in the order the arguments hold them.
+  const unexpected = (order: string[]) => order.map((k) => `${k}: Unexpected property`).join("; ");
   const membersOf = (order: string[], value: string, polluting: string) =>
     order.map((k) => `${JSON.stringify(k)}:${k === "__proto__" ? polluting : JSON.stringify(value)}`);
   return fc.oneof(
@@ -424,7 +426,7 @@ const hostile = (id: string): fc.Arbitrary<Frame> => {
       return request(
         "tools/call",
         `{"name":"${CLOSED}","arguments":${args}}`,
-        { invalid: `Invalid arguments for tool "${CLOSED}": ${order[0]}: Unexpected property` },
+        { invalid: `Invalid arguments for tool "${CLOSED}": ${unexpected(order)}` },
         CLOSED,
       );
     }),
@@ -436,7 +438,7 @@ const hostile = (id: string): fc.Arbitrary<Frame> => {
       return request(
         "prompts/get",
         `{"name":"${CAFE}","arguments":${args}}`,
-        { code: -32602, message: `Invalid arguments for prompt "${CAFE}": ${order[0]}: Unexpected property` },
+        { code: -32602, message: `Invalid arguments for prompt "${CAFE}": ${unexpected(order)}` },
         CAFE,
       );
     }),

@@ -307,6 +307,53 @@ describe("user schema keywords: checks ≡ zod ≡ ajv", () => {
     });
   });
 
+  it("names every failure at once, the checks in check order and zod at each place", () => {
+    const counted = { Ab: "x", toolong: 1, c: 2, d: 3 };
+    expect(checks.checkCounted!(counted)).toEqual({
+      path: ["Ab"],
+      message: "Expected integer",
+      more: [
+        { path: [], message: "Expected at most 3 properties" },
+        { path: ["Ab"], message: 'Invalid property name "Ab": Expected to match ^[a-z]+$' },
+        { path: ["toolong"], message: 'Invalid property name "toolong": Expected at most 4 characters' },
+      ],
+    });
+    expect(checks.checkPayment!({ card: 1 })).toEqual({
+      path: ["card"],
+      message: "Expected string",
+      more: [
+        { path: ["billing"], message: 'Required (because "card" is present)' },
+        { path: ["cvv"], message: 'Required (because "card" is present)' },
+      ],
+    });
+    const issues = (name: string, value: unknown) =>
+      (schemas[`${name}Schema`] as unknown as z.ZodType)
+        .safeParse(value)
+        .error?.issues.map((i) => [i.path.join("."), i.message]);
+    // zod checks a whole object even when a property failed, and passes on a subschema's issues.
+    expect(issues("Counted", counted)).toEqual([
+      ["Ab", "Invalid input: expected number, received string"],
+      ["", "Expected at most 3 properties"],
+      ["Ab", 'Invalid property name "Ab": Expected to match ^[a-z]+$'],
+      ["toolong", 'Invalid property name "toolong": Expected at most 4 characters'],
+      // zod's pattern() bounds itself by maxLength and says so, beside maxLength's own issue.
+      [
+        "toolong",
+        'Invalid property name "toolong": Expected at most 4 characters (the most a pattern is checked on)',
+      ],
+    ]);
+    expect(issues("Payment", { card: 1 })).toEqual([
+      ["card", "Invalid input: expected string, received number"],
+      ["billing", 'Required (because "card" is present)'],
+      ["cvv", 'Required (because "card" is present)'],
+    ]);
+    expect(issues("Contact", { phone: 1, extra: true })).toEqual([
+      ["phone", "Invalid input: expected string, received number"],
+      ["extra", "Unexpected property"],
+      ["email", "Invalid input: expected nonoptional, received undefined"],
+    ]);
+  });
+
   it("emits TypeScript that compiles under --strict", () => {
     expect(typeErrors(TMP, ["./*.ts"], { strict: true, skipLibCheck: true })).toEqual([]);
   }, 60_000);
@@ -315,9 +362,11 @@ describe("user schema keywords: checks ≡ zod ≡ ajv", () => {
     const body = types.match(/export type Contact = \{[^}]*\};/)?.[0];
     expect(body).toContain('contactMethod?: "phone" | "email";');
     expect(body).not.toContain("[k: string]");
+    // Without contactMethod the `if` fails, so `else` requires email too.
     expect(checks.checkContact!({ phone: "1", extra: true })).toEqual({
       path: ["extra"],
       message: "Unexpected property",
+      more: [{ path: ["email"], message: "Required" }],
     });
     expect(schemas.ContactSchema!.safeParse({ phone: "1", extra: true }).success).toBe(false);
   });

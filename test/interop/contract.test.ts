@@ -89,12 +89,14 @@ describe("a contract served to SDK v1 at 2025-11-25", () => {
       name: "distance",
       arguments: { from: { x: 0, y: 0, z: 1 }, to: { x: 1, y: "2" } },
     });
-    expect(text(nested)).toMatch(/^Invalid arguments for tool "distance": from(\.z)?: /);
+    expect(text(nested)).toBe(
+      'Invalid arguments for tool "distance": from.z: Unexpected property; to.y: Expected number',
+    );
     const enumFail = await client.callTool({
       name: "distance",
       arguments: { from: { x: 0, y: 0 }, to: { x: 0, y: 0 }, unit: "mi" },
     });
-    expect(text(enumFail)).toMatch(/^Invalid arguments for tool "distance": unit: /);
+    expect(text(enumFail)).toBe('Invalid arguments for tool "distance": unit: Expected one of "m", "km"');
     const item = await client.callTool({ name: "total", arguments: { values: [1, 2.5] } });
     expect(text(item)).toBe('Invalid arguments for tool "total": values[1]: Expected integer');
   });
@@ -186,6 +188,19 @@ describe("a contract served to SDK v1 at 2025-06-18", () => {
         code: -32602,
         message: expect.stringContaining('Invalid arguments for tool "add": b: Expected number'),
       });
+      // Every wrong field at once, each named in data.issues.
+      await expect(client.callTool({ name: "add", arguments: { a: "1" } })).rejects.toMatchObject({
+        code: -32602,
+        message: 'MCP error -32602: Invalid arguments for tool "add": a: Expected number; b: Required',
+        data: {
+          field: "a",
+          reason: "Expected number",
+          issues: [
+            { path: "/arguments/a", message: "Expected number" },
+            { path: "/arguments/b", message: "Required" },
+          ],
+        },
+      });
       const ok = await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });
       expect(ok.structuredContent).toEqual({ sum: 3 });
     } finally {
@@ -211,6 +226,9 @@ describe("a contract served to SDK v2", () => {
         const wrong = await client.callTool({ name: "add", arguments: { a: 20 } });
         expect(wrong.isError).toBe(true);
         expect(text(wrong)).toBe('Invalid arguments for tool "add": b: Required');
+        const both = await client.callTool({ name: "add", arguments: { a: "20" } });
+        expect(both.isError).toBe(true);
+        expect(text(both)).toBe('Invalid arguments for tool "add": a: Expected number; b: Required');
         const read = await client.readResource({ uri: "items://7" });
         expect(read.contents[0]).toMatchObject({ uri: "items://7", text: '{"id":7,"fields":"all"}' });
       } finally {

@@ -2,7 +2,7 @@
 
 import type { Fail } from "@mcp-codegen/runtime/codegen";
 
-/* The plain checks of validators.js: `undefined` when the value is valid, else its first failure. */
+/* The plain checks of validators.js: `undefined` when the value is valid, else its failures (the first, then `more`). */
 export declare function checkJsonSchema202012ToolInput(v: unknown): Fail | undefined;
 export declare function checkJsonSchema202012ToolInputAddress(v: unknown): Fail | undefined;
 export declare function checkTemplateDataTemplateVariables(v: unknown): Fail | undefined;

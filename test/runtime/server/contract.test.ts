@@ -90,7 +90,7 @@ describe("serveContract at 2025-11-25", () => {
     it("name each required field, not the missing object", async () => {
       const result = await call({ name: "add" });
       expect(result).toEqual({
-        content: [{ type: "text", text: 'Invalid arguments for tool "add": a: Required' }],
+        content: [{ type: "text", text: 'Invalid arguments for tool "add": a: Required; b: Required' }],
         isError: true,
       });
     });
@@ -103,7 +103,72 @@ describe("serveContract at 2025-11-25", () => {
         error: {
           code: -32602,
           message: 'Invalid arguments for prompt "review": code: Required',
-          data: { field: "code", reason: "Required" },
+          data: {
+            field: "code",
+            reason: "Required",
+            issues: [{ path: "/arguments/code", message: "Required" }],
+          },
+        },
+      });
+    });
+  });
+
+  describe("every invalid argument at once", () => {
+    it("names each field of a tool's arguments, in check order (properties by name)", async () => {
+      expect(await call({ name: "assign", arguments: { title: 5, assignee: { email: "e@x" } } })).toEqual({
+        content: [
+          {
+            type: "text",
+            text: 'Invalid arguments for tool "assign": assignee.name: Required; title: Expected string',
+          },
+        ],
+        isError: true,
+      });
+    });
+
+    it("lists the first 20 and says there may be more", async () => {
+      const tags = Array.from({ length: 30 }, (_, i) => i);
+      const listed = Array.from({ length: 20 }, (_, i) => `tags[${i}]: Expected string`).join("; ");
+      expect(
+        textOf(await call({ name: "assign", arguments: { title: "t", assignee: { name: "n" }, tags } })),
+      ).toBe(`Invalid arguments for tool "assign": ${listed}; (the first 20 problems; there may be more)`);
+    });
+
+    it("names each prompt argument", async () => {
+      const got = served.client.request("prompts/get", { name: "review", arguments: { tone: "harsh" } });
+      expect(await answer(got)).toEqual({
+        error: {
+          code: -32602,
+          message:
+            'Invalid arguments for prompt "review": code: Required; tone: Expected one of "gentle", "strict"',
+          data: {
+            field: "code",
+            reason: "Required",
+            issues: [
+              { path: "/arguments/code", message: "Required" },
+              { path: "/arguments/tone", message: 'Expected one of "gentle", "strict"' },
+            ],
+          },
+        },
+      });
+    });
+
+    it("names each template variable: those not of their type, then the check's failures", async () => {
+      const uri = "items://x?page=1.5&q=toolong";
+      expect(await answer(served.client.request("resources/read", { uri }))).toEqual({
+        error: {
+          code: -32602,
+          message:
+            `${uri} matches resource template "item", but variable "id" is not an integer: "x"; ` +
+            `variable "page" is not an integer: "1.5"; q: Expected at most 5 characters`,
+          data: {
+            uri,
+            issues: [
+              { path: "/id", message: 'Expected an integer: "x"' },
+              { path: "/page", message: 'Expected an integer: "1.5"' },
+              { path: "/q", message: "Expected at most 5 characters" },
+            ],
+          },
         },
       });
     });
@@ -221,7 +286,10 @@ describe("serveContract at 2025-11-25", () => {
       error: {
         code: -32602,
         message: `${uri} matches resource template "item", but variable "${variable}" is not ${what}: ${JSON.stringify(text)}`,
-        data: { uri },
+        data: {
+          uri,
+          issues: [{ path: `/${variable}`, message: `Expected ${what}: ${JSON.stringify(text)}` }],
+        },
       },
     });
 
@@ -279,14 +347,43 @@ describe("serveContract at 2025-06-18 (invalid arguments are -32602)", () => {
       error: {
         code: -32602,
         message: 'Invalid arguments for tool "pick": Expected at least 1 property',
-        data: { field: "", reason: "Expected at least 1 property" },
+        data: {
+          field: "",
+          reason: "Expected at least 1 property",
+          issues: [{ path: "/arguments", message: "Expected at least 1 property" }],
+        },
+      },
+    });
+    expect(
+      await answer(
+        client.request("tools/call", { name: "assign", arguments: { title: 5, assignee: { email: "e@x" } } }),
+      ),
+    ).toEqual({
+      error: {
+        code: -32602,
+        message: 'Invalid arguments for tool "assign": assignee.name: Required; title: Expected string',
+        data: {
+          field: "assignee.name",
+          reason: "Required",
+          issues: [
+            { path: "/arguments/assignee/name", message: "Required" },
+            { path: "/arguments/title", message: "Expected string" },
+          ],
+        },
       },
     });
     expect(await answer(client.request("tools/call", { name: "add" }))).toEqual({
       error: {
         code: -32602,
-        message: 'Invalid arguments for tool "add": a: Required',
-        data: { field: "a", reason: "Required" },
+        message: 'Invalid arguments for tool "add": a: Required; b: Required',
+        data: {
+          field: "a",
+          reason: "Required",
+          issues: [
+            { path: "/arguments/a", message: "Required" },
+            { path: "/arguments/b", message: "Required" },
+          ],
+        },
       },
     });
   });
