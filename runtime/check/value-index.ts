@@ -1,7 +1,7 @@
 /**
  * The first index of each JSON value among an array's items: an open-addressing hash table of item
  * indices in one Int32Array, keyed by a structural hash. `uniqueItems` over a 4 MB body (600,000
- * numbers, or 200,000 small objects) is its hot case: a `Set` of canonical texts costs several times more
+ * numbers, or 100,000 values of small objects) is its hot case: a `Set` of canonical texts costs several times more
  * (a string built and hashed per item, the table grown by rehashing). The hash is seeded per table
  * (random odd multipliers), so no input collides more than chance allows, and JSON-equal values hash
  * alike: members in any order, 1 and 1.0. Equal hashes are confirmed by `equal`, so a collision costs

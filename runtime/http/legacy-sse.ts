@@ -32,7 +32,7 @@ export interface LegacySseOptions {
   allowedOrigins?: string[];
   /** Default 4 MiB → 413. */
   maxBodyBytes?: number;
-  /** Default 200,000 → 413 (as `McpHttpOptions.maxBodyItems`). */
+  /** Default 100,000 → 413 (as `McpHttpOptions.maxBodyItems`). */
   maxBodyItems?: number;
   /** Default 15 s. */
   keepAliveMs?: number;

@@ -61,7 +61,7 @@ export interface StreamableHttpOptions {
   /** Largest accepted POST body (default 4 MiB) → 413. */
   maxBodyBytes?: number;
   /**
-   * Most JSON values and member names a POST body may hold (default 200,000) → 413, refused before it
+   * Most JSON values and member names a POST body may hold (default 100,000) → 413, refused before it
    * is parsed: parsing and checking cost per value, and every other client waits through them.
    */
   maxBodyItems?: number;

@@ -3,7 +3,7 @@
  * on 127.0.0.1
  * (test/fixtures/cost/server.ts, a contract served with the runtime's default limits): while one
  * client sends the worst input of each kind at the largest body the server accepts (4 MB, at most
- * 200,000 JSON values and member names) — distinct items of every shape under `uniqueItems`, a string
+ * 100,000 JSON values and member names) — distinct items of every shape under `uniqueItems`, a string
  * for a backtracking `pattern`, arguments nested as deep as the body allows, and bodies past either
  * bound — another client's pings are each answered within 100 ms, and the attack gets a clear answer
  * naming the field, the depth or the bound.
