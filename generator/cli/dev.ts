@@ -128,7 +128,16 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         const main = await bundler.write(bundle, slot);
         const port = await freePort();
         staged = {
-          ...(await startServer({ main, args: httpArgs(port), nodeFlags, cwd: root, port })),
+          ...(await startServer({
+            main,
+            args: httpArgs(port),
+            nodeFlags,
+            cwd: root,
+            port,
+            // The server announces its internal address; clients want dev's.
+            onStderr: (line) =>
+              process.stderr.write(`${line.replaceAll(`127.0.0.1:${port}`, `127.0.0.1:${proxy!.port}`)}\n`),
+          })),
           slot,
         };
       } else {

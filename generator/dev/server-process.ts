@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer } from "node:net";
+import { createInterface } from "node:readline";
 
 export interface ServerProcess {
   port: number;
@@ -45,6 +46,8 @@ export interface StartOptions {
   cwd: string;
   port: number;
   readyTimeoutMs?: number;
+  /** Where the child's stderr goes, line by line (its stdout is dev's). */
+  onStderr(line: string): void;
 }
 
 /** Starts the server; rejects (the child killed) if it exits or does not listen within the timeout. */
@@ -52,8 +55,9 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   const child = spawn(process.execPath, [...options.nodeFlags, options.main, ...options.args], {
     cwd: options.cwd,
     env: { ...process.env, PORT: String(options.port) },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "inherit", "pipe"],
   });
+  createInterface({ input: child.stderr!, crlfDelay: Number.POSITIVE_INFINITY }).on("line", options.onStderr);
   const exited = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => resolve(signal ?? `exit code ${code}`));
     child.once("error", (e) => resolve(e.message));

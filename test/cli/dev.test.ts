@@ -53,6 +53,7 @@ async function waitFor(pattern: RegExp, from: number, ms = 30_000): Promise<RegE
 beforeAll(async () => {
   const r = runCli(["init", dir, "--transport", "http", "-q"]);
   expect(r.code, r.stderr).toBe(0);
+  expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.dev).toBe("mcp-codegen dev");
   // The repository's node_modules stand in for an install; the runtime is read from its source (as the
   // other project tests do), which needs the source condition and DOM's crypto types.
   symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
