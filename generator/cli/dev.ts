@@ -92,12 +92,20 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
   let proxy: DevProxy | undefined;
   let current: (ServerProcess & { slot: string }) | undefined;
   let inspector: ChildProcess | undefined;
+  let stopping = false;
   if (transport === "http") {
     proxy = await startProxy({ port: publicPort }).catch((e: unknown) => {
       throw e instanceof PortInUseError ? new CliError(e.message) : e;
     });
     report.info(`dev: MCP over Streamable HTTP at ${proxy.origin}/mcp (kept up across restarts)`);
   }
+
+  const kept = () =>
+    transport === "stdio"
+      ? "the bundle is left as it was"
+      : current
+        ? "still serving the last good server"
+        : "no server yet";
 
   /** One pass: regenerate when the contract changed, then check, bundle and (if both pass) swap in. */
   const cycle = async (contract: boolean) => {
@@ -112,9 +120,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
       } catch (e) {
         if (!isInputError(e)) throw e;
         report.error(`${e.message}`);
-        report.info(
-          `dev: generation failed; ${current ? "still serving the last good server" : "no server yet"}`,
-        );
+        report.info(`dev: generation failed; ${kept()}`);
         return;
       }
     }
@@ -156,7 +162,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         report.error(`… and ${checked.errors.length - SHOWN_ERRORS} more type error(s)`);
       for (const line of failure ?? []) report.error(line);
       const what = checked.ok ? "the server did not start" : `${checked.errors.length} type error(s)`;
-      report.info(`dev: ${what}; ${current ? "still serving the last good server" : "no server yet"}`);
+      report.info(`dev: ${what}; ${kept()}`);
       return;
     }
     const ms = Math.round(performance.now() - started);
@@ -169,7 +175,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
     current = next;
     proxy!.setTarget(next.port);
     void next.exited.then((how) => {
-      if (current !== next) return;
+      if (current !== next || stopping) return;
       current = undefined;
       proxy?.setTarget(undefined);
       report.info(`dev: the server exited (${how}); save a file to start it again`);
@@ -235,6 +241,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  stopping = true;
   watcher.close();
   while (running) await running;
   inspector?.kill("SIGTERM");

@@ -1,12 +1,12 @@
 /**
- * Watches a project for `dev`: its top folder and each folder in it (recursively) but the ones named in
- * `skip` (node_modules, the output folder, …). Events are debounced, and a file whose content is the
+ * Watches a project for `dev`: its top folder and every folder below it but the top-level ones named in
+ * `skip` (node_modules, the output folder, …) and hidden ones; folders created later are added. Events are debounced, and a file whose content is the
  * same as last seen (an editor's second write, a file `dev` wrote itself and `remember`ed) is dropped.
  */
 
 import { createHash } from "node:crypto";
 import { type FSWatcher, watch } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface ProjectWatcher {
@@ -16,7 +16,7 @@ export interface ProjectWatcher {
 }
 
 export interface WatchOptions {
-  /** Top-level folder names not watched. */
+  /** Top-level folder names not watched (node_modules is not watched at any depth). */
   skip: readonly string[];
   debounceMs?: number;
 }
@@ -52,20 +52,38 @@ export async function watchProject(
     }
     if (changed.length > 0) onChange(changed.sort());
   };
-  const note = (dir: string) => (_event: string, name: string | Buffer | null) => {
-    if (name === null) return;
-    const path = join(dir, name.toString());
-    if (SCRATCH.test(path)) return;
-    pending.add(path);
-    clearTimeout(timer);
-    timer = setTimeout(flush, options.debounceMs ?? 30);
+  // One non-recursive watcher per folder: a folder's watcher sees a file replaced by rename (an atomic
+  // save), which Node's recursive mode on Linux, watching each file, loses track of.
+  const watchers = new Map<string, FSWatcher>();
+  const skipped = (name: string, depth: number) =>
+    name === "node_modules" || (depth === 0 && options.skip.includes(name));
+  const add = async (dir: string, depth: number) => {
+    if (watchers.has(dir)) return;
+    const watcher = watch(dir, (_event, name) => {
+      if (name === null) return;
+      const path = join(dir, name.toString());
+      if (SCRATCH.test(path)) return;
+      if (!skipped(name.toString(), depth))
+        void stat(path).then(
+          (info) =>
+            info.isDirectory() && !name.toString().startsWith(".") ? add(path, depth + 1) : undefined,
+          () => undefined,
+        );
+      pending.add(path);
+      clearTimeout(timer);
+      timer = setTimeout(flush, options.debounceMs ?? 30);
+    });
+    watcher.on("error", () => {
+      watcher.close();
+      watchers.delete(dir);
+    });
+    watchers.set(dir, watcher);
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      if (!entry.isDirectory() || entry.name.startsWith(".") || skipped(entry.name, depth)) continue;
+      await add(join(dir, entry.name), depth + 1);
+    }
   };
-  const watchers: FSWatcher[] = [watch(root, note(root))];
-  for (const entry of await readdir(root, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name.startsWith(".") || options.skip.includes(entry.name)) continue;
-    const dir = join(root, entry.name);
-    watchers.push(watch(dir, { recursive: true }, note(dir)));
-  }
+  await add(root, 0);
   return {
     remember: async (path) => {
       const print = await fingerprint(path);
@@ -73,7 +91,8 @@ export async function watchProject(
     },
     close: () => {
       clearTimeout(timer);
-      for (const w of watchers) w.close();
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
     },
   };
 }
