@@ -83,8 +83,15 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
   const conditions = conditionsOf(process.execArgv, process.env.NODE_OPTIONS);
   const nodeFlags = ["--enable-source-maps", ...conditions.map((c) => `--conditions=${c}`)];
   const outDir = join(root, "dist", "dev");
-  const tsc = findTsc(root);
-  const bundler = await createBundler(root, entry, outDir, conditions);
+  // A missing typescript or esbuild is the project's to install: one line, exit 2.
+  const setup = async <T>(make: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await make();
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
+  };
+  const tsc = await setup(() => findTsc(root));
   let regenerate = createRegenerator(root, config);
   // A `--http [port]` switch in the entry (the "both" scaffold) selects HTTP; PORT is set as well.
   const httpArgs = (port: number) => (source.includes('"--http"') ? ["--http", String(port)] : []);
@@ -99,6 +106,13 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
     });
     report.info(`dev: MCP over Streamable HTTP at ${proxy.origin}/mcp (kept up across restarts)`);
   }
+  // esbuild's service keeps the process alive: created once the port is ours, closed on any way out.
+  const bundler = await setup(() => createBundler(root, entry, outDir, conditions)).catch(
+    async (e: unknown) => {
+      await proxy?.close();
+      throw e;
+    },
+  );
 
   const kept = () =>
     transport === "stdio"

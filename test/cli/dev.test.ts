@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -167,4 +168,31 @@ describe("mcp-codegen dev over HTTP", () => {
     expect(projectProcesses()).toEqual([]);
     await expect(fetch(url, { method: "POST" })).rejects.toThrow();
   }, 180_000);
+});
+
+describe("mcp-codegen dev refuses what it cannot run", () => {
+  it("outside a project, in a client project, with a bad --port or a taken one: one line, exit 2", async () => {
+    const none = runCli(["dev"], { cwd: work });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("error: no mcp-codegen.json here: run `mcp-codegen dev` in a project");
+
+    const client = join(work, "client");
+    expect(runCli(["init", client, "--client", "-q"]).code).toBe(0);
+    const wrongKind = runCli(["dev"], { cwd: client });
+    expect(wrongKind.code).toBe(2);
+    expect(wrongKind.stderr).toContain("error: `dev` runs a server project; this one is a client");
+
+    const badPort = runCli(["dev", "--port", "http"], { cwd: dir });
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('error: --port must be a port number (got "http")');
+
+    const taken = createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = (taken.address() as { port: number }).port;
+    const busy = runCli(["dev", "--port", String(port)], { cwd: dir });
+    taken.close();
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toContain(`error: port ${port} on 127.0.0.1 is taken; pass --port <n> (or set PORT)`);
+    expect(busy.stderr).not.toContain("internal error");
+  }, 120_000);
 });
