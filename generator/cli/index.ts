@@ -40,6 +40,11 @@ export async function main(argv: string[]): Promise<number> {
     .addHelpText(
       "after",
       `
+Examples:
+  $ mcp-codegen dev                  in a server project (its \`npm run dev\`)
+  $ mcp-codegen dev --port 8080      HTTP: the address clients keep using
+  $ mcp-codegen dev --inspector      stdio: and the MCP Inspector on the server
+
 Over HTTP, dev listens on 127.0.0.1:<port> and forwards to the server, which it runs on an internal port;
 a new server starts beside the old one and takes over once it listens, so a client's session ends (404,
 and the client opens a new one) but its connection is never refused. Over stdio, dev prints the command
