@@ -100,6 +100,8 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
   let current: (ServerProcess & { slot: string }) | undefined;
   let inspector: ChildProcess | undefined;
   let stopping = false;
+  /** Old servers still finishing their calls in flight. */
+  const retiring = new Set<Promise<void>>();
   if (transport === "http") {
     proxy = await startProxy({ port: publicPort }).catch((e: unknown) => {
       throw e instanceof PortInUseError ? new CliError(e.message) : e;
@@ -195,7 +197,12 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
       report.info(`dev: the server exited (${how}); save a file to start it again`);
     });
     report.info(`dev: ${previous ? "restarted" : "started"} the server in ${ms} ms`);
-    await previous?.stop();
+    // Not awaited: the old server may take its grace period over calls in flight, and the next edit
+    // should not wait for it.
+    if (previous) {
+      const stopped = previous.stop().finally(() => retiring.delete(stopped));
+      retiring.add(stopped);
+    }
   };
 
   // Edits while a pass runs are folded into the next one.
@@ -259,7 +266,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
   watcher.close();
   while (running) await running;
   inspector?.kill("SIGTERM");
-  await current?.stop();
+  await Promise.all([current?.stop(), ...retiring]);
   await proxy?.close();
   await bundler.dispose();
   return EXIT.ok;

@@ -51,11 +51,13 @@ export async function startProxy(options: ProxyOptions): Promise<DevProxy> {
   let target: number | undefined;
   let waiters: (() => void)[] = [];
   let publicHosts: string[] = [];
+  let closed = false;
 
   /** The current target, waiting up to holdMs for one. */
   const current = async (): Promise<number | undefined> => {
     const deadline = Date.now() + holdMs;
     while (target === undefined) {
+      if (closed) return undefined;
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
@@ -148,6 +150,7 @@ export async function startProxy(options: ProxyOptions): Promise<DevProxy> {
     },
     close: () =>
       new Promise((resolve) => {
+        closed = true;
         server.close(() => resolve());
         server.closeAllConnections();
         const ready = waiters;

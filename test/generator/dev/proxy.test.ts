@@ -4,12 +4,15 @@
  * as it is written, and reach the server with its own Host (and a same-origin Origin) while a foreign
  * Host is passed on untouched.
  */
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DevProxy, startProxy } from "../../../generator/dev/proxy.js";
 import { freePort } from "../../../generator/dev/server-process.js";
 
+const PROXY = fileURLToPath(new URL("../../../generator/dev/proxy.ts", import.meta.url));
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
@@ -57,6 +60,25 @@ describe("dev's proxy", () => {
       "the server is not running",
     );
   });
+
+  it("closing drops the requests it holds, so dev exits without waiting out the hold", () => {
+    // A process of its own: what is measured is how soon it can exit.
+    const script = `
+      import { startProxy } from ${JSON.stringify(PROXY)};
+      const p = await startProxy({ port: 0, holdMs: 30000 });
+      const pending = fetch(p.origin + "/mcp", { method: "POST", body: "{}" }).catch(() => "dropped");
+      await new Promise((r) => setTimeout(r, 200));
+      await p.close();
+      console.log(await pending);
+    `;
+    const started = Date.now();
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.stdout.trim(), r.stderr).toBe("dropped");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 60_000);
 
   it("retries a request whose server went away once the next one is set, body included", async () => {
     const p = await proxy();
