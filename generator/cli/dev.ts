@@ -124,7 +124,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         : "no server yet";
 
   /** One pass: regenerate when the contract changed, then check, bundle and (if both pass) swap in. */
-  const cycle = async (contract: boolean) => {
+  const cycle = async (contract: boolean, signal: AbortSignal) => {
     const started = performance.now();
     if (contract) {
       try {
@@ -140,7 +140,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         return;
       }
     }
-    const check = typeCheck(root, { tsc, cacheDir: outDir, conditions });
+    const check = typeCheck(root, { tsc, cacheDir: outDir, conditions, signal });
     let staged: (ServerProcess & { slot: string }) | undefined;
     let failure: string[] | undefined;
     const slot = current?.slot === "a" ? "b" : "a";
@@ -171,6 +171,11 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
       failure = (e as { errors?: string[] }).errors ?? [(e as Error).message];
     }
     const checked = await check;
+    // A newer edit came in: this pass's result is already stale, the next pass starts at once.
+    if (checked.cancelled || signal.aborted) {
+      await staged?.stop(0);
+      return;
+    }
     if (!checked.ok || failure) {
       await staged?.stop(0);
       for (const line of checked.errors.slice(0, SHOWN_ERRORS)) report.error(line);
@@ -207,15 +212,20 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
 
   // Edits while a pass runs are folded into the next one.
   let running: Promise<void> | undefined;
+  let passing: AbortController | undefined;
   let pending: { contract: boolean } | undefined;
   const schedule = (contract: boolean) => {
     pending = { contract: contract || (pending?.contract ?? false) };
-    if (running) return;
+    if (running) {
+      passing?.abort();
+      return;
+    }
     running = (async () => {
       while (pending) {
         const next = pending;
         pending = undefined;
-        await cycle(next.contract).catch((e: unknown) =>
+        passing = new AbortController();
+        await cycle(next.contract, passing.signal).catch((e: unknown) =>
           report.error(`dev: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
         );
       }
@@ -264,6 +274,8 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
   });
   stopping = true;
   watcher.close();
+  pending = undefined;
+  passing?.abort();
   while (running) await running;
   inspector?.kill("SIGTERM");
   await Promise.all([current?.stop(), ...retiring]);
