@@ -242,6 +242,9 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         void readConfig(root).then(
           (next) => {
             if (!next) return;
+            // After `generate --protocol`, or an edit by hand (then tsc shows what the handlers lack).
+            if (next.protocol !== config!.protocol)
+              report.info(`dev: ${CONFIG_FILE}: protocol ${config!.protocol} → ${next.protocol}`);
             config = next;
             regenerate = createRegenerator(root, next);
             schedule(true);
