@@ -23,8 +23,12 @@ export interface Regenerated {
   warnings: string[];
 }
 
+const prefixed = (files: Record<string, string>) =>
+  Object.fromEntries(Object.entries(files).map(([name, text]) => [`contract/${name}`, text]));
+
 export function createRegenerator(root: string, config: ProjectConfig) {
   let protocol: Promise<Generated> | undefined;
+  let protocolWritten = false;
   return async function regenerate(): Promise<Regenerated> {
     protocol ??= generateVersion({
       version: config.protocol,
@@ -34,7 +38,7 @@ export function createRegenerator(root: string, config: ProjectConfig) {
       protocol = undefined;
       throw e;
     });
-    const files = { ...next.files };
+    const contractFiles: Record<string, string> = {};
     const warnings: string[] = [];
     let stubs: string[] = [];
     const handlersPath = join(root, config.handlers);
@@ -48,13 +52,18 @@ export function createRegenerator(root: string, config: ProjectConfig) {
         protocolVersion: config.protocol,
         ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
       });
-      for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
+      Object.assign(contractFiles, emitted);
       const text = await readFile(handlersPath, "utf8");
       const added = addContractStubs(text, contract);
       if (added.text !== text) handlers = added.text;
       stubs = added.added;
     }
-    const written = await writeOutput(join(root, config.output), files);
+    const out = join(root, config.output);
+    // The protocol's files are written on the first pass; later passes touch the contract's alone.
+    const written = protocolWritten
+      ? await writeOutput(join(out, "contract"), contractFiles)
+      : await writeOutput(out, { ...next.files, ...prefixed(contractFiles) });
+    protocolWritten = true;
     if (handlers !== undefined) {
       await writeFileAtomic(handlersPath, handlers);
       written.push(handlersPath);

@@ -140,7 +140,13 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         return;
       }
     }
+    const generated = performance.now();
     const check = typeCheck(root, { tsc, cacheDir: outDir, conditions, signal });
+    let checkedAt = 0;
+    void check.then(() => {
+      checkedAt = performance.now();
+    });
+    let readyAt = 0;
     let staged: (ServerProcess & { slot: string }) | undefined;
     let failure: string[] | undefined;
     const slot = current?.slot === "a" ? "b" : "a";
@@ -162,6 +168,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
           })),
           slot,
         };
+        readyAt = performance.now();
       } else {
         // Written only once the check passes: the Inspector must never start code that does not type-check.
         const checked = await check;
@@ -201,7 +208,10 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
       proxy?.setTarget(undefined);
       report.info(`dev: the server exited (${how}); save a file to start it again`);
     });
-    report.info(`dev: ${previous ? "restarted" : "started"} the server in ${ms} ms`);
+    const phase = (at: number) => Math.round(at - generated);
+    report.info(
+      `dev: ${previous ? "restarted" : "started"} the server in ${ms} ms (${contract ? `generate ${Math.round(generated - started)} ms, ` : ""}type check ${phase(checkedAt)} ms, bundle and start ${phase(readyAt)} ms, side by side)`,
+    );
     // Not awaited: the old server may take its grace period over calls in flight, and the next edit
     // should not wait for it.
     if (previous) {
