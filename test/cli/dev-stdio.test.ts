@@ -45,6 +45,13 @@ async function toolsOf(command: string[]): Promise<string[]> {
   }
 }
 
+/** Replaces `from` (which must be there) in a file. */
+function edit(path: string, from: string, to: string): void {
+  const text = readFileSync(path, "utf8");
+  if (!text.includes(from)) throw new Error(`${path} no longer holds ${JSON.stringify(from)}`);
+  writeFileSync(path, text.replace(from, to));
+}
+
 beforeAll(() => {
   const r = runCli(["init", dir, "-q"]);
   expect(r.code, r.stderr).toBe(0);
@@ -81,12 +88,10 @@ describe("mcp-codegen dev over stdio", () => {
 
     const contractPath = join(dir, "contract.yaml");
     const mark = output.length;
-    writeFileSync(
+    edit(
       contractPath,
-      readFileSync(contractPath, "utf8").replace(
-        "\nprompts:\n",
-        "\n  ping2:\n    description: Answers pong\n    inputSchema: { type: object }\n\nprompts:\n",
-      ),
+      "\nprompts:\n",
+      "\n  ping2:\n    description: Answers pong\n    inputSchema: { type: object }\n\nprompts:\n",
     );
     await waitFor(/dev: bundle ready in \d+ ms/, mark);
     expect(await toolsOf(server)).toEqual(["add", "greet", "ping2"]);
@@ -95,10 +100,7 @@ describe("mcp-codegen dev over stdio", () => {
     const written = statSync(bundle).mtimeMs;
     const handlersPath = join(dir, "src/handlers.ts");
     const before = output.length;
-    writeFileSync(
-      handlersPath,
-      readFileSync(handlersPath, "utf8").replace("const sum = a + b;", "const sum: string = a + b;"),
-    );
+    edit(handlersPath, "const sum = a + b;", "const sum: string = a + b;");
     await waitFor(/error: src\/handlers\.ts:\d+:\d+ .*\(TS2322\)\n/, before);
     await waitFor(/type error\(s\); the bundle is left as it was/, before);
     expect(statSync(bundle).mtimeMs).toBe(written);

@@ -51,6 +51,15 @@ async function waitFor(pattern: RegExp, from: number, ms = 30_000): Promise<RegE
   }
 }
 
+/** Replaces `from` (which must be there) in a file; returns the new text. */
+function edit(path: string, from: string, to: string): string {
+  const text = readFileSync(path, "utf8");
+  if (!text.includes(from)) throw new Error(`${path} no longer holds ${JSON.stringify(from)}`);
+  const next = text.replace(from, to);
+  writeFileSync(path, next);
+  return next;
+}
+
 beforeAll(async () => {
   const r = runCli(["init", dir, "--transport", "http", "-q"]);
   expect(r.code, r.stderr).toBe(0);
@@ -109,22 +118,33 @@ describe("mcp-codegen dev over HTTP", () => {
 
     // The handler first, then the contract, as an editor saving two files would.
     const handlersPath = join(dir, "src/handlers.ts");
-    const handlers = readFileSync(handlersPath, "utf8");
-    writeFileSync(
+    edit(
       handlersPath,
-      handlers.replace(
-        "  },\n\n  prompts: {",
-        "    shout: ({ text }) => text.toUpperCase(),\n  },\n\n  prompts: {",
-      ),
+      "  },\n\n  prompts: {",
+      "    shout: ({ text }) => text.toUpperCase(),\n  },\n\n  prompts: {",
     );
-    const contractPath = join(dir, "contract.yaml");
-    const edited = Date.now();
-    const mark = output.length;
-    writeFileSync(
-      contractPath,
-      readFileSync(contractPath, "utf8").replace("\nprompts:\n", `\n${SHOUT_CONTRACT}`),
-    );
-    await waitFor(/dev: restarted the server/, mark, 30_000);
+    const saved = Date.now();
+    edit(join(dir, "contract.yaml"), "\nprompts:\n", `\n${SHOUT_CONTRACT}`);
+    // A new session (as the Inspector's reconnect would open) sees the tool once the new server serves.
+    const probeTools = async () => {
+      const probe = new Client({ name: "dev-probe", version: "1.0.0" });
+      try {
+        await probe.connect(new StreamableHTTPClientTransport(url));
+        return (await probe.listTools()).tools.map((t) => t.name);
+      } catch (e) {
+        // Its session began on the old server, which the new one just replaced: a 404, try again.
+        if (e instanceof SdkHttpError && e.status === 404) return [];
+        throw e;
+      } finally {
+        await probe.close();
+      }
+    };
+    for (;;) {
+      if ((await probeTools()).includes("shout")) break;
+      if (Date.now() - saved > 30_000) throw new Error(`shout never listed; dev's output:\n${output}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    console.log(`dev: contract edit listed by the restarted server ${Date.now() - saved} ms after the save`);
 
     // The old session is gone with the old server: the client is told so with a 404 (not ECONNREFUSED),
     // and opens a new session as the specification says.
@@ -137,17 +157,16 @@ describe("mcp-codegen dev over HTTP", () => {
     await client.close();
     await client.connect(new StreamableHTTPClientTransport(url));
     expect(await names()).toEqual(["add", "greet", "shout"]);
-    console.log(`dev: contract edit listed by the restarted server ${Date.now() - edited} ms after the save`);
     const shouted = await client.callTool({ name: "shout", arguments: { text: "hi" } });
     expect(shouted.content).toEqual([{ type: "text", text: "HI" }]);
 
     // A handler that does not type-check: reported in place, never served.
-    const broken = readFileSync(handlersPath, "utf8").replace(
+    const before = output.length;
+    const broken = edit(
+      handlersPath,
       "shout: ({ text }) => text.toUpperCase(),",
       "shout: ({ text }) => text.toLowerCase() * 2,",
     );
-    const before = output.length;
-    writeFileSync(handlersPath, broken);
     const shown = await waitFor(/error: (src\/handlers\.ts:\d+:\d+ .*)\n/, before, 30_000);
     const line = broken.split("\n").findIndex((l) => l.includes("toLowerCase() * 2")) + 1;
     expect(shown[1]).toMatch(new RegExp(`^src/handlers\\.ts:${line}:\\d+ .*\\(TS\\d+\\)$`));
