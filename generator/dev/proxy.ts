@@ -100,7 +100,7 @@ export async function startProxy(options: ProxyOptions): Promise<DevProxy> {
       const upstream = request(
         { host: "127.0.0.1", port, method: req.method, path: req.url, headers: headersFor(req, port) },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.rawHeaders as unknown as OutgoingHttpHeaders);
+          res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
           res.flushHeaders();
           answer.pipe(res);
           answer.on("error", () => res.destroy());
