@@ -79,7 +79,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     if (performance.now() > deadline) {
       await stop(0);
       throw new Error(
-        `the server did not listen on port ${options.port} within ${options.readyTimeoutMs ?? 10_000} ms`,
+        `the server did not listen on port ${options.port} within ${options.readyTimeoutMs ?? 10_000} ms (dev passes it in PORT: does the entry read it?)`,
       );
     }
     await new Promise((r) => setTimeout(r, 10));
