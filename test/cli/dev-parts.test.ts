@@ -1,0 +1,46 @@
+/** The small decisions `mcp-codegen dev` makes: which edits regenerate, which conditions carry over, how tsc's errors read. */
+import { describe, expect, it } from "vitest";
+import { changeKind, conditionsOf, inspectorCommand } from "../../generator/cli/dev.js";
+import { parseDiagnostics } from "../../generator/dev/typecheck.js";
+
+describe("dev's parts", () => {
+  it("regenerates for contract files and mcp-codegen.json, rebuilds for code and tsconfig, ignores the rest", () => {
+    expect(changeKind("contract.yaml")).toBe("contract");
+    expect(changeKind("contract/tools.yml")).toBe("contract");
+    expect(changeKind("schemas/point.json")).toBe("contract");
+    expect(changeKind("mcp-codegen.json")).toBe("config");
+    expect(changeKind("src/handlers.ts")).toBe("code");
+    expect(changeKind("tsconfig.json")).toBe("code");
+    expect(changeKind("package.json")).toBe("code");
+    expect(changeKind("README.md")).toBeUndefined();
+  });
+
+  it("carries the resolution conditions dev runs under, in every spelling node accepts", () => {
+    expect(
+      conditionsOf(["--import", "tsx", "--conditions=a", "-C", "b", "--conditions", "c"], "-C=d --x"),
+    ).toEqual(["a", "b", "c", "d"]);
+    expect(conditionsOf([])).toEqual([]);
+  });
+
+  it("prints tsc's errors as file:line:col message (code), one line each", () => {
+    const out = [
+      "src/handlers.ts(12,7): error TS2322: Type 'number' is not assignable to type 'string'.",
+      "  Some elaboration line.",
+      "error TS5083: Cannot read file 'tsconfig.json'.",
+    ].join("\n");
+    expect(parseDiagnostics(out)).toEqual([
+      "src/handlers.ts:12:7 Type 'number' is not assignable to type 'string'. (TS2322)",
+      "error TS5083: Cannot read file 'tsconfig.json'.",
+    ]);
+  });
+
+  it("builds the Inspector command line for a bundle", () => {
+    expect(inspectorCommand(["--enable-source-maps"], "dist/dev/server/main.js")).toEqual([
+      "npx",
+      "@modelcontextprotocol/inspector",
+      "node",
+      "--enable-source-maps",
+      "dist/dev/server/main.js",
+    ]);
+  });
+});
