@@ -69,9 +69,15 @@ export type Completer = (
  */
 export { invalidArguments, notFound };
 
-/** A tool's error result: a text the model reads, and may act on (`isError: true`). */
-export function toolError(text: string): ToolResult<never, ContentBlock> {
-  return markToolResult<never, ContentBlock>({ isError: true, content: [{ type: "text", text }] });
+/** A tool's error result (`isError: true`), which any tool may return, with or without an outputSchema. */
+export type ToolError = Extract<ToolResult<never, ContentBlock>, { isError: true }>;
+
+/** A tool's error result: a text the model reads, and may act on. */
+export function toolError(text: string): ToolError {
+  return markToolResult<never, ContentBlock>({
+    isError: true,
+    content: [{ type: "text", text }],
+  }) as ToolError;
 }
 
 /** A tool's whole result: your own content blocks beside the output, or an error for the model. */

@@ -18,20 +18,27 @@ const OUT = `${REPO}test/.tmp/contract-emit/`;
 
 const HANDLERS = `
 import type { Contract } from "./contract/server.js";
-import { toolResult } from "./contract/server.js";
+import { invalidArguments, notFound, toolError, toolResult } from "./contract/server.js";
 export const contract: Contract = {
   tools: {
-    add: ({ a, b }) => ({ sum: a + b }),
+    add: ({ a, b }) => (a > 1e300 ? toolError("too large") : { sum: a + b }),
     distance: ({ from, to }) => ({ distance: Math.hypot(from.x - to.x, from.y - to.y), unit: "m" }),
     total: ({ values }) =>
       values.length === 0
         ? toolResult({ isError: true, content: [{ type: "text", text: "empty" }] })
         : { total: values.reduce((s, v) => s + v, 0) },
-    echo: ({ text }) => text,
+    echo: ({ text }) => (text === "" ? toolError("nothing to echo") : text),
   },
-  prompts: { review: ({ code, depth }) => \`\${depth ?? "quick"}: \${code}\` },
-  resources: { about: () => "about" },
-  resourceTemplates: { item: ({ id, fields }) => ({ text: JSON.stringify({ id, fields }) }) },
+  prompts: {
+    review: ({ code, depth }) => {
+      if (code === "") throw invalidArguments({ code: "is empty" });
+      return \`\${depth ?? "quick"}: \${code}\`;
+    },
+  },
+  resources: { about: () => (Date.now() > 0 ? "about" : undefined) },
+  resourceTemplates: {
+    item: ({ id, fields }) => (id < 0 ? notFound() : id === 0 ? undefined : { text: JSON.stringify({ id, fields }) }),
+  },
 };
 // @ts-expect-error the output's sum is a number
 export const wrong: Contract["tools"]["add"] = () => ({ sum: "1" });
