@@ -210,5 +210,6 @@ async function dependencyRanges(fromTarballs?: string) {
     typescriptRange: pkg.devDependencies.typescript ?? "^5.9",
     typesNodeRange: pkg.devDependencies["@types/node"] ?? "^22",
     esbuildRange: pkg.devDependencies.esbuild ?? "^0.28",
+    tsxRange: pkg.devDependencies.tsx ?? "^4",
   };
 }
