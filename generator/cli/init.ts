@@ -10,6 +10,7 @@ import { loadContractText } from "../contract/load.js";
 import { mergePackageJson, type PackageMerge } from "../package-merge.js";
 import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project.js";
 import { writeFileAtomic } from "../write.js";
+import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { generateVersion } from "./generate.js";
 import type { Reporter } from "./report.js";
@@ -103,7 +104,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   };
   const step = report.step(`generating protocol ${protocol}`);
   const generated = await generateVersion({ version: protocol });
-  step.done(`generated ${Object.keys(generated.files).length} files for protocol ${protocol}`);
+  step.done(`generated ${counted(Object.keys(generated.files).length, "file")} for protocol ${protocol}`);
   const files = {
     ...scaffold(
       config,
@@ -137,7 +138,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
       report.notice(`merged the scaffold's package.json into yours: ${merge.changes.join("; ")}`);
   }
   report.info(
-    `created ${config.kind} project ${name} in ${dir} (${plan.length} files${backedUp > 0 ? `, ${backedUp} backed up` : ""}, ${Math.round(performance.now() - started)} ms)`,
+    `created ${config.kind} project ${name} in ${dir} (${counted(plan.length, "file")}${backedUp > 0 ? `, ${backedUp} backed up` : ""}, ${Math.round(performance.now() - started)} ms)`,
   );
   report.info(
     config.kind === "server"
