@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { beforeAll, describe, expect, it } from "vitest";
+import { typeErrors } from "../support/typecheck.js";
 import { REPO, runCli } from "./run.js";
 
 const WORK = `${REPO}test/.tmp/scaffold-run/`;
@@ -104,4 +105,24 @@ describe("a scaffolded stdio server, run from source", () => {
     expect(withScripts).toContain("esbuild");
     for (const name of withScripts) expect(pkg.allowScripts?.[name], name).toBe(true);
   });
+
+  it("type-checks, and tsc reports a wrong output at the return of a handler declaring its return type", () => {
+    const handlers = readFileSync(join(dir, "src/handlers.ts"), "utf8");
+    const right = "return Number.isFinite(sum) ? { sum } : toolError";
+    expect(handlers).toContain(right);
+    // The same handlers with add answering its sum as a string: a wrong output for its outputSchema.
+    writeFileSync(
+      join(dir, "src/handlers-wrong.ts"),
+      handlers.replace(right, "return Number.isFinite(sum) ? { sum: String(sum) } : toolError"),
+    );
+    const line = handlers.split("\n").findIndex((l) => l.includes(right)) + 1;
+    const errors = typeErrors(WORK, ["ready-server/src/**/*.ts", "ready-server/generated/**/*.ts"]);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `/ready-server/src/handlers-wrong\\.ts\\(${line},\\d+\\): error TS2322: Type 'string' is not assignable to type 'number'\\.$`,
+        ),
+      ),
+    ]);
+  }, 120_000);
 });

@@ -308,6 +308,24 @@ export interface ResourceTemplateHandlers {
   ): ResourceReturn | Promise<ResourceReturn>;
 }
 
+interface Handlers {
+  tools: ToolHandlers;
+  prompts: PromptHandlers;
+  resources: ResourceHandlers;
+  resourceTemplates: ResourceTemplateHandlers;
+}
+
+/**
+ * What a handler returns (its promise aside), to declare on it: `add: ({ a, b }): Returns<"tools", "add">
+ * => …`, or `async (…): Promise<Returns<"tools", "add">> => …`. tsc then reports a wrong output at the
+ * `return` that sends it; without it, tsc can only report the whole handler, at its name.
+ */
+export type Returns<Kind extends keyof Handlers, Name extends keyof Handlers[Kind]> =
+  Handlers[Kind][Name] extends (
+    ...args: never[]
+  ) => infer R ? Awaited<R>
+    : never;
+
 export interface Completions {
   prompts?: {
     test_prompt_with_arguments?: { arg1?: Completer; arg2?: Completer };
