@@ -19,11 +19,13 @@ import { loadContract } from "../../generator/contract/load.js";
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const FIXTURE = `${REPO}test/fixtures/contract-errors/`;
 const TSX = `${REPO}node_modules/.bin/tsx`;
+/** Handshake-era servers; 2026-07-28 serves the SDK v2 client in the stateless era. */
 const VERSIONS = ["2025-06-18", "2025-11-25"];
+const SDK_VERSIONS = [...VERSIONS, "2026-07-28"];
 
 beforeAll(async () => {
   const contract = await loadContract(`${FIXTURE}contract.yaml`, "contract.yaml");
-  for (const version of VERSIONS) {
+  for (const version of SDK_VERSIONS) {
     const out = `${REPO}test/.tmp/contract-errors/${version}/`;
     mkdirSync(out, { recursive: true });
     const files = await emitContract(contract, {
@@ -81,7 +83,7 @@ async function expectNotFound(read: Promise<unknown>, uri: string): Promise<void
   expect(error).toMatchObject({ uri, message: expect.stringContaining(uri) });
 }
 
-for (const version of VERSIONS) {
+for (const version of SDK_VERSIONS) {
   describe(`contract errors at ${version}, seen by SDK v2`, () => {
     let peer: Peer;
     beforeAll(async () => {
