@@ -1,5 +1,6 @@
 /**
- * The errors a contract handler means, seen by the official SDK v2 client over real pipes, with the
+ * The errors a contract handler means, seen by the official SDK v2 client over real pipes (and over
+ * Streamable HTTP for the crash and the cancellations), with the
  * server's default error report: a resource or template that returns `undefined` or throws `notFound()`
  * is -32002 with the URI; `invalidArguments({...})` names each field (an `isError` result for a tool
  * from 2025-11-25, -32602 before and for prompts); `toolError` is a tool's own error result; a crash in a
@@ -10,7 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Client, ResourceNotFoundError } from "@modelcontextprotocol/client";
+import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitContract } from "../../generator/contract/emit.js";
@@ -205,5 +206,46 @@ describe("not found on the wire", () => {
       child.stdin!.end();
       await new Promise((resolve) => child.once("exit", resolve));
     }
+  }, 30_000);
+});
+
+describe("over Streamable HTTP, seen by SDK v2", () => {
+  it("answers a crash -32603 and a cancelled or timed-out call, printing nothing on stderr", async () => {
+    const child = spawn(
+      TSX,
+      ["--conditions=mcp-codegen-source", `${FIXTURE}server.ts`, "2025-11-25", "--http"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      const url = (await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next())
+        .value as string;
+      const client = new Client({ name: "contract-errors-http", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await expect(client.readResource({ uri: "info://broken" })).rejects.toMatchObject({
+        code: -32603,
+        data: { message: "the disk is on fire" },
+      });
+      await expectNotFound(client.readResource({ uri: "task://2" }), "task://2");
+      const controller = new AbortController();
+      const cancelled = client.callTool({ name: "slow", arguments: {} }, { signal: controller.signal });
+      setTimeout(() => controller.abort("user cancelled"), 100);
+      await expect(cancelled).rejects.toThrow();
+      await expect(client.callTool({ name: "slow", arguments: {} }, { timeout: 200 })).rejects.toThrow(
+        /timed out/i,
+      );
+      await client.ping();
+      await client.close();
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+    expect(stderr).toBe("");
   }, 30_000);
 });
