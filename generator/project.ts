@@ -86,6 +86,8 @@ export interface DependencyRanges {
   typescriptRange: string;
   typesNodeRange: string;
   esbuildRange: string;
+  /** Runs a `.ts` file as it is (`npx tsx src/some-script.ts`), `.js` import specifiers and all. */
+  tsxRange: string;
 }
 
 /** The files of a new project (generated/ excluded: the caller adds the generator's output). */

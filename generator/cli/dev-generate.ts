@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { emitContract } from "../contract/emit.js";
-import { patternWarnings } from "../contract/pattern-warnings.js";
+import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-warnings.js";
 import { checkProtocolFit } from "../contract/protocol-fit.js";
 import { addContractStubs } from "../contract/stubs.js";
 import type { Generated } from "../generate.js";
@@ -46,11 +46,12 @@ export function createRegenerator(root: string, config: ProjectConfig) {
     if (config.contract) {
       const contract = await loadProjectContract(root, config.contract);
       checkProtocolFit(contract, next.model.definitions);
-      for (const w of await patternWarnings(contract, config.patternMaxLength))
-        warnings.push(`${config.contract}: ${w}`);
+      const risks = await patternRisks(contract, config.patternMaxLength);
+      for (const w of patternWarnings(risks)) warnings.push(`${config.contract}: ${w}`);
       const emitted = await emitContract(contract, {
         protocolVersion: config.protocol,
         ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
+        patternBounds: boundsOf(risks),
       });
       Object.assign(contractFiles, emitted);
       const text = await readFile(handlersPath, "utf8");

@@ -6,6 +6,7 @@ import { registryFacts } from "../generate.js";
 import { parseSchema } from "../load.js";
 import { buildModel, type ProtocolModel } from "../model.js";
 import { GENERATOR_VERSION } from "../version.js";
+import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";
 import { upstreamFromEnv } from "./schema.js";
@@ -100,7 +101,7 @@ async function loadModel(version: string, opts: DiffOptions, report: Reporter): 
     ...(facts.registry ? { registry: facts.registry } : {}),
   });
   step.done(
-    `${version}: ${model.definitions.length} definitions, ${model.methods.length} methods (${source.origin} ${source.location})`,
+    `${version}: ${counted(model.definitions.length, "definition")}, ${counted(model.methods.length, "method")} (${source.origin} ${source.location})`,
   );
   return model;
 }

@@ -13,6 +13,7 @@ import { updateHandlers } from "../handlers-update.js";
 import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig, readConfig } from "../project.js";
 import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
+import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
 import { upstreamFromEnv } from "./schema.js";
@@ -100,7 +101,7 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
     });
     results.push(result);
     step.done(
-      `${result.version}: ${result.model.definitions.length} definitions, ${result.model.methods.length} methods`,
+      `${result.version}: ${counted(result.model.definitions.length, "definition")}, ${counted(result.model.methods.length, "method")}`,
     );
   }
   if (opts.all) {
@@ -122,7 +123,7 @@ export async function runGenerate(opts: GenerateOptions, report: Reporter): Prom
   let written = 0;
   for (const r of outputs) written += (await writeOutput(join(out, r.version), r.files)).length;
   report.info(
-    `${written} file(s) written, ${results.length} version(s) in ${Math.round(performance.now() - started)} ms`,
+    `${counted(written, "file")} written, ${counted(results.length, "version")} in ${Math.round(performance.now() - started)} ms`,
   );
   return EXIT.ok;
 }
@@ -131,10 +132,10 @@ async function reportDrift(outputs: [string, Record<string, string>][], report: 
   const drift = (await Promise.all(outputs.map(([dir, files]) => checkDrift(dir, files)))).flat();
   for (const d of drift) report.error(`${d.reason}: ${d.path}`);
   if (drift.length > 0) {
-    report.error(`${drift.length} generated file(s) out of date; run \`mcp-codegen generate\``);
+    report.error(`${counted(drift.length, "generated file")} out of date; run \`mcp-codegen generate\``);
     return EXIT.failure;
   }
-  report.info(`generated output is up to date (${outputs.length} version(s))`);
+  report.info(`generated output is up to date (${counted(outputs.length, "version")})`);
   return EXIT.ok;
 }
 
@@ -196,7 +197,7 @@ async function runProject(config: ProjectConfig, opts: GenerateOptions, report: 
   if (target !== config.protocol)
     await writeFileAtomic(join(root, CONFIG_FILE), configText({ ...config, protocol: target }));
 
-  report.info(`${config.output}/: ${written.length} file(s) written`);
+  report.info(`${config.output}/: ${counted(written.length, "file")} written`);
   if (target !== config.protocol) report.info(`${CONFIG_FILE}: protocol ${config.protocol} → ${target}`);
   if (update.added.length > 0) report.info(`${config.handlers}: stubs added for ${update.added.join(", ")}`);
   if (stubs.added.length > 0)

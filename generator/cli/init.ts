@@ -7,8 +7,10 @@ import { defaultVersion, getVersion, listVersions } from "../../schema/registry.
 import { backupFile } from "../backup.js";
 import { emitContract } from "../contract/emit.js";
 import { loadContractText } from "../contract/load.js";
+import { mergePackageJson, type PackageMerge } from "../package-merge.js";
 import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project.js";
 import { writeFileAtomic } from "../write.js";
+import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { generateVersion } from "./generate.js";
 import type { Reporter } from "./report.js";
@@ -51,8 +53,10 @@ Examples:
 A folder that is not empty is refused, and so is a project (one holding ${CONFIG_FILE}: run
 \`mcp-codegen generate\` there instead). With --force, init writes into it but never replaces a file of
 yours silently: each one whose content would change is first copied to <file>.bak (<file>.bak.1, … when
-that is taken) and each backup is printed, even with -q. Files under generated/ are the generator's and
-are rewritten; other files are left alone.`,
+that is taken) and each backup is printed, even with -q. A package.json of yours is merged with the
+scaffold's rather than replaced: your scripts and dependencies stay, the scaffold's dependencies are added
+or set to its ranges, and what changed is printed. Files under generated/ are the generator's and are
+rewritten; other files are left alone.`,
     )
     .action(async (dir: string, opts: InitOptions) => {
       process.exitCode = await runInit(dir, opts, reporter());
@@ -100,7 +104,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   };
   const step = report.step(`generating protocol ${protocol}`);
   const generated = await generateVersion({ version: protocol });
-  step.done(`generated ${Object.keys(generated.files).length} files for protocol ${protocol}`);
+  step.done(`generated ${counted(Object.keys(generated.files).length, "file")} for protocol ${protocol}`);
   const files = {
     ...scaffold(
       config,
@@ -116,6 +120,9 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     const emitted = await emitContract(contract, { protocolVersion: protocol });
     for (const [file, text] of Object.entries(emitted)) files[join(config.output, "contract", file)] = text;
   }
+  // A package.json of the user's gets ours merged in: their scripts and dependencies stay.
+  const merge = await mergeUserPackage(join(dir, "package.json"), files["package.json"]!);
+  if (merge) files["package.json"] = merge.text;
   // Every path is checked before the first write: a folder where a file goes leaves everything as it was.
   const plan = await planWrites(dir, files, config.output);
   let backedUp = 0;
@@ -127,9 +134,11 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
       backedUp++;
     }
     await writeFileAtomic(join(dir, file), files[file]!);
+    if (file === "package.json" && merge)
+      report.notice(`merged the scaffold's package.json into yours: ${merge.changes.join("; ")}`);
   }
   report.info(
-    `created ${config.kind} project ${name} in ${dir} (${plan.length} files${backedUp > 0 ? `, ${backedUp} backed up` : ""}, ${Math.round(performance.now() - started)} ms)`,
+    `created ${config.kind} project ${name} in ${dir} (${counted(plan.length, "file")}${backedUp > 0 ? `, ${backedUp} backed up` : ""}, ${Math.round(performance.now() - started)} ms)`,
   );
   report.info(
     config.kind === "server"
@@ -137,6 +146,12 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
       : `next: cd ${dirArg} && npm install && npm run build && npm start -- <server command>`,
   );
   return EXIT.ok;
+}
+
+/** The user's package.json at `path` with `ours` merged in, or undefined where there is none to merge into. */
+async function mergeUserPackage(path: string, ours: string): Promise<PackageMerge | undefined> {
+  const theirs = await readFile(path, "utf8").catch(() => undefined);
+  return theirs === undefined ? undefined : mergePackageJson(theirs, ours);
 }
 
 interface PlannedWrite {
@@ -210,5 +225,6 @@ async function dependencyRanges(fromTarballs?: string) {
     typescriptRange: pkg.devDependencies.typescript ?? "^5.9",
     typesNodeRange: pkg.devDependencies["@types/node"] ?? "^22",
     esbuildRange: pkg.devDependencies.esbuild ?? "^0.28",
+    tsxRange: pkg.devDependencies.tsx ?? "^4",
   };
 }

@@ -8,6 +8,7 @@ import { ContractError } from "../contract/load.js";
 import { buildLock, type ContractLock, parseLock, renderLock } from "../contract/lock.js";
 import { visible } from "../escape.js";
 import { writeFileAtomic, writeOutput } from "../write.js";
+import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { type PullTarget, pullLists } from "./pull-connect.js";
 import { type Reporter, terminal } from "./report.js";
@@ -158,7 +159,7 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
   const { lock, warnings } = buildLock(pulled, skipResources ? ["resources"] : []);
   const name = opts.name ?? fileSafe(lock.server.name);
   step.done(
-    `${visible(lock.server.name)} ${visible(lock.server.version)} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${lock.tools.length} tools, ${lock.prompts.length} prompts, ${lock.resources.length} resources, ${lock.resourceTemplates.length} resource templates`,
+    `${visible(lock.server.name)} ${visible(lock.server.version)} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${counted(lock.tools.length, "tool")}, ${counted(lock.prompts.length, "prompt")}, ${counted(lock.resources.length, "resource")}, ${counted(lock.resourceTemplates.length, "resource template")}`,
   );
   for (const w of [...pulled.warnings, ...warnings]) report.info(`warning: ${w}`);
   const lockFile = `${name}.lock.json`;
@@ -193,7 +194,7 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
   await writeFileAtomic(join(opts.out, lockFile), renderLock(lock));
   const written = await writeOutput(join(opts.out, name), files);
   report.info(
-    `wrote ${join(opts.out, lockFile)} and ${join(opts.out, name)}/ (${written.length} of ${Object.keys(files).length} files changed)`,
+    `wrote ${join(opts.out, lockFile)} and ${join(opts.out, name)}/ (${written.length} of ${counted(Object.keys(files).length, "file")} changed)`,
   );
   return EXIT.ok;
 }

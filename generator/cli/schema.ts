@@ -11,6 +11,7 @@ import {
   SchemaSourceError,
 } from "../../schema/loader.js";
 import { getVersion, knownVersionForSha256, listVersions, type VersionEntry } from "../../schema/registry.js";
+import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import type { Reporter } from "./report.js";
 
@@ -344,10 +345,12 @@ export async function runVerify(
   }
   const bad = lines.filter((l) => l.status !== "ok").length;
   if (bad > 0) {
-    report.error(`${bad} of ${lines.length} schema file(s) failed verification`);
+    report.error(`${bad} of ${counted(lines.length, "schema file")} failed verification`);
     return EXIT.failure;
   }
-  report.info(`${lines.length} schema file(s) match their pins`);
+  report.info(
+    `${counted(lines.length, "schema file")} ${lines.length === 1 ? "matches its pin" : "match their pins"}`,
+  );
   return EXIT.ok;
 }
 

@@ -20,7 +20,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -110,6 +110,16 @@ const TEMPLATE_KEYS = new Set([
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+const NOT_AN_OBJECT = "must hold an object (tools, prompts, resources, resourceTemplates, $defs)";
+const EMPTY = "is empty: declare at least one of tools, prompts, resources or resourceTemplates";
+
+/** Whether a file holds nothing but blank lines, YAML comments and document markers. */
+async function isBlank(file: string): Promise<boolean> {
+  // Unreadable now: not known to be empty.
+  const text = await readFile(file, "utf8").catch(() => "?");
+  return text.split(/\r?\n/).every((line) => /^\s*(#.*)?$|^(---|\.\.\.)\s*$/.test(line));
+}
+
 /** The files of a contract: the file itself, or a folder's `.json`/`.yaml`/`.yml` files, sorted. */
 async function contractFiles(path: string): Promise<string[]> {
   const info = await stat(path).catch(() => undefined);
@@ -128,21 +138,20 @@ async function contractFiles(path: string): Promise<string[]> {
  */
 async function bundle(file: string, label: string): Promise<Record<string, unknown>> {
   const parser = new $RefParser();
-  const unreadable = (e: Error) => {
+  const unreadable = async (e: Error): Promise<never> => {
     // The library recurses over what it reads: a document nested deeply enough exhausts the stack.
-    throw new ContractError(label, "", e instanceof RangeError ? depthReason() : e.message.split("\n")[0]!);
+    if (e instanceof RangeError) throw new ContractError(label, "", depthReason());
+    // What it says of a document that is no object or array (an empty file, `null`, a number).
+    if (/is not a valid JSON Schema$/.test(e.message.split("\n")[0]!))
+      throw new ContractError(label, "", (await isBlank(file)) ? EMPTY : NOT_AN_OBJECT);
+    throw new ContractError(label, "", e.message.split("\n")[0]!);
   };
   // Parsed alone first: resolving walks the document recursively, so its depth is checked before that.
   const deep = tooDeep(await parser.parse(file, { resolve: { http: false } }).catch(unreadable));
   if (deep !== undefined) throw new ContractError(label, shortPointer(deep), depthReason());
   const refs = await parser.resolve(file, { resolve: { http: false } }).catch(unreadable);
   const doc = structuredClone(parser.schema) as unknown;
-  if (!isObject(doc))
-    throw new ContractError(
-      label,
-      "",
-      "must hold an object (tools, prompts, resources, resourceTemplates, $defs)",
-    );
+  if (!isObject(doc)) throw new ContractError(label, "", NOT_AN_OBJECT);
   const rootUrl = pathToFileURL(resolvePath(file)).href;
   const defs = isObject(doc.$defs) ? recordOf(Object.entries(doc.$defs)) : record<unknown>();
   /** External target (absolute URL) → local definition name. */

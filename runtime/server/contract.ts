@@ -14,6 +14,7 @@ import { issuesOf, pointer, type ValidationIssue } from "../mcp/check-errors.js"
 import type { AnyHandler } from "../mcp/handler-context.js";
 import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
+import { InvalidArguments, ResourceNotFound } from "./contract-errors.js";
 import { typeInWords, variableValue } from "./template-values.js";
 
 const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
@@ -172,7 +173,12 @@ export function serveContract(
       const args = params.arguments ?? {};
       const failure = prompt.check(args);
       if (failure) throw invalidArguments(`prompt "${params.name}"`, failure);
-      const result = await handler(args, ctx, params);
+      let result: unknown;
+      try {
+        result = await handler(args, ctx, params);
+      } catch (error) {
+        throw error instanceof InvalidArguments ? error.about(`prompt "${params.name}"`) : error;
+      }
       return typeof result === "string"
         ? { messages: [{ role: "user", content: { type: "text", text: result } }] }
         : result;
@@ -192,8 +198,8 @@ export function serveContract(
     const templateList = Object.freeze({ resourceTemplates: templates.map((t) => t.entry.definition) });
     handlers.listResources = () => list;
     if (templates.length > 0) handlers.listResourceTemplates = () => templateList;
-    handlers.readResource = async (params: { uri: string }, ctx: unknown) => {
-      const uri = params.uri;
+    /** The result of the resource or template `uri` names, or undefined for none. */
+    const readResource = async (uri: string, ctx: unknown): Promise<unknown> => {
       const fixed = byUri.get(uri);
       if (fixed) {
         const handler = own(impl.resources ?? {}, fixed.name);
@@ -222,7 +228,17 @@ export function serveContract(
         );
       }
       if (invalid) throw invalid;
-      throw protocol.resourceNotFound(uri, ctx);
+      return undefined;
+    };
+    handlers.readResource = async (params: { uri: string }, ctx: unknown) => {
+      try {
+        const result = await readResource(params.uri, ctx);
+        // A handler answering nothing names no resource, as one throwing notFound() does.
+        if (result !== undefined) return result;
+      } catch (error) {
+        if (!(error instanceof ResourceNotFound)) throw error;
+      }
+      throw protocol.resourceNotFound(params.uri, ctx);
     };
   }
   // As the generated `contractHandlers` type says: any prompt argument or template variable can be
@@ -267,10 +283,31 @@ function callTool(
     if (protocol.argumentsErrorIsProtocolError(ctx.session.protocolVersion)) throw error;
     return { content: [{ type: "text", text: error.message }], isError: true };
   }
-  const returned = handler(args, ctx, params);
+  let returned: unknown;
+  try {
+    returned = handler(args, ctx, params);
+  } catch (error) {
+    return toolError(protocol, params.name, ctx, error);
+  }
   return returned instanceof Promise
-    ? returned.then((r: unknown) => toolAnswer(tool, params.name, r))
+    ? returned.then(
+        (r: unknown) => toolAnswer(tool, params.name, r),
+        (error: unknown) => toolError(protocol, params.name, ctx, error),
+      )
     : toolAnswer(tool, params.name, returned);
+}
+
+/** A tool handler's `invalidArguments(…)` answered as a failed input check is; anything else as it was thrown. */
+function toolError(
+  protocol: ContractProtocol,
+  name: string,
+  ctx: { session: { protocolVersion: string } },
+  error: unknown,
+): unknown {
+  if (!(error instanceof InvalidArguments)) throw error;
+  const answer = error.about(`tool "${name}"`);
+  if (protocol.argumentsErrorIsProtocolError(ctx.session.protocolVersion)) throw answer;
+  return { content: [{ type: "text", text: answer.message }], isError: true };
 }
 
 /** What a tool handler returned, as the result sent: text wrapped, output checked and sent twice (as JSON text too). */

@@ -24,5 +24,12 @@ export {
   type ToolResult,
   toolResult,
 } from "./contract.js";
+export {
+  type ArgumentProblem,
+  InvalidArguments,
+  invalidArguments,
+  notFound,
+  ResourceNotFound,
+} from "./contract-errors.js";
 export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
 export { type ConnectOptions, type Era, ServerSession } from "./session.js";

@@ -43,7 +43,12 @@ export interface ServerOptions {
    * handlers still running before aborting them; they are answered either way (default 5 s).
    */
   drainTimeoutMs?: number;
-  /** Handler crashes and other errors that are not sent to the peer (default: stderr). */
+  /**
+   * Every error: what a handler threw, and what could not be sent to a peer. Default: stderr (at most
+   * 10 lines per 10 s) for the latter and for tools' throws; what a non-tool handler threw is not
+   * printed, its client is answered -32603 with the message (pass `onError: console.error` for stacks).
+   * A throw after the request was cancelled is neither printed nor passed here.
+   */
   onError?: (error: unknown) => void;
   /**
    * Stateless era: caching hints added to list and read results that carry none (default `ttlMs: 0`,
@@ -251,6 +256,14 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   reportError(error: unknown): void {
     if (this.options.onError) this.options.onError(error);
     else this.#defaultReport(error);
+  }
+
+  /**
+   * What a handler threw that its peer was answered with (-32603 and the message): the peer has it, so
+   * only `onError` is told.
+   */
+  reportAnswered(error: unknown): void {
+    this.options.onError?.(error);
   }
 
   /**

@@ -85,7 +85,7 @@ class SessionCallbacks implements ConnectionOptions {
   }
 
   onHandlerError(error: unknown): void {
-    this.session.server.reportError(error);
+    this.session.server.reportAnswered(error);
   }
 
   onClose(): void {
@@ -324,12 +324,12 @@ export class ServerSession<
     try {
       result = handler(params, ctx);
     } catch (error) {
-      return this.handlerError(entry, error);
+      return this.handlerError(entry, error, rc);
     }
     if (result instanceof Promise) {
       return result.then(
         (value) => this.handshakeSettled(entry, params, handler, rc, round, ctx, value),
-        (error) => this.handlerError(entry, error),
+        (error) => this.handlerError(entry, error, rc),
       );
     }
     return this.handshakeSettled(entry, params, handler, rc, round, ctx, result);
@@ -392,10 +392,11 @@ export class ServerSession<
   }
 
   /** @internal */
-  handlerError(entry: RequestEntry, error: unknown): Record<string, unknown> {
+  handlerError(entry: RequestEntry, error: unknown, rc: IncomingRequestContext): Record<string, unknown> {
     if (!entry.errorAsResult || error instanceof McpError) throw error;
-    // Tool execution errors go back inside the result so the model can see and correct them.
-    this.server.reportError(error);
+    // Tool execution errors go back inside the result so the model can see and correct them. After a
+    // cancellation (the client's, or its timeout) a throw is how the handler stops, not a fault.
+    if (!rc.signal.aborted) this.server.reportError(error);
     const message = messageOf(error);
     return { content: [{ type: "text", text: message }], isError: true };
   }

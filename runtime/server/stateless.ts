@@ -168,7 +168,11 @@ function statelessSettled(
   if ("error" in outcome) {
     if (outcome.error === INPUT_PENDING)
       throw session.server.fault(`${entry.method}: input requested outside a request that may ask for it`);
-    return session.finish(entry, decorate(session, entry, session.handlerError(entry, outcome.error)), ctx);
+    return session.finish(
+      entry,
+      decorate(session, entry, session.handlerError(entry, outcome.error, rc)),
+      ctx,
+    );
   }
   const { value } = outcome;
   if (isInputRequired(value)) {

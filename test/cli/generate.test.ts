@@ -17,7 +17,7 @@ describe("mcp-codegen generate", () => {
   it("writes one version's files and is idempotent", () => {
     const out = join(dir, "ok");
     const first = runCli(["generate", "-p", "2025-06-18", "-o", out]);
-    expect(first.stderr).toContain("7 file(s) written");
+    expect(first.stderr).toContain("7 files written");
     expect(first.code).toBe(0);
     expect(readdirSync(join(out, "2025-06-18")).sort()).toEqual([
       "client.ts",
@@ -30,7 +30,7 @@ describe("mcp-codegen generate", () => {
     ]);
     const again = runCli(["generate", "-p", "2025-06-18", "-o", out]);
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain("0 file(s) written");
+    expect(again.stderr).toContain("0 files written");
     expect(runCli(["generate", "-p", "2025-06-18", "-o", out, "--check"]).code).toBe(0);
   });
 
@@ -52,7 +52,7 @@ describe("mcp-codegen generate", () => {
 
   it("the committed generated/ is up to date", () => {
     const check = runCli(["generate", "--all", "--check"]);
-    expect(check.stderr).toContain("up to date (6 version(s))");
+    expect(check.stderr).toContain("up to date (6 versions)");
     expect(check.code).toBe(0);
   });
 

@@ -84,7 +84,7 @@ describe("generate --protocol: the notImplemented import", () => {
       const text = handlersOf(dir);
       // One import declaration in all: notImplemented joined the scaffold's import of server.js.
       expect(imports(text), protocol).toEqual([
-        'import { type Contract, toolResult } from "../generated/contract/server.js";',
+        'import { type Contract, type Returns, toolError } from "../generated/contract/server.js";',
         'import { notImplemented, type ServerHandlers } from "../generated/server.js";',
       ]);
       expect(marks(text), protocol).toEqual(marked);

@@ -75,7 +75,8 @@ describe("mcp-codegen init in a folder that is not empty", () => {
     writeFileSync(join(dir, "mcp-codegen.json"), config);
     writeFileSync(join(dir, "generated/types.ts"), "// stale\n");
     writeFileSync(join(dir, "mine.ts"), "export {};\n");
-    const fresh = tree(newProject("fresh-forced"));
+    const freshDir = newProject("fresh-forced");
+    const fresh = tree(freshDir);
 
     const r = init(dir, "--force", "--name", "fresh-forced");
     expect(r.code, r.stderr).toBe(0);
@@ -89,7 +90,13 @@ describe("mcp-codegen init in a folder that is not empty", () => {
     expect(read(dir, "mcp-codegen.json.bak")).toBe(config);
     expect(read(dir, "mine.ts")).toBe("export {};\n");
     const after = tree(dir);
-    for (const [file, hash] of Object.entries(fresh)) expect(after[file], file).toBe(hash);
+    for (const [file, hash] of Object.entries(fresh))
+      if (file !== "package.json") expect(after[file], file).toBe(hash);
+    // package.json is the scaffold's merged into the user's: their edit stays, nothing else differs.
+    expect(JSON.parse(read(dir, "package.json"))).toEqual({
+      ...JSON.parse(read(freshDir, "package.json")),
+      private: false,
+    });
 
     // Again, with the handlers edited again: a new backup beside the first, printed even with -q.
     writeFileSync(join(dir, "src/handlers.ts"), `${handlers}// edited again\n`);
@@ -122,6 +129,51 @@ describe("mcp-codegen init in a folder that is not empty", () => {
     expect(read(dir, "README.md.bak")).toBe("# my notes\n");
     expect(read(dir, "notes.txt")).toBe("mine\n");
     expect(read(dir, "mcp-codegen.json")).toContain('"protocol"');
+  }, 180_000);
+
+  it("--force merges the scaffold's package.json into the user's, keeping their scripts and dependencies, and prints each change", () => {
+    const dir = join(work, "has-package");
+    mkdirSync(dir);
+    const theirs = {
+      name: "their-app",
+      version: "3.1.4",
+      type: "commonjs",
+      scripts: { build: "make all", lint: "eslint ." },
+      dependencies: { lodash: "^4.17.21" },
+      devDependencies: { typescript: "^4.0.0", vitest: "^3.0.0" },
+    };
+    const text = `${JSON.stringify(theirs, null, 2)}\n`;
+    writeFileSync(join(dir, "package.json"), text);
+    const ours = JSON.parse(read(newProject("package-ours", "--name", "their-app"), "package.json"));
+    const r = init(dir, "--force", "--name", "their-app");
+    expect(r.code, r.stderr).toBe(0);
+    expect(read(dir, "package.json.bak")).toBe(text);
+    const merged = JSON.parse(read(dir, "package.json"));
+    // Theirs stays: identity, scripts, dependencies; a script of theirs by one of our names is kept.
+    expect(merged).toMatchObject({ name: "their-app", version: "3.1.4", type: "module" });
+    expect(merged.scripts).toEqual({ ...ours.scripts, build: "make all", lint: "eslint ." });
+    expect(merged.dependencies).toEqual({ ...ours.dependencies, lodash: "^4.17.21" });
+    expect(merged.devDependencies).toEqual({ ...ours.devDependencies, vitest: "^3.0.0" });
+    expect(merged.allowScripts).toEqual(ours.allowScripts);
+    expect(merged.engines).toEqual(ours.engines);
+    expect(Object.keys(merged.devDependencies)).toEqual(Object.keys(merged.devDependencies).sort());
+    const line = r.stderr.split("\n").find((l) => l.includes("merged the scaffold's package.json"));
+    expect(line).toBeDefined();
+    for (const change of [
+      'type: "commonjs" → "module"',
+      `devDependencies.typescript: ^4.0.0 → ${ours.devDependencies.typescript}`,
+      `added devDependencies.tsx ${ours.devDependencies.tsx}`,
+      `added dependencies.@mcp-codegen/runtime ${ours.dependencies["@mcp-codegen/runtime"]}`,
+      "added scripts.start",
+      `kept your scripts.build (the scaffold's: ${JSON.stringify(ours.scripts.build)})`,
+      "added allowScripts.esbuild",
+    ])
+      expect(line).toContain(change);
+    // Run again: nothing to merge, nothing printed about package.json, no second backup.
+    const again = init(dir, "--force", "--name", "their-app");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("package.json");
+    expect(backups(dir)).toEqual(["package.json.bak"]);
   }, 180_000);
 
   it("--force where a folder stands in a file's place: exit 2 naming it, nothing written", () => {

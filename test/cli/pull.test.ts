@@ -464,7 +464,7 @@ describe("pull --no-resources: a server whose fixed resources are its data", () 
     const dir = join(TMP, "no-resources");
     const made = await pull(["--no-resources", "--out", dir, "--", ...FIXTURE]);
     expect(made.code).toBe(0);
-    expect(made.stderr).toMatch(/3 tools, 1 prompts, 0 resources/);
+    expect(made.stderr).toMatch(/3 tools, 1 prompt, 0 resources, 0 resource templates /);
     const lock = lockOf(dir);
     expect(lock.without).toEqual(["resources"]);
     expect(lock.resources).toEqual([]);

@@ -2,7 +2,13 @@
 
 // @ts-nocheck: generated and type-checked by mcp-codegen's tests; see its README, Contracts.
 
-import { serveContract, type ToolResult, toolResult as markToolResult } from "@mcp-codegen/runtime/server";
+import {
+  invalidArguments,
+  notFound,
+  serveContract,
+  type ToolResult,
+  toolResult as markToolResult,
+} from "@mcp-codegen/runtime/server";
 import { errors, type ServerContext, type ServerHandlers } from "../../../generated/2026-07-28/server.js";
 import type * as T from "../../../generated/2026-07-28/types.js";
 import { tables } from "./tables.js";
@@ -36,19 +42,43 @@ export type PromptReturn = ResultOf<NonNullable<ServerHandlers["getPrompt"]>> | 
 
 /**
  * What reading a resource returns: its result, or one content's text (with the declared mimeType), or
- * `{ text }` / `{ blob }` with a mimeType of your own.
+ * `{ text }` / `{ blob }` with a mimeType of your own, or `undefined` when the URI names nothing (the
+ * client gets the protocol's "resource not found", -32002 with the URI, as with `notFound()`).
  */
 export type ResourceReturn =
   | ResultOf<NonNullable<ServerHandlers["readResource"]>>
   | string
   | { text: string; mimeType?: string }
-  | { blob: string; mimeType?: string };
+  | { blob: string; mimeType?: string }
+  | undefined;
 
 /** Suggestions for one argument or variable, from what the user typed so far (at most 100 are sent). */
 export type Completer = (
   value: string,
   context: { arguments: Record<string, string>; ctx: ServerContext },
 ) => readonly string[] | Promise<readonly string[]>;
+
+/**
+ * Errors a handler means, each answered as the protocol says: `notFound()` in a resource or template
+ * handler (the URI names nothing: -32002 with the URI; returning `undefined` says the same);
+ * `throw invalidArguments({ due: "must be after start" })` for arguments wrong beyond their schema (the
+ * client reads each field and reason: -32602, or for a tool an `isError` result where the protocol
+ * version wants one); `return toolError("…")` for a tool that failed in a way the model should read.
+ * Anything else thrown is a crash: -32603 ("Internal error", the message in `data`), or for a tool an
+ * `isError` result with the message.
+ */
+export { invalidArguments, notFound };
+
+/** A tool's error result (`isError: true`), which any tool may return, with or without an outputSchema. */
+export type ToolError = Extract<ToolResult<never, ContentBlock>, { isError: true }>;
+
+/** A tool's error result: a text the model reads, and may act on. */
+export function toolError(text: string): ToolError {
+  return markToolResult<never, ContentBlock>({
+    isError: true,
+    content: [{ type: "text", text }],
+  }) as ToolError;
+}
 
 /** A tool's whole result: your own content blocks beside the output, or an error for the model. */
 export function toolResult<Output>(
@@ -277,6 +307,24 @@ export interface ResourceTemplateHandlers {
     uri: string,
   ): ResourceReturn | Promise<ResourceReturn>;
 }
+
+interface Handlers {
+  tools: ToolHandlers;
+  prompts: PromptHandlers;
+  resources: ResourceHandlers;
+  resourceTemplates: ResourceTemplateHandlers;
+}
+
+/**
+ * What a handler returns (its promise aside), to declare on it: `add: ({ a, b }): Returns<"tools", "add">
+ * => …`, or `async (…): Promise<Returns<"tools", "add">> => …`. tsc then reports a wrong output at the
+ * `return` that sends it; without it, tsc can only report the whole handler, at its name.
+ */
+export type Returns<Kind extends keyof Handlers, Name extends keyof Handlers[Kind]> =
+  Handlers[Kind][Name] extends (
+    ...args: never[]
+  ) => infer R ? Awaited<R>
+    : never;
 
 export interface Completions {
   prompts?: {

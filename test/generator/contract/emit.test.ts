@@ -17,24 +17,37 @@ const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const OUT = `${REPO}test/.tmp/contract-emit/`;
 
 const HANDLERS = `
-import type { Contract } from "./contract/server.js";
-import { toolResult } from "./contract/server.js";
+import type { Contract, Returns } from "./contract/server.js";
+import { invalidArguments, notFound, toolError, toolResult } from "./contract/server.js";
 export const contract: Contract = {
   tools: {
-    add: ({ a, b }) => ({ sum: a + b }),
-    distance: ({ from, to }) => ({ distance: Math.hypot(from.x - to.x, from.y - to.y), unit: "m" }),
+    add: ({ a, b }) => (a > 1e300 ? toolError("too large") : { sum: a + b }),
+    distance: async ({ from, to }): Promise<Returns<"tools", "distance">> => {
+      return { distance: Math.hypot(from.x - to.x, from.y - to.y), unit: "m" };
+    },
     total: ({ values }) =>
       values.length === 0
         ? toolResult({ isError: true, content: [{ type: "text", text: "empty" }] })
         : { total: values.reduce((s, v) => s + v, 0) },
-    echo: ({ text }) => text,
+    echo: ({ text }) => (text === "" ? toolError("nothing to echo") : text),
   },
-  prompts: { review: ({ code, depth }) => \`\${depth ?? "quick"}: \${code}\` },
-  resources: { about: () => "about" },
-  resourceTemplates: { item: ({ id, fields }) => ({ text: JSON.stringify({ id, fields }) }) },
+  prompts: {
+    review: ({ code, depth }): Returns<"prompts", "review"> => {
+      if (code === "") throw invalidArguments({ code: "is empty" });
+      return \`\${depth ?? "quick"}: \${code}\`;
+    },
+  },
+  resources: { about: (): Returns<"resources", "about"> => (Date.now() > 0 ? "about" : undefined) },
+  resourceTemplates: {
+    item: ({ id, fields }) => (id < 0 ? notFound() : id === 0 ? undefined : { text: JSON.stringify({ id, fields }) }),
+  },
 };
 // @ts-expect-error the output's sum is a number
 export const wrong: Contract["tools"]["add"] = () => ({ sum: "1" });
+export const wrongAtReturn: Contract["tools"]["add"] = (): Returns<"tools", "add"> => {
+  // @ts-expect-error the output's sum is a number: reported here, at the return
+  return { sum: "1" };
+};
 `;
 
 /** The `.d.ts` beside each compiled module declares what its TypeScript exports, no more, no less. */

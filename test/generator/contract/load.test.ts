@@ -155,6 +155,14 @@ describe("loadContract", () => {
       /contract\.yaml: tools\.t\.inputSchema\/properties\/a\/contentSchema: unsupported keyword/,
     ],
     ["an unknown section", "tool:\n  t: {}\n", /contract\.yaml: tool: unknown section/],
+    ["an empty file as empty", "", /^contract\.yaml: is empty: declare at least one of tools, prompts/],
+    [
+      "a file of comments alone as empty",
+      "# my tools, soon\n\n---\n",
+      /^contract\.yaml: is empty: declare at least one of tools, prompts/,
+    ],
+    ["a number as no object", "5\n", /^contract\.yaml: must hold an object \(tools, prompts/],
+    ["null as no object", "null\n", /^contract\.yaml: must hold an object \(tools, prompts/],
     [
       "an unknown field of a tool",
       `tools:\n  t:\n    inputSchema: ${OBJECT}\n    outputschema: {}\n`,
