@@ -1,15 +1,21 @@
+/**
+ * The `mcp-codegen` command line. Only what every invocation needs is imported here: each command is
+ * registered by its light `*-command.ts` (options and help) and imports its own code when it runs, so
+ * `--version` and `--help` answer without loading the generator.
+ */
+
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { GENERATOR_VERSION } from "../version.js";
-import { registerDiff } from "./diff.js";
-import { EXIT, isInputError } from "./errors.js";
-import { registerGenerate } from "./generate.js";
-import { registerInit } from "./init.js";
-import { registerPull } from "./pull.js";
+import { registerDiff } from "./diff-command.js";
+import { EXIT } from "./errors.js";
+import { registerGenerate } from "./generate-command.js";
+import { registerInit } from "./init-command.js";
+import { registerPull } from "./pull-command.js";
 import { createReporter, terminal } from "./report.js";
 import { registerSchema } from "./schema.js";
-import { registerTest } from "./test.js";
+import { registerTest } from "./test-command.js";
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("mcp-codegen")
@@ -33,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version exit through here with code 0.
       return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    const { isInputError } = await import("./input-errors.js");
     if (isInputError(e)) {
       process.stderr.write(`error: ${terminal(e.message)}\n`);
       return "exitCode" in e && typeof e.exitCode === "number" ? e.exitCode : EXIT.usage;

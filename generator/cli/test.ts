@@ -9,7 +9,6 @@
  * printed shrunk, with the seed to reproduce.
  */
 
-import type { Command } from "commander";
 import type fc from "fast-check";
 import { arbitraryOf, SampleError } from "../contract/arbitrary.js";
 import { compileChecks } from "../contract/checks.js";
@@ -20,6 +19,7 @@ import type { Json, SchemaNode } from "../load.js";
 import { CONFIG_FILE, readConfig } from "../project.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";
+import { DEFAULT_TIMEOUT_MS } from "./test-command.js";
 import { testPrompt } from "./test-prompts.js";
 import { testResource } from "./test-resources.js";
 import type { ItemRun } from "./test-run.js";
@@ -27,59 +27,11 @@ import { type ServerCommand, ServerSession } from "./test-session.js";
 import { testTemplate } from "./test-templates.js";
 import { testTool } from "./test-tools.js";
 
-const DEFAULT_TIMEOUT_MS = 10_000;
-
 export interface TestOptions {
   contract?: string;
   runs: string;
   seed?: string;
   timeout: string;
-}
-
-export function registerTest(program: Command, reporter: () => Reporter): void {
-  program
-    .command("test")
-    .description(
-      "property-test a server against its contract: tools, prompts and resource templates with sampled input, refusals",
-    )
-    .argument("[server...]", "the command that starts the server over stdio (after --)")
-    .option("--contract <path>", `the contract file or folder (default: "contract" in ${CONFIG_FILE})`)
-    .option("--runs <n>", "inputs sampled per tool, prompt and resource template", "100")
-    .option("--seed <n>", "the random seed (printed on every run; pass it again to reproduce)")
-    .option(
-      "--timeout <ms>",
-      "how long the server may take to start or to answer one call",
-      String(DEFAULT_TIMEOUT_MS),
-    )
-    .addHelpText(
-      "after",
-      `
-Each input is first checked by the contract's own validator, then sent:
-- tools: arguments sampled from the inputSchema, sent with tools/call. No JSON-RPC error, and a tool
-  with an outputSchema must answer structuredContent that passes it (an isError result is allowed).
-  Each required argument missing and wrong-typed must be refused: an isError result, or a -32602
-  error, naming the argument.
-- prompts: arguments sampled from the declared ones (strings; enum values where declared; required
-  ones always, optional ones sometimes), sent with prompts/get: a result with messages. Each required
-  argument missing and each enum argument outside its enum must be refused with -32602 naming it.
-- resource templates: variables sampled from their types and enums, expanded into a URI and sent with
-  resources/read: contents with at least one item, each with a uri and a text or blob. A URI whose
-  variable has a value its type or enum refuses (abc for an integer) must be refused with -32602
-  naming the variable. Each fixed resource's URI must read the same way.
-tools/list, prompts/list and resources/templates/list must list exactly the contract's items (tools
-with the same schemas, prompts with the same arguments, templates with the same uriTemplate);
-resources/list must hold every declared resource. --runs applies to each tool, prompt and template.
-Exit 0 when everything holds, 1 on a failure (printed with the shrunk input, the seed and the command
-to reproduce), 2 when there is no contract or the server cannot start.
-
-Examples:
-  $ mcp-codegen test --contract contract.yaml -- node dist/server.js
-  $ mcp-codegen test --runs 1000 -- npx tsx src/server.ts     # contract from mcp-codegen.json
-  $ mcp-codegen test --contract contract/ --seed 1234 -- ./server --stdio`,
-    )
-    .action(async (server: string[], opts: TestOptions) => {
-      process.exitCode = await runTest(server, opts, reporter());
-    });
 }
 
 /** A positive integer option, or a usage error naming it. */
