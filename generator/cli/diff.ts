@@ -1,9 +1,9 @@
 import { loadSchemaSource } from "../../schema/loader.js";
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { diffModels, renderMarkdown, renderText } from "../diff.js";
-import { registryFacts } from "../generate.js";
 import { parseSchema } from "../load.js";
 import { buildModel, type ProtocolModel } from "../model.js";
+import { registryFacts } from "../protocol-model.js";
 import { GENERATOR_VERSION } from "../version.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";

@@ -9,7 +9,7 @@ import { loadContractText } from "../contract/load.js";
 import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project.js";
 import { writeFileAtomic } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
-import { generateVersion } from "./generate.js";
+import { generateVersion } from "./generate-versions.js";
 import type { Reporter } from "./report.js";
 
 export interface InitOptions {

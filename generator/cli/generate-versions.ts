@@ -1,0 +1,95 @@
+/**
+ * `mcp-codegen generate` outside a project: one or every registry version into `<out>/<version>/`, and
+ * the schema-to-files step a project's generation shares (`generateVersion`, `schemaInput`).
+ */
+
+import { join, resolve } from "node:path";
+import { loadSchemaSource } from "../../schema/loader.js";
+import { defaultVersion, listVersions } from "../../schema/registry.js";
+import { type Generated, generate, shareLegacy } from "../generate.js";
+import { inputFor, type SchemaInput } from "../protocol-model.js";
+import { unusedTableEntries } from "../tables.js";
+import { checkDrift, writeOutput } from "../write.js";
+import { CliError, EXIT } from "./errors.js";
+import type { GenerateOptions } from "./generate.js";
+import type { Reporter } from "./report.js";
+import { upstreamFromEnv } from "./schema.js";
+
+export interface SchemaChoice {
+  version?: string;
+  schema?: string;
+  allowUnpinned?: boolean;
+}
+
+/** Loads a schema (registry version or explicit file/URL) with what generate() needs to know about it. */
+export async function schemaInput(opts: SchemaChoice): Promise<SchemaInput> {
+  // MCP_CODEGEN_UPSTREAM (a mirror) applies here as in `schema pull` and `diff`.
+  const upstream = upstreamFromEnv(process.env);
+  const source = await loadSchemaSource({
+    ...(opts.version === undefined ? {} : { version: opts.version }),
+    ...(opts.schema === undefined ? {} : { schema: opts.schema }),
+    allowUnpinned: opts.allowUnpinned ?? false,
+    ...upstream,
+  });
+  return inputFor(source, (version) => loadSchemaSource({ version, allowUnpinned: false, ...upstream }));
+}
+
+/** Loads a schema (registry version or explicit file/URL) and generates it in memory. */
+export async function generateVersion(opts: SchemaChoice): Promise<Generated> {
+  return generate(await schemaInput(opts));
+}
+
+export async function runVersions(opts: GenerateOptions, report: Reporter): Promise<number> {
+  const versions = opts.all ? listVersions() : [opts.protocol ?? (opts.schema ? undefined : defaultVersion)];
+  const started = performance.now();
+  const results: Generated[] = [];
+  // Everything is generated in memory before anything is written: a failure leaves the old output intact.
+  for (const version of versions) {
+    const step = report.step(`generating ${version ?? opts.schema}`);
+    const result = await generateVersion({
+      ...(version === undefined ? {} : { version }),
+      ...(opts.schema === undefined ? {} : { schema: opts.schema }),
+      ...(opts.allowUnpinned ? { allowUnpinned: true } : {}),
+    });
+    results.push(result);
+    step.done(
+      `${result.version}: ${result.model.definitions.length} definitions, ${result.model.methods.length} methods`,
+    );
+  }
+  if (opts.all) {
+    const unused = unusedTableEntries(results.flatMap((r) => [...r.usedTableEntries]));
+    if (unused.length > 0) {
+      throw new CliError(
+        `generator/tables.ts entries match nothing in any version: ${unused.join(", ")}`,
+        EXIT.failure,
+      );
+    }
+  }
+  const out = resolve(opts.out ?? "generated");
+  const outputs = shareLegacy(results);
+  if (opts.check)
+    return reportDrift(
+      outputs.map((r) => [join(out, r.version), r.files]),
+      report,
+    );
+  let written = 0;
+  for (const r of outputs) written += (await writeOutput(join(out, r.version), r.files)).length;
+  report.info(
+    `${written} file(s) written, ${results.length} version(s) in ${Math.round(performance.now() - started)} ms`,
+  );
+  return EXIT.ok;
+}
+
+export async function reportDrift(
+  outputs: [string, Record<string, string>][],
+  report: Reporter,
+): Promise<number> {
+  const drift = (await Promise.all(outputs.map(([dir, files]) => checkDrift(dir, files)))).flat();
+  for (const d of drift) report.error(`${d.reason}: ${d.path}`);
+  if (drift.length > 0) {
+    report.error(`${drift.length} generated file(s) out of date; run \`mcp-codegen generate\``);
+    return EXIT.failure;
+  }
+  report.info(`generated output is up to date (${outputs.length} version(s))`);
+  return EXIT.ok;
+}
