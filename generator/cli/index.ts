@@ -17,7 +17,8 @@ import { createReporter, terminal } from "./report.js";
 import { registerSchema } from "./schema.js";
 import { registerTest } from "./test-command.js";
 
-export async function main(argv: string[]): Promise<number> {
+/** The whole command line: every command with its options and help, none of their code loaded. */
+export function createProgram(): Command {
   const program = new Command("mcp-codegen")
     .description("Generate strongly typed MCP servers and clients from the official MCP JSON Schema")
     .version(GENERATOR_VERSION)
@@ -31,6 +32,11 @@ export async function main(argv: string[]): Promise<number> {
   registerSchema(program, reporter);
   registerPull(program, reporter);
   registerTest(program, reporter);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = createProgram();
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
