@@ -11,7 +11,7 @@
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildRuntime, type Goal, jsonOf, markdownOf, median, type Row, startWatchdog } from "./lib.js";
@@ -149,11 +149,14 @@ function main(): { rows: Row[]; goals: Goal[] } {
 }
 
 startWatchdog("bench/cli.ts", 10 * 60_000);
+const loadBefore = loadavg()[0]!;
 const { rows, goals } = main();
+// Wall times follow what else the machine runs: the load average is printed with them.
+const load = `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`;
 const report = {
   name: "cli",
   header: [
-    `## CLI (node ${process.version}, ${RUNS} runs each, median wall time spawn to exit, dist/ unless marked source)`,
+    `## CLI (node ${process.version}, ${cpus().length} cores, ${load}; ${RUNS} runs each, median wall time spawn to exit, dist/ unless marked source)`,
     "",
     "Before lazy loading and the stamp (measured by the issue): --version 1.3 s, generate unchanged 4.9 s, changed 4–7 s.",
   ],

@@ -130,6 +130,18 @@ describe("generate with a stamp", () => {
     expectUpToDate();
   });
 
+  it("a handlers file that does not parse is refused naming the place, stamp or not; nothing is written", () => {
+    const handlers = read("src/handlers.ts");
+    writeFileSync(at("src/handlers.ts"), `${handlers}export const broken = {;\n`);
+    const before = snapshot();
+    const run = runCliTraced(["generate"], { cwd: project });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/src\/handlers\.ts:\d+:\d+: does not parse/);
+    expect(snapshot()).toEqual(before);
+    writeFileSync(at("src/handlers.ts"), handlers);
+    expectUpToDate();
+  });
+
   it("--check compares in full whatever the stamp says, and writes nothing", () => {
     const types = read("generated/types.ts");
     writeFileSync(at("generated/types.ts"), `${types}// edited\n`);
