@@ -10,7 +10,8 @@
 
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "../schema/fs.js";
 import { PACKAGE_ROOT } from "../schema/package.js";
@@ -48,13 +49,43 @@ function codeFolders(): string[] {
   return [join(codeRoot, "generator"), join(codeRoot, "schema"), join(PACKAGE_ROOT, "templates")];
 }
 
+/** The libraries whose versions shape the output (types, formatting, compiled JavaScript, templates). */
+const SHAPING = [
+  "ts-morph",
+  "json-schema-to-typescript",
+  "@dprint/formatter",
+  "@dprint/typescript",
+  "handlebars",
+];
+
+/** `name@version` of an installed library, found without loading it. */
+async function installed(name: string): Promise<string> {
+  let dir: string;
+  try {
+    dir = dirname(createRequire(import.meta.url).resolve(name));
+  } catch {
+    return `${name}@?`;
+  }
+  for (;;) {
+    const pkg = await readFile(join(dir, "package.json"), "utf8").then(
+      (t) => JSON.parse(t) as { name?: string; version?: string },
+      () => undefined,
+    );
+    if (pkg?.name === name) return `${name}@${pkg.version}`;
+    if (dirname(dir) === dir) return `${name}@?`;
+    dir = dirname(dir);
+  }
+}
+
 /**
- * The generator's version and a hash of its own files, so that a changed generator (a new version, or a
- * checkout whose code was edited) never takes an old stamp for its own. The schemas bundled for publishing
- * are left out: a schema is pinned by its sha256, which is in the registry's code.
+ * The generator's version, a hash of its own files and the versions of the libraries that shape its
+ * output, so that a changed generator (a new version, a checkout whose code was edited, an upgraded
+ * dependency) never takes an old stamp for its own. The schemas bundled for publishing are left out: a
+ * schema is pinned by its sha256, which is in the registry's code.
  */
 export async function generatorFingerprint(): Promise<string> {
   const hash = createHash("sha256").update(GENERATOR_VERSION);
+  for (const library of await Promise.all(SHAPING.map(installed))) hash.update(`\0${library}`);
   for (const folder of codeFolders()) {
     const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
     const files = entries
@@ -102,8 +133,11 @@ export async function readStamp(outDir: string): Promise<Stamp | undefined> {
   }
 }
 
+/** Writes the stamp unless it already holds exactly this. */
 export async function writeStamp(outDir: string, stamp: Stamp): Promise<void> {
-  await writeFileAtomic(join(outDir, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
+  const path = join(outDir, STAMP_FILE);
+  const text = `${JSON.stringify(stamp, null, 2)}\n`;
+  if ((await readFile(path, "utf8").catch(() => undefined)) !== text) await writeFileAtomic(path, text);
 }
 
 /** Whether every recorded input (file or folder listing under `root`) is as recorded. */

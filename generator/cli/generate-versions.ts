@@ -19,6 +19,8 @@ export interface SchemaChoice {
   version?: string;
   schema?: string;
   allowUnpinned?: boolean;
+  /** What a relative `schema` path and the search for local copies start from (default: the working folder). */
+  cwd?: string;
 }
 
 /** Loads a schema (registry version or explicit file/URL) with what generate() needs to know about it. */
@@ -29,9 +31,13 @@ export async function schemaInput(opts: SchemaChoice): Promise<SchemaInput> {
     ...(opts.version === undefined ? {} : { version: opts.version }),
     ...(opts.schema === undefined ? {} : { schema: opts.schema }),
     allowUnpinned: opts.allowUnpinned ?? false,
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     ...upstream,
   });
-  return inputFor(source, (version) => loadSchemaSource({ version, allowUnpinned: false, ...upstream }));
+  const cwd = opts.cwd === undefined ? {} : { cwd: opts.cwd };
+  return inputFor(source, (version) =>
+    loadSchemaSource({ version, allowUnpinned: false, ...cwd, ...upstream }),
+  );
 }
 
 /** Loads a schema (registry version or explicit file/URL) and generates it in memory. */

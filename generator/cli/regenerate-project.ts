@@ -73,7 +73,9 @@ export async function regenerateProject(
     throw new CliError(`${config.handlers}: cannot read the handlers file (${e.code ?? e.message})`);
   });
   const previous =
-    target === config.protocol ? next : protocolModel(await schemaInput({ version: config.protocol })).model;
+    target === config.protocol
+      ? next
+      : protocolModel(await schemaInput({ version: config.protocol, cwd: root })).model;
   const update = updateHandlers(handlersText, config.handlers, {
     before: handlerMethods(previous, config.kind),
     after: handlerMethods(next, config.kind),
@@ -135,6 +137,7 @@ async function projectOutput(
   const schema = opts.schema ?? config.schema ?? undefined;
   const choice: SchemaChoice = {
     version: target,
+    cwd: root,
     ...(schema ? { schema } : {}),
     ...(opts.allowUnpinned ? { allowUnpinned: true } : {}),
   };
