@@ -1,44 +1,17 @@
 /**
  * `mcp-codegen generate` outside a project: one or every registry version into `<out>/<version>/`, and
- * the schema-to-files step a project's generation shares (`generateVersion`, `schemaInput`).
+ * the schema-to-files step `init` shares (`generateVersion`).
  */
 
 import { join, resolve } from "node:path";
-import { loadSchemaSource } from "../../schema/loader.js";
 import { defaultVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate, shareLegacy } from "../generate.js";
-import { inputFor, type SchemaInput } from "../protocol-model.js";
 import { unusedTableEntries } from "../tables.js";
 import { checkDrift, writeOutput } from "../write.js";
 import { CliError, EXIT } from "./errors.js";
 import type { GenerateOptions } from "./generate.js";
 import type { Reporter } from "./report.js";
-import { upstreamFromEnv } from "./schema.js";
-
-export interface SchemaChoice {
-  version?: string;
-  schema?: string;
-  allowUnpinned?: boolean;
-  /** What a relative `schema` path and the search for local copies start from (default: the working folder). */
-  cwd?: string;
-}
-
-/** Loads a schema (registry version or explicit file/URL) with what generate() needs to know about it. */
-export async function schemaInput(opts: SchemaChoice): Promise<SchemaInput> {
-  // MCP_CODEGEN_UPSTREAM (a mirror) applies here as in `schema pull` and `diff`.
-  const upstream = upstreamFromEnv(process.env);
-  const source = await loadSchemaSource({
-    ...(opts.version === undefined ? {} : { version: opts.version }),
-    ...(opts.schema === undefined ? {} : { schema: opts.schema }),
-    allowUnpinned: opts.allowUnpinned ?? false,
-    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
-    ...upstream,
-  });
-  const cwd = opts.cwd === undefined ? {} : { cwd: opts.cwd };
-  return inputFor(source, (version) =>
-    loadSchemaSource({ version, allowUnpinned: false, ...cwd, ...upstream }),
-  );
-}
+import { type SchemaChoice, schemaInput } from "./schema-input.js";
 
 /** Loads a schema (registry version or explicit file/URL) and generates it in memory. */
 export async function generateVersion(opts: SchemaChoice): Promise<Generated> {

@@ -8,14 +8,10 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { getVersion, listVersions } from "../../schema/registry.js";
-import { emitContract } from "../contract/emit.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
-import { patternWarnings } from "../contract/pattern-warnings.js";
-import { checkProtocolFit } from "../contract/protocol-fit.js";
 import { addContractStubs } from "../contract/stubs.js";
 import { type CompiledMemo, compilerVersion } from "../contract/transpile.js";
-import { generate } from "../generate.js";
 import { updateHandlers } from "../handlers-update.js";
 import type { ProtocolModel } from "../model.js";
 import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig } from "../project.js";
@@ -24,8 +20,8 @@ import { fileHash, folderListing, inputName, type Stamp, sha256, writeStamp } fr
 import { writeFileAtomic, writeOutput } from "../write.js";
 import { CliError } from "./errors.js";
 import type { Freshness, ProjectGeneration, ProjectOptions } from "./generate.js";
-import { reportDrift, type SchemaChoice, schemaInput } from "./generate-versions.js";
 import type { Reporter } from "./report.js";
+import { type SchemaChoice, schemaInput } from "./schema-input.js";
 
 /** Everything a project's output folder should hold, computed in memory, and what it was computed from. */
 interface ProjectOutput {
@@ -51,6 +47,7 @@ export async function checkProject(
   report: Reporter,
 ): Promise<number> {
   const output = await projectOutput(root, config, opts, report, NOTHING_FRESH);
+  const { reportDrift } = await import("./generate-versions.js");
   return reportDrift([[output.outDir, output.files]], report);
 }
 
@@ -156,6 +153,8 @@ async function projectOutput(
       recorded.filter((name) => !isContract(name)),
     );
   } else {
+    // The protocol's emitters are loaded only when its files are generated.
+    const { generate } = await import("../generate.js");
     const next = await generate(input);
     model = next.model;
     files = { ...next.files };
@@ -172,6 +171,12 @@ async function projectOutput(
     Object.assign(compiledFrom, fresh.stamp!.compiled?.outputs);
     Object.assign(files, await readBack(outDir, recorded.filter(isContract)));
   } else if (contract) {
+    // The contract's compiler is loaded only when the contract's files are generated.
+    const [{ checkProtocolFit }, { patternWarnings }, { emitContract }] = await Promise.all([
+      import("../contract/protocol-fit.js"),
+      import("../contract/pattern-warnings.js"),
+      import("../contract/emit.js"),
+    ]);
     // A ContractError is an input error (cli/input-errors.ts): printed as its message, exit 2.
     checkProtocolFit(contract, model.definitions, checks);
     warnings = (await patternWarnings(contract, config.patternMaxLength)).map(
