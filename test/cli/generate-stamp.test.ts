@@ -5,7 +5,17 @@
  * Real processes on a project `init` made; timings are in bench/cli.ts, not here.
  */
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -172,5 +182,25 @@ describe("generate with a stamp", () => {
     expect(changed.upToDate).toBe(false);
     expect(changed.changed).toContain(at("generated/contract/tables.js"));
     expect(await generateProject(project)).toEqual({ upToDate: true, changed: [] });
+  });
+
+  it("a contract folder: a file added to it is an input", () => {
+    mkdirSync(at("contract"));
+    renameSync(at("contract.yaml"), at("contract/main.yaml"));
+    renameSync(at("shapes.yaml"), at("shapes.yaml.bak"));
+    writeFileSync(
+      at("contract/main.yaml"),
+      read("contract/main.yaml").replaceAll("./shapes.yaml", "../shapes.yaml.bak"),
+    );
+    writeFileSync(at("mcp-codegen.json"), read("mcp-codegen.json").replace('"contract.yaml"', '"contract"'));
+    generate();
+    expectUpToDate();
+    writeFileSync(
+      at("contract/more.yaml"),
+      "tools:\n  divide:\n    inputSchema: { type: object, properties: { a: { type: number } } }\n",
+    );
+    const run = generate();
+    expect(run.stderr).toContain("stubs added for tools.divide");
+    expectUpToDate();
   });
 });
