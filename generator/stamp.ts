@@ -33,10 +33,9 @@ export interface Stamp {
   warnings: string[];
   /**
    * What was compiled from TypeScript (`contract/transpile.ts`), for a run with the same key and compiler
-   * version to reuse: each compiled output (`contract/validators.js`) → the `sourceKey` of its source, and
-   * the checks a contract is held to against the protocol, by `sourceKey`.
+   * version to reuse: each compiled output (`contract/validators.js`) → the `sourceKey` of its source.
    */
-  compiled?: { compiler: string; outputs: Record<string, string>; checks: Record<string, string> };
+  compiled?: { compiler: string; outputs: Record<string, string> };
 }
 
 export const sha256 = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");

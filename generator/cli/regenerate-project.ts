@@ -7,11 +7,12 @@
 
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
+import { cacheDir } from "../../schema/loader.js";
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
 import { addContractStubs } from "../contract/stubs.js";
-import { type CompiledMemo, compilerVersion } from "../contract/transpile.js";
+import { compilerVersion, folderMemo } from "../contract/transpile.js";
 import { updateHandlers } from "../handlers-update.js";
 import type { ProtocolModel } from "../model.js";
 import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig } from "../project.js";
@@ -163,7 +164,7 @@ async function projectOutput(
 
   const read = new Set<string>();
   let warnings: string[] = [];
-  const { outputs: memo, checks } = await compiledBefore(outDir, fresh);
+  const memo = await compiledBefore(outDir, fresh);
   const compiledFrom: Record<string, string> = {};
   const contract = config.contract ? await loadProjectContract(root, config.contract, read) : undefined;
   if (contract && fresh.contract) {
@@ -178,7 +179,7 @@ async function projectOutput(
       import("../contract/emit.js"),
     ]);
     // A ContractError is an input error (cli/input-errors.ts): printed as its message, exit 2.
-    checkProtocolFit(contract, model.definitions, checks);
+    checkProtocolFit(contract, model.definitions, folderMemo(join(cacheDir(), "compiled")));
     warnings = (await patternWarnings(contract, config.patternMaxLength)).map(
       (w) => `warning: ${config.contract}: ${w}`,
     );
@@ -203,7 +204,7 @@ async function projectOutput(
     files,
     warnings,
     read,
-    compiled: { outputs: compiledFrom, checks: Object.fromEntries(checks) },
+    compiled: { outputs: compiledFrom },
   };
 }
 
@@ -211,22 +212,20 @@ async function projectOutput(
 const afterHeader = (text: string): string => text.slice(text.indexOf("\n") + 1);
 
 /**
- * What the last run compiled and this one may reuse: its compiled outputs still as it wrote them, and its
- * compiled checks, each by `sourceKey`. Nothing when the stamp is for another generator, schema or compiler.
+ * The compiled outputs the last run left, still as it wrote them, by the `sourceKey` of their source; none
+ * when the stamp is for another generator, schema or compiler. Only output files: nothing a project holds
+ * is run here.
  */
-async function compiledBefore(
-  outDir: string,
-  fresh: Freshness,
-): Promise<{ outputs: CompiledMemo; checks: CompiledMemo }> {
-  const outputs: CompiledMemo = new Map();
+async function compiledBefore(outDir: string, fresh: Freshness): Promise<Map<string, string>> {
+  const outputs = new Map<string, string>();
   const { stamp } = fresh;
   if (!stamp?.compiled || stamp.key !== fresh.key || stamp.compiled.compiler !== compilerVersion())
-    return { outputs, checks: new Map() };
+    return outputs;
   for (const [name, source] of Object.entries(stamp.compiled.outputs)) {
     const text = await readFile(join(outDir, name), "utf8").catch(() => undefined);
     if (text !== undefined && sha256(text) === stamp.outputs[name]) outputs.set(source, afterHeader(text));
   }
-  return { outputs, checks: new Map(Object.entries(stamp.compiled.checks)) };
+  return outputs;
 }
 
 /** Generated files the stamp vouches for, as they are on disk. */

@@ -5,10 +5,43 @@
  */
 
 import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ts } from "../ts-morph.js";
 
 /** Compiled JavaScript by `sourceKey` of what it was compiled from; a run adds what it compiles. */
-export type CompiledMemo = Map<string, string>;
+export interface CompiledMemo {
+  get(key: string): string | undefined;
+  set(key: string, js: string): unknown;
+}
+
+/**
+ * A memo in a folder of this user's (the schema cache), one file per source: for code the generator runs
+ * itself, which must not come from a project's files (a checkout's stamp could hold anything). The
+ * compiler's version is in each name. A folder that cannot be written only means compiling again.
+ */
+export function folderMemo(dir: string): CompiledMemo {
+  const path = (key: string) => join(dir, `${key}.${ts.version}.js`);
+  return {
+    get: (key) => {
+      try {
+        return readFileSync(path(key), "utf8");
+      } catch {
+        return undefined;
+      }
+    },
+    set: (key, js) => {
+      try {
+        mkdirSync(dir, { recursive: true });
+        const tmp = `${path(key)}.${process.pid}.tmp`;
+        writeFileSync(tmp, js);
+        renameSync(tmp, path(key));
+      } catch {
+        // Not cached: the next run compiles it again.
+      }
+    },
+  };
+}
 
 /** `esm`: a module to ship (`validators.js`); `cjs`: code to run in memory with a `require` of one's own. */
 export type ModuleKind = "esm" | "cjs";
