@@ -3,10 +3,11 @@
 // it runs the TypeScript sources through tsx (a devDependency), resolving @mcp-codegen/runtime to its
 // sources the way the repository's scripts do (the mcp-codegen-source condition).
 import { existsSync } from "node:fs";
-import { enableCompileCache, register } from "node:module";
+import * as nodeModule from "node:module";
 
 // V8's compiled code kept on disk between runs (Node >= 22.1; the TypeScript compiler is 9 MB of it).
-enableCompileCache?.();
+// Through the namespace: a named import of it would not even load on an older Node.
+nodeModule.enableCompileCache?.();
 
 const dist = new URL("../dist/generator/cli/index.js", import.meta.url);
 const source = new URL("../generator/cli/index.ts", import.meta.url);
@@ -22,7 +23,7 @@ async function sourceCli() {
     process.exit(1);
   }
   tsx.register();
-  register(
+  nodeModule.register(
     `data:text/javascript,${encodeURIComponent(
       'export const resolve = (s, c, next) => next(s, { ...c, conditions: [...c.conditions, "mcp-codegen-source"] });',
     )}`,

@@ -115,7 +115,7 @@ export async function freshness(
     schemaId = hash && `file:${hash}`;
   }
   if (schemaId === undefined) return stale;
-  const key = keyOf(await generatorFingerprint(), target, schemaId);
+  const key = keyOf(generatorFingerprint(), target, schemaId);
   const outDir = join(root, config.output);
   const stamp = await readStamp(outDir);
   if (!stamp || stamp.key !== key) return { ...stale, key };
