@@ -5,7 +5,8 @@
  */
 
 import { compile } from "json-schema-to-typescript";
-import { generate, registryFacts } from "../generator/generate.js";
+import { generate } from "../generator/generate.js";
+import { registryFacts } from "../generator/protocol-model.js";
 import { loadSchemaSource } from "../schema/loader.js";
 import { listVersions } from "../schema/registry.js";
 

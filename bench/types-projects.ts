@@ -69,6 +69,15 @@ function jsonTool(s: Shape): Record<string, unknown> {
   };
 }
 
+/** The contract of `tools` such tools (`tools` in JSON Schema), as `contract.json` holds it. */
+export function benchContract(tools: number): { tools: Record<string, Record<string, unknown>> } {
+  return {
+    tools: Object.fromEntries(
+      Array.from({ length: tools }, (_, i) => shapeOf(i)).map((s) => [s.name, jsonTool(s)]),
+    ),
+  };
+}
+
 /** The handler's body, the same expression on both sides: it reads every argument with its type. */
 const outputExpression = (s: Shape): string =>
   `{ id, accepted: mode === ${JSON.stringify(s.modes[2])} && options.verbose, score: count * options.depth + tags.length, labels: note === undefined ? [...tags, options.${s.label} ?? ""] : [...tags, note] }`;
@@ -155,7 +164,7 @@ export async function writeProjects(
   writeFileSync(join(sdk, "src/server.ts"), sdkServer);
 
   const contractFile = join(ours, "contract.json");
-  const contract = { tools: Object.fromEntries(shapes.map((s) => [s.name, jsonTool(s)])) };
+  const contract = benchContract(tools);
   writeFileSync(contractFile, `${JSON.stringify(contract, null, 2)}\n`);
   cpSync(protocolDir, join(ours, "generated/2025-11-25"), { recursive: true });
   const model = await loadContract(contractFile, "contract.json");

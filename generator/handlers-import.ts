@@ -7,9 +7,10 @@
  */
 
 import { posix } from "node:path";
-import { type ImportDeclaration, type ImportSpecifier, Node, type SourceFile } from "ts-morph";
+import type { ImportDeclaration, ImportSpecifier, SourceFile } from "ts-morph";
 import type { FileStyle } from "./handlers-style.js";
 import { lineIndent, type TextEdit } from "./text-edits.js";
+import { Node } from "./ts-morph.js";
 
 const NAME = "notImplemented";
 const RUNTIME_MODULE = "@mcp-codegen/runtime/codegen";

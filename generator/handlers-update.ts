@@ -5,12 +5,13 @@
  * gain a name, and its marks follow the version (updated, or removed when the handler is back).
  */
 
-import { type Node as MorphNode, Node, Project, ts } from "ts-morph";
+import type { Node as MorphNode, ts as morphTs } from "ts-morph";
 import { notImplementedCallee } from "./handlers-import.js";
 import { fileStyle } from "./handlers-style.js";
 import { appendProperties, type NewProperty } from "./object-append.js";
 import { ProjectError } from "./project.js";
 import { applyEdits, lineStart, type TextEdit } from "./text-edits.js";
+import { Node, Project, ts } from "./ts-morph.js";
 
 export interface HandlersUpdate {
   text: string;
@@ -33,7 +34,12 @@ export function updateHandlers(
   file: string,
   opts: { before: Map<string, string>; after: Map<string, string>; version: string; importFrom: string },
 ): HandlersUpdate {
-  const project = new Project({ useInMemoryFileSystem: true });
+  // Syntax only: without the lib files the program holds this one file (with them, about 1 s of parsing).
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipLoadingLibFiles: true,
+    compilerOptions: { noLib: true },
+  });
   const sf = project.createSourceFile("handlers.ts", text);
   const syntax = project.getProgram().compilerObject.getSyntacticDiagnostics(sf.compilerNode);
   if (syntax.length > 0) {
@@ -76,7 +82,7 @@ export function updateHandlers(
       MARK.test(text.slice(c.pos, c.end)),
     );
     /** Removes a mark this function wrote, with its line when it has one of its own. */
-    const unmark = (c: ts.CommentRange) => {
+    const unmark = (c: morphTs.CommentRange) => {
       const start = lineStart(text, c.pos);
       const from = text.slice(start, c.pos).trim() === "" ? start : c.pos;
       const end = text.startsWith(style.newline, c.end) ? c.end + style.newline.length : c.end;

@@ -4,9 +4,10 @@
  * has a trailing comma (an object with no multi-line entries yet gets them, as formatters do).
  */
 
-import { type ObjectLiteralExpression, ts } from "ts-morph";
+import type { ObjectLiteralExpression } from "ts-morph";
 import type { FileStyle } from "./handlers-style.js";
 import { lineIndent, lineStart, type TextEdit } from "./text-edits.js";
+import { ts } from "./ts-morph.js";
 
 /** A property to append, with the one-line comment written above it. */
 export interface NewProperty {

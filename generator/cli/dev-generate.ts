@@ -13,7 +13,8 @@ import { addContractStubs } from "../contract/stubs.js";
 import type { Generated } from "../generate.js";
 import type { ProjectConfig } from "../project.js";
 import { writeFileAtomic, writeOutput } from "../write.js";
-import { generateVersion, loadProjectContract } from "./generate.js";
+import { generateVersion } from "./generate-versions.js";
+import { loadProjectContract } from "./regenerate-project.js";
 
 export interface Regenerated {
   /** Paths written (absolute), the handlers file included when stubs were added. */

@@ -18,8 +18,10 @@ import { freePort, type ServerProcess, startServer } from "../dev/server-process
 import { findTsc, typeCheck } from "../dev/typecheck.js";
 import { watchProject } from "../dev/watch.js";
 import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project.js";
+import { counted } from "./counted.js";
 import { createRegenerator } from "./dev-generate.js";
-import { CliError, EXIT, isInputError } from "./errors.js";
+import { CliError, EXIT } from "./errors.js";
+import { isInputError } from "./input-errors.js";
 import type { Reporter } from "./report.js";
 
 export interface DevOptions {
@@ -187,9 +189,9 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
       await staged?.stop(0);
       for (const line of checked.errors.slice(0, SHOWN_ERRORS)) report.error(line);
       if (checked.errors.length > SHOWN_ERRORS)
-        report.error(`… and ${checked.errors.length - SHOWN_ERRORS} more type error(s)`);
+        report.error(`… and ${counted(checked.errors.length - SHOWN_ERRORS, "more type error")}`);
       for (const line of failure ?? []) report.error(line);
-      const what = checked.ok ? "the server did not start" : `${checked.errors.length} type error(s)`;
+      const what = checked.ok ? "the server did not start" : counted(checked.errors.length, "type error");
       report.info(`dev: ${what}; ${kept()}`);
       return;
     }

@@ -1,22 +1,26 @@
-import { readFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
-import type { Command } from "commander";
-import { loadSchemaSource } from "../../schema/loader.js";
-import { defaultVersion, getVersion, listVersions } from "../../schema/registry.js";
-import { emitContract } from "../contract/emit.js";
-import { ContractError, loadContract } from "../contract/load.js";
-import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-warnings.js";
-import { checkProtocolFit } from "../contract/protocol-fit.js";
-import { addContractStubs } from "../contract/stubs.js";
-import { type Generated, generate, inputFor, shareLegacy } from "../generate.js";
-import { updateHandlers } from "../handlers-update.js";
-import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig, readConfig } from "../project.js";
-import { unusedTableEntries } from "../tables.js";
-import { checkDrift, writeFileAtomic, writeOutput } from "../write.js";
-import { counted } from "./counted.js";
+/**
+ * `mcp-codegen generate`. Outside a project: registry versions into `<out>/<version>/`
+ * (`generate-versions.ts`). In a project: `generateProject`, which first compares the project with the
+ * stamp its last run left (`../stamp.ts`) and loads the generator only for what changed
+ * (`regenerate-project.ts`). This module loads nothing heavy.
+ */
+
+import { join, resolve } from "node:path";
+import { getVersion } from "../../schema/registry.js";
+import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project-config.js";
+import {
+  fileHash,
+  generatorFingerprint,
+  inputName,
+  inputsUnchanged,
+  keyOf,
+  outputsUnchanged,
+  readStamp,
+  type Stamp,
+  strayOutputs,
+} from "../stamp.js";
 import { CliError, EXIT } from "./errors.js";
-import type { Reporter } from "./report.js";
-import { upstreamFromEnv } from "./schema.js";
+import { createReporter, type Reporter } from "./report.js";
 
 export interface GenerateOptions {
   all?: boolean;
@@ -27,205 +31,107 @@ export interface GenerateOptions {
   allowUnpinned?: boolean;
 }
 
-export function registerGenerate(program: Command, reporter: () => Reporter): void {
-  program
-    .command("generate")
-    .description(
-      `generate types, validators, method tables and typed peers from an MCP schema; in a project (${CONFIG_FILE} present) regenerate it, compile its contract into <output>/contract/ and update its handlers file`,
-    )
-    .option(
-      "--all",
-      "every protocol version in the registry, each into <out>/<version>/ (this repository's generated/)",
-    )
-    .option("-p, --protocol <version>", "protocol version to generate (see `mcp-codegen schema list`)")
-    .option("--schema <file|url>", "read the schema from this file or URL instead of the registry's")
-    .option(
-      "-o, --out <dir>",
-      "output folder outside a project; each version goes to <out>/<version>/ (default: generated)",
-    )
-    .option("--check", "write nothing; exit 1 and name the files that differ from what generation yields")
-    .option("--allow-unpinned", "accept a schema whose sha256 differs from the pinned one")
-    .addHelpText(
-      "after",
-      `
-Examples:
-  $ mcp-codegen generate                        in a project: regenerate for its protocol, and its contract
-                                                (tools, prompts, resources in JSON Schema, "contract" in
-                                                ${CONFIG_FILE}); stubs for what the contract adds
-  $ mcp-codegen generate --protocol 2025-11-25  in a project: move to 2025-11-25, keeping your handlers
-  $ mcp-codegen generate --check                CI: exit 1 when generated code is stale
-  $ mcp-codegen generate --all                  every version into generated/<version>/
-  $ mcp-codegen generate -p 2025-06-18 -o out   one version into out/2025-06-18/`,
-    )
-    .action(async (opts: GenerateOptions) => {
-      process.exitCode = await runGenerate(opts, reporter());
-    });
+/** What a project's generation may be asked: a protocol to move to, a schema in place of the registry's. */
+export type ProjectOptions = Pick<GenerateOptions, "protocol" | "schema" | "allowUnpinned">;
+
+export interface ProjectGeneration {
+  /** Nothing had changed since the last run: nothing was loaded, read beyond hashes, or written. */
+  upToDate: boolean;
+  /** Absolute paths of the files written or removed: generated files, the handlers file, mcp-codegen.json. */
+  changed: string[];
 }
 
-/** Loads a schema (registry version or explicit file/URL) and generates it in memory. */
-export async function generateVersion(opts: {
-  version?: string;
-  schema?: string;
-  allowUnpinned?: boolean;
-}): Promise<Generated> {
-  // MCP_CODEGEN_UPSTREAM (a mirror) applies here as in `schema pull` and `diff`.
-  const upstream = upstreamFromEnv(process.env);
-  const source = await loadSchemaSource({
-    ...(opts.version === undefined ? {} : { version: opts.version }),
-    ...(opts.schema === undefined ? {} : { schema: opts.schema }),
-    allowUnpinned: opts.allowUnpinned ?? false,
-    ...upstream,
-  });
-  return generate(
-    await inputFor(source, (version) => loadSchemaSource({ version, allowUnpinned: false, ...upstream })),
-  );
+/** Which parts of a project are as its stamp recorded them (each implies the ones above it). */
+export interface Freshness {
+  stamp?: Stamp;
+  /** The stamp's key: undefined when the inputs cannot be pinned down (a schema at a URL, --allow-unpinned). */
+  key?: string;
+  /** The protocol files (everything but contract/) are what this generator, version and schema give. */
+  protocol: boolean;
+  /** So are the contract's files, and mcp-codegen.json and every contract file are unchanged. */
+  contract: boolean;
+  /** And the handlers file is as the last run left it, with no stray generated file: nothing to do. */
+  all: boolean;
 }
 
 export async function runGenerate(opts: GenerateOptions, report: Reporter): Promise<number> {
   if (opts.all && (opts.protocol || opts.schema)) {
     throw new CliError("--all cannot be combined with --protocol or --schema");
   }
-  const config = opts.all || opts.out ? undefined : await readConfig(process.cwd());
-  if (config) return runProject(config, opts, report);
-
-  const versions = opts.all ? listVersions() : [opts.protocol ?? (opts.schema ? undefined : defaultVersion)];
-  const started = performance.now();
-  const results: Generated[] = [];
-  // Everything is generated in memory before anything is written: a failure leaves the old output intact.
-  for (const version of versions) {
-    const step = report.step(`generating ${version ?? opts.schema}`);
-    const result = await generateVersion({
-      ...(version === undefined ? {} : { version }),
-      ...(opts.schema === undefined ? {} : { schema: opts.schema }),
-      ...(opts.allowUnpinned ? { allowUnpinned: true } : {}),
-    });
-    results.push(result);
-    step.done(
-      `${result.version}: ${counted(result.model.definitions.length, "definition")}, ${counted(result.model.methods.length, "method")}`,
-    );
+  const root = process.cwd();
+  const config = opts.all || opts.out ? undefined : await readConfig(root);
+  if (!config) {
+    const { runVersions } = await import("./generate-versions.js");
+    return runVersions(opts, report);
   }
-  if (opts.all) {
-    const unused = unusedTableEntries(results.flatMap((r) => [...r.usedTableEntries]));
-    if (unused.length > 0) {
-      throw new CliError(
-        `generator/tables.ts entries match nothing in any version: ${unused.join(", ")}`,
-        EXIT.failure,
-      );
-    }
+  if (opts.check) {
+    const { checkProject } = await import("./regenerate-project.js");
+    return checkProject(root, config, opts, report);
   }
-  const out = resolve(opts.out ?? "generated");
-  const outputs = shareLegacy(results);
-  if (opts.check)
-    return reportDrift(
-      outputs.map((r) => [join(out, r.version), r.files]),
-      report,
-    );
-  let written = 0;
-  for (const r of outputs) written += (await writeOutput(join(out, r.version), r.files)).length;
-  report.info(
-    `${counted(written, "file")} written, ${counted(results.length, "version")} in ${Math.round(performance.now() - started)} ms`,
-  );
-  return EXIT.ok;
-}
-
-async function reportDrift(outputs: [string, Record<string, string>][], report: Reporter): Promise<number> {
-  const drift = (await Promise.all(outputs.map(([dir, files]) => checkDrift(dir, files)))).flat();
-  for (const d of drift) report.error(`${d.reason}: ${d.path}`);
-  if (drift.length > 0) {
-    report.error(`${counted(drift.length, "generated file")} out of date; run \`mcp-codegen generate\``);
-    return EXIT.failure;
-  }
-  report.info(`generated output is up to date (${counted(outputs.length, "version")})`);
+  await generateProject(root, opts, report, config);
   return EXIT.ok;
 }
 
 /**
- * Project mode: regenerate `config.output` for the project's (or the requested) protocol, then add
- * stubs to the handlers file for methods the new version brings and mark handlers it removed.
+ * Regenerates the project in `root` (its `mcp-codegen.json`): the protocol's files and the contract's into
+ * its output folder, stubs and marks in its handlers file, and, with `protocol`, the move to that version.
+ * When nothing changed since the last run, answers from hashes alone. Bad input throws (CliError,
+ * ContractError, ProjectError, SchemaSourceError) and leaves the project as it was.
  */
-async function runProject(config: ProjectConfig, opts: GenerateOptions, report: Reporter): Promise<number> {
+export async function generateProject(
+  root: string,
+  opts: ProjectOptions = {},
+  report: Reporter = createReporter({ quiet: true }),
+  config?: ProjectConfig,
+): Promise<ProjectGeneration> {
   const started = performance.now();
-  const root = process.cwd();
-  const target = opts.protocol ?? config.protocol;
-  const entry = getVersion(target);
-  if (!entry && !opts.schema && !config.schema) {
-    throw new CliError(`unknown protocol version "${target}"; known versions: ${listVersions().join(", ")}`);
-  }
-  const schema = opts.schema ?? config.schema ?? undefined;
-  const step = report.step(`generating protocol ${target}`);
-  const next = await generateVersion({
-    version: target,
-    ...(schema ? { schema } : {}),
-    ...(opts.allowUnpinned ? { allowUnpinned: true } : {}),
-  });
-  step.done(`generated protocol ${target}`);
-  const outDir = join(root, config.output);
-  const contract = config.contract ? await loadProjectContract(root, config.contract) : undefined;
-  // A ContractError is an input error (cli/errors.ts): printed as its message, exit 2.
-  if (contract) checkProtocolFit(contract, next.model.definitions);
-  const files = { ...next.files };
-  if (contract) {
-    const risks = await patternRisks(contract, config.patternMaxLength);
-    for (const w of patternWarnings(risks)) report.notice(`warning: ${config.contract}: ${w}`);
-    const emitted = await emitContract(contract, {
-      protocolVersion: target,
-      ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
-      patternBounds: boundsOf(risks),
-    });
-    for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
-  }
-  if (opts.check) return reportDrift([[outDir, files]], report);
-
-  // Everything is computed before the first write, so bad input (a handlers file that does not parse)
-  // leaves the project untouched.
-  const handlersPath = join(root, config.handlers);
-  const handlersText = await readFile(handlersPath, "utf8").catch((e: NodeJS.ErrnoException) => {
-    throw new CliError(`${config.handlers}: cannot read the handlers file (${e.code ?? e.message})`);
-  });
-  const previous = target === config.protocol ? next : await generateVersion({ version: config.protocol });
-  const update = updateHandlers(handlersText, config.handlers, {
-    before: handlerMethods(previous.model, config.kind),
-    after: handlerMethods(next.model, config.kind),
-    version: target,
-    importFrom: importPath(dirname(handlersPath), join(outDir, "server.js")),
-  });
-
-  const stubs = contract ? addContractStubs(update.text, contract) : { text: update.text, added: [] };
-
-  const written = await writeOutput(outDir, files);
-  if (stubs.text !== handlersText) await writeFileAtomic(handlersPath, stubs.text);
-  if (target !== config.protocol)
-    await writeFileAtomic(join(root, CONFIG_FILE), configText({ ...config, protocol: target }));
-
-  report.info(`${config.output}/: ${counted(written.length, "file")} written`);
-  if (target !== config.protocol) report.info(`${CONFIG_FILE}: protocol ${config.protocol} → ${target}`);
-  if (update.added.length > 0) report.info(`${config.handlers}: stubs added for ${update.added.join(", ")}`);
-  if (stubs.added.length > 0)
-    report.info(`${config.handlers}: stubs added for ${stubs.added.join(", ")} (new in ${config.contract})`);
-  if (update.markedRemoved.length > 0) {
-    report.info(`${config.handlers}: marked as not in ${target}: ${update.markedRemoved.join(", ")}`);
-  }
-  if (update.unmarked.length > 0) {
-    report.info(`${config.handlers}: in ${target} again, mark removed: ${update.unmarked.join(", ")}`);
-  }
-  if (written.length === 0 && stubs.text === handlersText && target === config.protocol)
+  const project = config ?? (await readConfig(root));
+  if (!project) throw new CliError(`no ${CONFIG_FILE} in ${root}`);
+  const fresh = await freshness(root, project, opts);
+  if (fresh.all) {
+    for (const warning of fresh.stamp!.warnings) report.notice(warning);
     report.info("nothing to change");
-  report.info(`done in ${Math.round(performance.now() - started)} ms`);
-  return EXIT.ok;
-}
-
-/** The project's contract, with a failure to read or compile it as bad input (exit 2). */
-export async function loadProjectContract(root: string, path: string) {
-  try {
-    return await loadContract(join(root, path), path);
-  } catch (e) {
-    if (e instanceof ContractError) throw new CliError(e.message);
-    throw e;
+    report.info(`done in ${Math.round(performance.now() - started)} ms`);
+    return { upToDate: true, changed: [] };
   }
+  const { regenerateProject } = await import("./regenerate-project.js");
+  return regenerateProject(root, project, opts, report, fresh, started);
 }
 
-/** A relative ESM specifier from `fromDir` to `file`. */
-function importPath(fromDir: string, file: string): string {
-  const rel = relative(fromDir, file).replaceAll("\\", "/");
-  return rel.startsWith(".") ? rel : `./${rel}`;
+/** How much of the project is current, from its stamp and the hashes of what the stamp names. */
+export async function freshness(
+  root: string,
+  config: ProjectConfig,
+  opts: ProjectOptions,
+): Promise<Freshness> {
+  const stale: Freshness = { protocol: false, contract: false, all: false };
+  const target = opts.protocol ?? config.protocol;
+  const schema = opts.schema ?? config.schema ?? undefined;
+  let schemaId: string | undefined;
+  if (opts.allowUnpinned) schemaId = undefined;
+  else if (schema === undefined) schemaId = getVersion(target)?.sha256;
+  else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(schema)) {
+    const hash = await fileHash(resolve(root, schema));
+    schemaId = hash && `file:${hash}`;
+  }
+  if (schemaId === undefined) return stale;
+  const key = keyOf(generatorFingerprint(), target, schemaId);
+  const outDir = join(root, config.output);
+  const stamp = await readStamp(outDir);
+  if (!stamp || stamp.key !== key) return { ...stale, key };
+  const isContract = (name: string) => name.startsWith("contract/");
+  const protocol = await outputsUnchanged(outDir, stamp.outputs, (name) => !isContract(name));
+  const handlers = inputName(root, config.handlers);
+  const { [handlers]: handlersHash, ...contractInputs } = stamp.inputs;
+  const contract =
+    protocol &&
+    target === config.protocol &&
+    (await inputsUnchanged(root, contractInputs)) &&
+    (await outputsUnchanged(outDir, stamp.outputs, isContract));
+  const all =
+    contract &&
+    handlersHash !== undefined &&
+    (await inputsUnchanged(root, { [handlers]: handlersHash })) &&
+    !(await strayOutputs(outDir, stamp.outputs));
+  return { stamp, key, protocol, contract, all };
 }

@@ -1,17 +1,25 @@
+/**
+ * The `mcp-codegen` command line. Only what every invocation needs is imported here: each command is
+ * registered by its light `*-command.ts` (options and help) and imports its own code when it runs, so
+ * `--version` and `--help` answer without loading the generator.
+ */
+
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { GENERATOR_VERSION } from "../version.js";
-import { registerDiff } from "./diff.js";
-import { EXIT, isInputError } from "./errors.js";
-import { registerGenerate } from "./generate.js";
-import { registerInit } from "./init.js";
-import { registerPull } from "./pull.js";
+import { registerDev } from "./dev-command.js";
+import { registerDiff } from "./diff-command.js";
+import { EXIT } from "./errors.js";
+import { registerGenerate } from "./generate-command.js";
+import { registerInit } from "./init-command.js";
+import { registerPull } from "./pull-command.js";
 import { createReporter, terminal } from "./report.js";
 import { registerSchema } from "./schema.js";
-import { registerTest } from "./test.js";
+import { registerTest } from "./test-command.js";
 
-export async function main(argv: string[]): Promise<number> {
+/** The whole command line: every command with its options and help, none of their code loaded. */
+export function createProgram(): Command {
   const program = new Command("mcp-codegen")
     .description("Generate strongly typed MCP servers and clients from the official MCP JSON Schema")
     .version(GENERATOR_VERSION)
@@ -25,37 +33,12 @@ export async function main(argv: string[]): Promise<number> {
   registerSchema(program, reporter);
   registerPull(program, reporter);
   registerTest(program, reporter);
-  program
-    .command("dev")
-    .description(
-      "run a server project and keep it current: on each edit regenerate the contract, type-check, rebuild and restart (errors shown, the last good server kept)",
-    )
-    .option("--entry <file>", "the server's entry", "src/main.ts")
-    .option("--port <n>", "HTTP: the public port dev keeps up across restarts (default: PORT or 3000)")
-    .option("--transport <kind>", "http or stdio (default: http when the entry calls serveHttp)")
-    .option(
-      "--inspector",
-      "stdio: start the MCP Inspector on the server (npx @modelcontextprotocol/inspector)",
-    )
-    .addHelpText(
-      "after",
-      `
-Examples:
-  $ mcp-codegen dev                  in a server project (its \`npm run dev\`)
-  $ mcp-codegen dev --port 8080      HTTP: the address clients keep using
-  $ mcp-codegen dev --inspector      stdio: and the MCP Inspector on the server
+  registerDev(program, reporter);
+  return program;
+}
 
-Over HTTP, dev listens on 127.0.0.1:<port> and forwards to the server, which it runs on an internal port;
-a new server starts beside the old one and takes over once it listens, so a client's session ends (404,
-and the client opens a new one) but its connection is never refused. Over stdio, dev prints the command
-that attaches the MCP Inspector to the server's bundle (dist/dev/server/main.js); restart the server in
-the Inspector after an edit. A contract that does not compile or code that does not type-check is
-reported as file:line:col and never replaces the running server.`,
-    )
-    .action(async (opts) => {
-      const { runDev } = await import("./dev.js");
-      process.exitCode = await runDev(opts, reporter());
-    });
+export async function main(argv: string[]): Promise<number> {
+  const program = createProgram();
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
@@ -64,6 +47,7 @@ reported as file:line:col and never replaces the running server.`,
       // --help and --version exit through here with code 0.
       return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    const { isInputError } = await import("./input-errors.js");
     if (isInputError(e)) {
       process.stderr.write(`error: ${terminal(e.message)}\n`);
       return "exitCode" in e && typeof e.exitCode === "number" ? e.exitCode : EXIT.usage;

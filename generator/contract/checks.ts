@@ -5,10 +5,10 @@
  */
 
 import * as codegen from "@mcp-codegen/runtime/codegen";
-import { ts } from "ts-morph";
 import { emitValidators } from "../emit/validators.js";
 import type { DefinitionModel } from "../model.js";
 import { checkName } from "../naming.js";
+import { type CompiledMemo, transpile } from "./transpile.js";
 
 /** `{ path, message }` of the first failure, the others in `more`, as the runtime's checks return it. */
 export interface CheckFailure {
@@ -21,15 +21,16 @@ export type CheckFn = (value: unknown) => CheckFailure | undefined;
 
 const RUNTIME_CODEGEN = "@mcp-codegen/runtime/codegen";
 
-/** One check per definition, by definition name (`AddInput` → the emitted `checkAddInput`). */
-export function compileChecks(definitions: DefinitionModel[]): Map<string, CheckFn> {
+/**
+ * One check per definition, by definition name (`AddInput` → the emitted `checkAddInput`); `compiled`
+ * holds JavaScript compiled earlier (`transpile.ts`).
+ */
+export function compileChecks(definitions: DefinitionModel[], compiled?: CompiledMemo): Map<string, CheckFn> {
   const checks = new Map<string, CheckFn>();
   if (definitions.length === 0) return checks;
   const source = emitValidators({ definitions, methods: [] })["validators.ts"]!;
   // CommonJS, so the one import is a `require` this function answers: no module to write or resolve.
-  const js = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-  }).outputText;
+  const js = transpile(source, "cjs", compiled);
   const require = (id: string): unknown => {
     if (id === RUNTIME_CODEGEN) return codegen;
     throw new Error(`emitted validators import ${id}, not only ${RUNTIME_CODEGEN}`);

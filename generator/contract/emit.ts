@@ -6,7 +6,6 @@
  * lists and checks arguments and outputs through the runtime).
  */
 
-import { ts } from "ts-morph";
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
@@ -18,6 +17,7 @@ import { GENERATOR_VERSION } from "../version.js";
 import { formatTs } from "../write.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
+import { type CompiledMemo, transpile } from "./transpile.js";
 
 export interface ContractEmitOptions {
   /** The protocol version whose generated folder the contract's code imports. */
@@ -36,6 +36,8 @@ export interface ContractEmitOptions {
    * `generate` does, to warn); otherwise the contract's patterns are judged here.
    */
   patternBounds?: ReadonlyMap<string, number>;
+  /** JavaScript compiled earlier (`transpile.ts`): a module whose source is in it is not compiled again. */
+  compiled?: CompiledMemo;
 }
 
 /**
@@ -101,7 +103,12 @@ export async function emitContract(
   const head = `${contractHeader(contract, options.protocolVersion)}\n`;
   const files: Record<string, string> = { "types.ts": sources["types.ts"]! };
   for (const name of COMPILED) {
-    files[`${name}.js`] = compiled(sources[`${name}.ts`]!);
+    // Compiled without the header (it names the contract's sha256, which any edit changes), so that a
+    // module whose code an edit leaves alone is found in `options.compiled`.
+    // (The compiler keeps the header line and drops the blank line after it.)
+    files[`${name}.js`] =
+      contractHeader(contract, options.protocolVersion) +
+      transpile(sources[`${name}.ts`]!.slice(head.length), "esm", options.compiled);
     files[`${name}.d.ts`] = head + renderTemplate(`contract-${name}.d.ts`, declarations(contract));
   }
   files["server.ts"] = head + UNCHECKED + sources["server.ts"]!.slice(head.length);
@@ -111,20 +118,6 @@ export async function emitContract(
 /** What the `.d.ts` templates need: the check function of every definition. */
 function declarations(contract: ContractModel) {
   return { checks: contract.definitions.map((d) => checkName(d.name)) };
-}
-
-/**
- * A generated module's JavaScript: its TypeScript with the types erased (header and comments kept), as
- * an ES module. The generator's own code only, so no diagnostics to report.
- */
-function compiled(source: string): string {
-  return ts.transpileModule(source, {
-    compilerOptions: {
-      module: ts.ModuleKind.ESNext,
-      target: ts.ScriptTarget.ES2022,
-      newLine: ts.NewLineKind.LineFeed,
-    },
-  }).outputText;
 }
 
 /** `tables.ts`: the declarations and checks of every tool, prompt, resource and template. */

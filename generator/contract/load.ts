@@ -136,7 +136,7 @@ async function contractFiles(path: string): Promise<string[]> {
  * becomes `#/$defs/Point`); a reference to a whole file or another place in it is named after it.
  * The files are read and parsed (JSON or YAML) by @apidevtools/json-schema-ref-parser.
  */
-async function bundle(file: string, label: string): Promise<Record<string, unknown>> {
+async function bundle(file: string, label: string, read?: Set<string>): Promise<Record<string, unknown>> {
   const parser = new $RefParser();
   const unreadable = async (e: Error): Promise<never> => {
     // The library recurses over what it reads: a document nested deeply enough exhausts the stack.
@@ -150,6 +150,7 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
   const deep = tooDeep(await parser.parse(file, { resolve: { http: false } }).catch(unreadable));
   if (deep !== undefined) throw new ContractError(label, shortPointer(deep), depthReason());
   const refs = await parser.resolve(file, { resolve: { http: false } }).catch(unreadable);
+  for (const path of refs.paths("file")) read?.add(path);
   const doc = structuredClone(parser.schema) as unknown;
   if (!isObject(doc)) throw new ContractError(label, "", NOT_AN_OBJECT);
   const rootUrl = pathToFileURL(resolvePath(file)).href;
@@ -206,8 +207,11 @@ async function bundle(file: string, label: string): Promise<Record<string, unkno
   return local;
 }
 
-/** Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. */
-export async function loadContract(path: string, label = path): Promise<ContractModel> {
+/**
+ * Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. `read`
+ * receives the path of every file read (those reached by `$ref` too).
+ */
+export async function loadContract(path: string, label = path, read?: Set<string>): Promise<ContractModel> {
   const files = await contractFiles(path);
   const tools: Declared["tools"] = record();
   const prompts: Declared["prompts"] = record();
@@ -216,7 +220,7 @@ export async function loadContract(path: string, label = path): Promise<Contract
   const defs: Declared["defs"] = record();
   for (const file of files) {
     const where = files.length === 1 ? label : join(label, relative(path, file));
-    const doc = await bundle(file, where);
+    const doc = await bundle(file, where, read);
     for (const key of Object.keys(doc)) {
       if (!TOP_LEVEL.has(key))
         throw new ContractError(

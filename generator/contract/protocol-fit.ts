@@ -10,6 +10,7 @@ import type { DefinitionModel } from "../model.js";
 import { compileChecks } from "./checks.js";
 import { ContractError } from "./load.js";
 import type { ContractModel } from "./model.js";
+import type { CompiledMemo } from "./transpile.js";
 
 const ITEMS = [
   ["tools", "Tool"],
@@ -19,7 +20,11 @@ const ITEMS = [
 ] as const;
 
 /** Throws a ContractError for the first item of `contract` the protocol's definitions refuse. */
-export function checkProtocolFit(contract: ContractModel, protocol: readonly DefinitionModel[]): void {
+export function checkProtocolFit(
+  contract: ContractModel,
+  protocol: readonly DefinitionModel[],
+  compiled?: CompiledMemo,
+): void {
   const byName = new Map(protocol.map((d) => [d.name, d]));
   const needed = new Map<string, DefinitionModel>();
   const reach = (name: string) => {
@@ -30,7 +35,7 @@ export function checkProtocolFit(contract: ContractModel, protocol: readonly Def
   };
   for (const [key, def] of ITEMS) if (contract[key].length > 0) reach(def);
   if (needed.size === 0) return;
-  const checks = compileChecks([...needed.values()]);
+  const checks = compileChecks([...needed.values()], compiled);
   for (const [key, def] of ITEMS) {
     const check = checks.get(def);
     if (!check) continue;

@@ -6,11 +6,12 @@
  * (an object literal typed `Contract` may not have unknown properties), pointing at the stale handler.
  */
 
-import { Node, type ObjectLiteralExpression, Project } from "ts-morph";
+import type { Node as MorphNode, ObjectLiteralExpression } from "ts-morph";
 import { commentText, objectKey, stringLiteral } from "../escape.js";
 import { fileStyle } from "../handlers-style.js";
 import { appendProperties, type NewProperty } from "../object-append.js";
 import { applyEdits, type TextEdit } from "../text-edits.js";
+import { Node, Project } from "../ts-morph.js";
 import type { ContractModel } from "./model.js";
 
 export interface ContractStubs {
@@ -91,14 +92,14 @@ export function addContractStubs(text: string, contract: ContractModel): Contrac
   return { text: added.length === 0 ? text : applyEdits(text, edits), added };
 }
 
-function objectOf(node: Node | undefined): ObjectLiteralExpression | undefined {
+function objectOf(node: MorphNode | undefined): ObjectLiteralExpression | undefined {
   let n = node;
   while (n && (Node.isSatisfiesExpression(n) || Node.isAsExpression(n) || Node.isParenthesizedExpression(n)))
     n = n.getExpression();
   return n && Node.isObjectLiteralExpression(n) ? n : undefined;
 }
 
-function propertyInitializer(object: ObjectLiteralExpression, name: string): Node | undefined {
+function propertyInitializer(object: ObjectLiteralExpression, name: string): MorphNode | undefined {
   const p = object.getProperty(name) ?? object.getProperty(JSON.stringify(name));
   return p && Node.isPropertyAssignment(p) ? p.getInitializer() : p;
 }
@@ -108,7 +109,7 @@ function propertyInitializer(object: ObjectLiteralExpression, name: string): Nod
  * stubs write names that are no identifiers) read back as those names; undefined for a spread or a
  * computed key that is not a string literal.
  */
-function keyOf(p: Node): string | undefined {
+function keyOf(p: MorphNode): string | undefined {
   if (!Node.isPropertyAssignment(p) && !Node.isMethodDeclaration(p) && !Node.isShorthandPropertyAssignment(p))
     return undefined;
   const name = p.getNameNode();

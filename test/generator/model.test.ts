@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { registryFacts } from "../../generator/generate.js";
 import { parseSchema } from "../../generator/load.js";
 import { buildModel, type ProtocolModel } from "../../generator/model.js";
+import { registryFacts } from "../../generator/protocol-model.js";
 import { unusedTableEntries } from "../../generator/tables.js";
 import { getVersion } from "../../schema/registry.js";
 import { schemaPath, VERSIONS } from "./paths.js";

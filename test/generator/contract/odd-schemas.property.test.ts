@@ -15,7 +15,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { protocol } from "../../../generated/2026-07-28/protocol.js";
-import { isInputError } from "../../../generator/cli/errors.js";
+import { isInputError } from "../../../generator/cli/input-errors.js";
 import { lenientTables } from "../../../generator/cli/pull-lists.js";
 import { compareLocks, renderComparison } from "../../../generator/contract/compat.js";
 import { emitContract } from "../../../generator/contract/emit.js";
