@@ -170,7 +170,7 @@ describe("mcp-codegen dev over HTTP", () => {
     const shown = await waitFor(/error: (src\/handlers\.ts:\d+:\d+ .*)\n/, before, 30_000);
     const line = broken.split("\n").findIndex((l) => l.includes("toLowerCase() * 2")) + 1;
     expect(shown[1]).toMatch(new RegExp(`^src/handlers\\.ts:${line}:\\d+ .*\\(TS\\d+\\)$`));
-    await waitFor(/type error\(s\); still serving the last good server/, before, 30_000);
+    await waitFor(/\d+ type errors?; still serving the last good server/, before, 30_000);
     expect(output.slice(before)).not.toContain("restarted the server");
     // The same session still answers, with the code that type-checked.
     const again = await client.callTool({ name: "shout", arguments: { text: "still" } });
