@@ -5,7 +5,7 @@
  */
 
 import { isIdentifier } from "./naming.js";
-import { isPrototypeName } from "./records.js";
+import { isPrototypeName } from "./util/records.js";
 
 /**
  * What is never shown raw: C0 controls and DEL, C1 controls, the line and paragraph separators (line

@@ -11,7 +11,7 @@ import { fileStyle } from "./handlers-style.js";
 import { appendProperties, type NewProperty } from "./object-append.js";
 import { ProjectError } from "./project.js";
 import { applyEdits, lineStart, type TextEdit } from "./text-edits.js";
-import { Node, Project, ts } from "./ts-morph.js";
+import { Node, Project, ts } from "./util/ts-morph.js";
 
 export interface HandlersUpdate {
   text: string;

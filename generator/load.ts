@@ -7,8 +7,8 @@
 import { formats } from "@mcp-codegen/runtime/codegen";
 import type { Dialect } from "../schema/registry.js";
 import { depthReason, MAX_DEPTH, shortPointer, tooDeep } from "./depth.js";
-import { record, recordOf } from "./records.js";
 import { applySchemaFixes } from "./tables.js";
+import { record, recordOf } from "./util/records.js";
 
 export type { Dialect };
 

@@ -7,7 +7,7 @@
 import { getVersion, listVersions } from "../schema/registry.js";
 import { parseSchema } from "./load.js";
 import { buildModel, type ProtocolModel } from "./model.js";
-import { GENERATOR_VERSION } from "./version.js";
+import { GENERATOR_VERSION } from "./util/version.js";
 
 export interface SchemaInput {
   /** Older versions this code also negotiates (registry versions with the same lifecycle), newest first. */

@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "../schema/fs.js";
 import { PACKAGE_ROOT } from "../schema/package.js";
-import { GENERATOR_VERSION } from "./version.js";
+import { GENERATOR_VERSION } from "./util/version.js";
 
 export const STAMP_FILE = ".mcp-codegen-stamp.json";
 

@@ -4,7 +4,7 @@ import { diffModels, renderMarkdown, renderText } from "../diff.js";
 import { parseSchema } from "../load.js";
 import { buildModel, type ProtocolModel } from "../model.js";
 import { registryFacts } from "../protocol-model.js";
-import { GENERATOR_VERSION } from "../version.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";

@@ -6,7 +6,7 @@
  * more, found at run time), with its name and mimeType.
  */
 
-import { own } from "../records.js";
+import { own } from "../util/records.js";
 import { canonicalJson } from "./load.js";
 import type { ContractPrompt, ContractResource, ContractTemplate, JsonObject } from "./model.js";
 

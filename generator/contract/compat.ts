@@ -12,7 +12,7 @@
  */
 
 import { isObject } from "../load.js";
-import { own } from "../records.js";
+import { own } from "../util/records.js";
 import { canonicalJson } from "./load.js";
 import { type ContractLock, itemKey, LOCK_KINDS, type LockKind } from "./lock.js";
 

@@ -10,7 +10,7 @@ import { emitValidators } from "../emit/validators.js";
 import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../escape.js";
 import { checkName, typeName } from "../naming.js";
 import { renderTemplate } from "../templates.js";
-import { GENERATOR_VERSION } from "../version.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { formatTs } from "../write.js";
 import type { LooseTools } from "./from-lock.js";
 import type { ContractLock } from "./lock.js";

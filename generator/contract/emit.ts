@@ -13,7 +13,7 @@ import { commentText, dataLiteral, docComment, memberKey, stringLiteral, tableEn
 import { checkName, typeName } from "../naming.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../tables.js";
 import { renderTemplate } from "../templates.js";
-import { GENERATOR_VERSION } from "../version.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { formatTs } from "../write.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";

@@ -8,7 +8,7 @@
  */
 
 import { isObject } from "../load.js";
-import { record } from "../records.js";
+import { record } from "../util/records.js";
 import { hoistSchema } from "./hoist.js";
 import { buildContract, ContractError, typeNamesOf } from "./load.js";
 import type { ContractLock } from "./lock.js";

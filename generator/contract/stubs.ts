@@ -11,7 +11,7 @@ import { commentText, objectKey, stringLiteral } from "../escape.js";
 import { fileStyle } from "../handlers-style.js";
 import { appendProperties, type NewProperty } from "../object-append.js";
 import { applyEdits, type TextEdit } from "../text-edits.js";
-import { Node, Project } from "../ts-morph.js";
+import { Node, Project } from "../util/ts-morph.js";
 import type { ContractModel } from "./model.js";
 
 export interface ContractStubs {

@@ -1,11 +1,11 @@
 /**
- * The backtracking check (generator/backtracking.ts, recheck): every pattern known to backtrack
+ * The backtracking check (generator/util/backtracking.ts, recheck): every pattern known to backtrack
  * catastrophically is flagged at the length it runs on, with a `maxLength` that would make it safe; the
  * patterns it calls safe really run fast at the default limit in V8, including the unambiguous
  * repetitions a shape-based check would have flagged.
  */
 import { describe, expect, it } from "vitest";
-import { backtrackingRisk, DEFAULT_PATTERN_MAX_LENGTH } from "../../generator/backtracking.js";
+import { backtrackingRisk, DEFAULT_PATTERN_MAX_LENGTH } from "../../generator/util/backtracking.js";
 
 const LIMIT = DEFAULT_PATTERN_MAX_LENGTH;
 
