@@ -9,8 +9,8 @@ import { emitProtocol } from "./emit/protocol.js";
 import { emitTypes } from "./emit/types.js";
 import { emitValidators } from "./emit/validators.js";
 import { emitZod } from "./emit/zod.js";
-import type { ProtocolModel } from "./model.js";
-import { protocolModel, type SchemaInput } from "./protocol-model.js";
+import type { ProtocolModel } from "./protocol/model.js";
+import { protocolModel, type SchemaInput } from "./protocol/protocol-model.js";
 import { withHeader } from "./write.js";
 
 export interface Generated {

@@ -4,8 +4,8 @@
  */
 
 import { interfaceMethods } from "./emit/peers.js";
-import type { ProtocolModel } from "./model.js";
 import { CONFIG_FILE, configText, type ProjectConfig } from "./project-config.js";
+import type { ProtocolModel } from "./protocol/model.js";
 import { renderTemplate } from "./templates.js";
 
 export {

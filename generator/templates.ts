@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
 import { PACKAGE_ROOT } from "../schema/package.js";
-import { dataLiteral } from "./escape.js";
+import { dataLiteral } from "./protocol/escape.js";
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, "templates");
 const cache = new Map<string, HandlebarsTemplateDelegate>();

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { createFromBuffer, type Formatter } from "@dprint/formatter";
 import { getPath } from "@dprint/typescript";
 import { writeFileAtomic } from "../schema/fs.js";
-import { commentText } from "./escape.js";
-import type { ProtocolModel } from "./model.js";
+import { commentText } from "./protocol/escape.js";
+import type { ProtocolModel } from "./protocol/model.js";
 import { GENERATED_MARK } from "./stamp.js";
 
 let formatter: Formatter | undefined;

@@ -5,7 +5,7 @@ import { emitContractClient } from "../contract/emit-client.js";
 import { contractFromLock } from "../contract/from-lock.js";
 import { ContractError } from "../contract/load.js";
 import { buildLock, type ContractLock, parseLock, renderLock } from "../contract/lock.js";
-import { visible } from "../escape.js";
+import { visible } from "../protocol/escape.js";
 import { writeFileAtomic, writeOutput } from "../write.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import type { ContractPrompt } from "../contract/model.js";
 import { seedsOf } from "../contract/seeds.js";
 import { wrongPromptArguments } from "../contract/wrong-prompt-arguments.js";
-import type { Json } from "../load.js";
+import type { Json } from "../protocol/load.js";
 import {
   assertSampled,
   checkedSeeds,

@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import type { CheckFn } from "../contract/checks.js";
 import type { Seed } from "../contract/seeds.js";
-import type { Json, SchemaNode } from "../load.js";
+import type { Json, SchemaNode } from "../protocol/load.js";
 import type { CallOutcome, ServerSession } from "./test-session.js";
 import { show, where } from "./test-verdicts.js";
 

@@ -14,7 +14,7 @@ import { seedsOf } from "../contract/seeds.js";
 import { readsBack, uriTemplateOf } from "../contract/template-uris.js";
 import { wrongUris } from "../contract/wrong-uris.js";
 import { requiredArguments } from "../contract/wrong-values.js";
-import type { Json } from "../load.js";
+import type { Json } from "../protocol/load.js";
 import {
   assertSampled,
   checkedSeeds,

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import type { ContractTool, JsonObject } from "../contract/model.js";
 import { seedsOf } from "../contract/seeds.js";
 import { requiredArguments, wrongArguments } from "../contract/wrong-values.js";
-import type { Json } from "../load.js";
+import type { Json } from "../protocol/load.js";
 import {
   assertSampled,
   checkedSeeds,

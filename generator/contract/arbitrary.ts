@@ -1,6 +1,6 @@
 /**
  * A schema as a fast-check arbitrary: values the schema accepts, for property tests of a server against
- * its contract (`mcp-codegen test`). It covers what generator/load.ts accepts: types, const, enum,
+ * its contract (`mcp-codegen test`). It covers what generator/protocol/load.ts accepts: types, const, enum,
  * properties/required/additionalProperties/patternProperties, items and their bounds, string lengths
  * (in code points, as JSON Schema counts), patterns, formats, numeric bounds, anyOf/oneOf, allOf (members
  * merged) and `$ref`s, expanded to a bounded depth so recursive definitions stay finite.
@@ -11,7 +11,7 @@
  */
 
 import fc from "fast-check";
-import { isOfType, type Json, type JsonType, type SchemaNode } from "../load.js";
+import { isOfType, type Json, type JsonType, type SchemaNode } from "../protocol/load.js";
 
 export interface ArbitraryOptions {
   /** How many `$ref`s deep a value may reach; past it only required members and minimal arrays. */

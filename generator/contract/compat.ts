@@ -6,12 +6,12 @@
  * a new bound, pattern or format, a new required argument, `additionalProperties: false` — breaking;
  * the opposite — compatible). Outputs are judged the other way round, since the client checks them
  * against the old schema: a new value the old schema rejects is breaking, and so is a property removed
- * (clients read it). Like generator/diff.ts, properties are followed through inline objects and array
+ * (clients read it). Like generator/protocol/diff.ts, properties are followed through inline objects and array
  * items; `$ref`s are followed into the schema's own `$defs`. Keywords compared only as a whole (`anyOf`,
  * `oneOf`, `allOf`, anything unknown) count as breaking when they differ: no proof of compatibility.
  */
 
-import { isObject } from "../load.js";
+import { isObject } from "../protocol/load.js";
 import { own } from "../util/records.js";
 import { canonicalJson } from "./load.js";
 import { type ContractLock, itemKey, LOCK_KINDS, type LockKind } from "./lock.js";

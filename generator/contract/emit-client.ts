@@ -7,8 +7,8 @@
 
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
-import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../escape.js";
-import { checkName, typeName } from "../naming.js";
+import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../protocol/escape.js";
+import { checkName, typeName } from "../protocol/naming.js";
 import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../util/version.js";
 import { formatTs } from "../write.js";

@@ -7,7 +7,7 @@
  * warning naming the tool and the keyword; a prompt or template that cannot be read is left out, warned.
  */
 
-import { isObject } from "../load.js";
+import { isObject } from "../protocol/load.js";
 import { record } from "../util/records.js";
 import { hoistSchema } from "./hoist.js";
 import { buildContract, ContractError, typeNamesOf } from "./load.js";

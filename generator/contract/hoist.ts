@@ -1,6 +1,6 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
-import { escapePointer, isObject } from "../load.js";
+import { escapePointer, isObject } from "../protocol/load.js";
 import { identifierToken, typeNamesOf } from "../util/mangle.js";
 import { own, record, setOwn } from "../util/records.js";
 

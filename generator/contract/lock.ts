@@ -5,8 +5,8 @@
  * order the server listed them in.
  */
 
-import { depthReason, MAX_LOCK_DEPTH, shortPointer, tooDeep } from "../depth.js";
-import { isObject } from "../load.js";
+import { depthReason, MAX_LOCK_DEPTH, shortPointer, tooDeep } from "../protocol/depth.js";
+import { isObject } from "../protocol/load.js";
 import { ContractError, canonicalJson, canonicalSha256 } from "./load.js";
 import type { JsonObject } from "./model.js";
 

@@ -5,7 +5,7 @@
  * validators run the pattern only on strings within its safe length (`boundsOf`).
  */
 
-import type { SchemaNode } from "../load.js";
+import type { SchemaNode } from "../protocol/load.js";
 import {
   type BacktrackingRisk,
   backtrackingRisk,

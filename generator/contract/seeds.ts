@@ -6,7 +6,7 @@
  * server is expected to know (`fromExamples`).
  */
 
-import type { Json } from "../load.js";
+import type { Json } from "../protocol/load.js";
 import type { ItemTest, JsonObject } from "./model.js";
 
 export interface Seed {

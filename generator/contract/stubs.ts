@@ -7,9 +7,9 @@
  */
 
 import type { Node as MorphNode, ObjectLiteralExpression } from "ts-morph";
-import { commentText, objectKey, stringLiteral } from "../escape.js";
 import { fileStyle } from "../handlers-style.js";
 import { appendProperties, type NewProperty } from "../object-append.js";
+import { commentText, objectKey, stringLiteral } from "../protocol/escape.js";
 import { applyEdits, type TextEdit } from "../text-edits.js";
 import { Node, Project } from "../util/ts-morph.js";
 import type { ContractModel } from "./model.js";

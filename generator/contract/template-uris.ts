@@ -7,7 +7,7 @@
  */
 
 import { UriTemplate } from "@mcp-codegen/runtime/codegen";
-import type { Json } from "../load.js";
+import type { Json } from "../protocol/load.js";
 import type { ContractTemplate } from "./model.js";
 
 export function uriTemplateOf(template: ContractTemplate): UriTemplate {

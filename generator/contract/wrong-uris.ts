@@ -6,7 +6,7 @@
  */
 
 import type { UriTemplate } from "@mcp-codegen/runtime/codegen";
-import type { Json } from "../load.js";
+import type { Json } from "../protocol/load.js";
 import type { CheckFn } from "./checks.js";
 import type { ContractTemplate } from "./model.js";
 import { readsBack } from "./template-uris.js";

@@ -4,7 +4,7 @@
  * invalid by the contract's own check (and failing at that argument) before it is sent.
  */
 
-import type { Json, SchemaNode } from "../load.js";
+import type { Json, SchemaNode } from "../protocol/load.js";
 import type { CheckFn } from "./checks.js";
 
 export interface WrongArguments {

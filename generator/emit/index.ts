@@ -1,7 +1,7 @@
 /** index.ts: one import path for a version's types, validators and tables. */
 
-import type { ProtocolModel } from "../model.js";
-import { schemaName } from "../naming.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { schemaName } from "../protocol/naming.js";
 import { renderTemplate } from "../templates.js";
 import { handlerResults } from "./peers.js";
 

@@ -5,9 +5,9 @@
  */
 
 import { FILLED_RESULT_MEMBERS, RUNTIME_METHODS } from "@mcp-codegen/runtime";
-import { commentText, stringLiteral } from "../escape.js";
-import type { SchemaNode } from "../load.js";
-import type { MethodModel, ProtocolModel } from "../model.js";
+import { commentText, stringLiteral } from "../protocol/escape.js";
+import type { SchemaNode } from "../protocol/load.js";
+import type { MethodModel, ProtocolModel } from "../protocol/model.js";
 import { renderTemplate } from "../templates.js";
 
 /** Members of the runtime Client that typed methods must not shadow. */

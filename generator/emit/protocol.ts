@@ -5,8 +5,8 @@
  * (ping, progress, cancelled) has one entry per direction.
  */
 
-import type { MethodModel, ProtocolModel } from "../model.js";
-import { checkName, paramsCheckName } from "../naming.js";
+import type { MethodModel, ProtocolModel } from "../protocol/model.js";
+import { checkName, paramsCheckName } from "../protocol/naming.js";
 import { renderTemplate } from "../templates.js";
 import { group, print } from "./layout.js";
 

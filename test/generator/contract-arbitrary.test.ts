@@ -1,5 +1,5 @@
 /**
- * contract/arbitrary.ts: for schemas covering every construct generator/load.ts accepts, each of 1000
+ * contract/arbitrary.ts: for schemas covering every construct generator/protocol/load.ts accepts, each of 1000
  * samples passes the plain validator emitted for that schema (after a JSON round trip, as a server would
  * receive it); schemas nothing satisfies are refused with the place, not sampled.
  */
@@ -7,8 +7,8 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { arbitraryOf, SampleError } from "../../generator/contract/arbitrary.js";
 import { type CheckFn, compileChecks } from "../../generator/contract/checks.js";
-import { parseSchema, type SchemaNode } from "../../generator/load.js";
-import { collectRefs } from "../../generator/model.js";
+import { parseSchema, type SchemaNode } from "../../generator/protocol/load.js";
+import { collectRefs } from "../../generator/protocol/model.js";
 
 const DEFS: Record<string, unknown> = {
   Scalars: {

@@ -13,7 +13,7 @@ import type { ContractModel } from "../../generator/contract/model.js";
 import { readsBack, uriTemplateOf } from "../../generator/contract/template-uris.js";
 import { wrongPromptArguments } from "../../generator/contract/wrong-prompt-arguments.js";
 import { wrongUris } from "../../generator/contract/wrong-uris.js";
-import type { Json, SchemaNode } from "../../generator/load.js";
+import type { Json, SchemaNode } from "../../generator/protocol/load.js";
 
 const YAML = `
 prompts:

@@ -4,10 +4,10 @@
  * against) without loading the emitters.
  */
 
-import { getVersion, listVersions } from "../schema/registry.js";
+import { getVersion, listVersions } from "../../schema/registry.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { parseSchema } from "./load.js";
 import { buildModel, type ProtocolModel } from "./model.js";
-import { GENERATOR_VERSION } from "./util/version.js";
 
 export interface SchemaInput {
   /** Older versions this code also negotiates (registry versions with the same lifecycle), newest first. */

@@ -5,10 +5,10 @@
  */
 
 import { formats } from "@mcp-codegen/runtime/codegen";
-import type { Dialect } from "../schema/registry.js";
+import type { Dialect } from "../../schema/registry.js";
+import { record, recordOf } from "../util/records.js";
 import { depthReason, MAX_DEPTH, shortPointer, tooDeep } from "./depth.js";
 import { applySchemaFixes } from "./tables.js";
-import { record, recordOf } from "./util/records.js";
 
 export type { Dialect };
 

@@ -3,8 +3,8 @@
  * Inline positions are named by where they sit (`CallToolRequest_params`), never by counters.
  */
 
+import { typeIdentifier } from "../util/mangle.js";
 import { HANDLER_NAME } from "./tables.js";
-import { typeIdentifier } from "./util/mangle.js";
 
 export const schemaName = (definition: string): string => `${definition}Schema`;
 

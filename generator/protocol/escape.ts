@@ -4,8 +4,8 @@
  * prototype, or move the cursor. Identifiers are the other context: `mangle.ts` derives them.
  */
 
+import { isPrototypeName } from "../util/records.js";
 import { isIdentifier } from "./naming.js";
-import { isPrototypeName } from "./util/records.js";
 
 /**
  * What is never shown raw: C0 controls and DEL, C1 controls, the line and paragraph separators (line
