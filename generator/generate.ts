@@ -9,9 +9,9 @@ import { emitProtocol } from "./emit/protocol.js";
 import { emitTypes } from "./emit/types.js";
 import { emitValidators } from "./emit/validators.js";
 import { emitZod } from "./emit/zod.js";
+import { withHeader } from "./output/write.js";
 import type { ProtocolModel } from "./protocol/model.js";
 import { protocolModel, type SchemaInput } from "./protocol/protocol-model.js";
-import { withHeader } from "./write.js";
 
 export interface Generated {
   version: string;

@@ -4,9 +4,9 @@
  */
 
 import { interfaceMethods } from "./emit/peers.js";
+import { renderTemplate } from "./output/templates.js";
 import { CONFIG_FILE, configText, type ProjectConfig } from "./project-config.js";
 import type { ProtocolModel } from "./protocol/model.js";
-import { renderTemplate } from "./templates.js";
 
 export {
   CONFIG_FILE,

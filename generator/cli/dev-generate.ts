@@ -11,8 +11,8 @@ import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-war
 import { checkProtocolFit } from "../contract/protocol-fit.js";
 import { addContractStubs } from "../contract/stubs.js";
 import type { Generated } from "../generate.js";
+import { writeFileAtomic, writeOutput } from "../output/write.js";
 import type { ProjectConfig } from "../project.js";
-import { writeFileAtomic, writeOutput } from "../write.js";
 import { generateVersion } from "./generate-versions.js";
 import { loadProjectContract } from "./regenerate-project.js";
 

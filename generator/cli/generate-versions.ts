@@ -6,8 +6,8 @@
 import { join, resolve } from "node:path";
 import { defaultVersion, listVersions } from "../../schema/registry.js";
 import { type Generated, generate, shareLegacy } from "../generate.js";
+import { checkDrift, writeOutput } from "../output/write.js";
 import { unusedTableEntries } from "../protocol/tables.js";
-import { checkDrift, writeOutput } from "../write.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import type { GenerateOptions } from "./generate.js";

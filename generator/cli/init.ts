@@ -6,9 +6,9 @@ import { defaultVersion, getVersion, listVersions } from "../../schema/registry.
 import { backupFile } from "../backup.js";
 import { emitContract } from "../contract/emit.js";
 import { loadContractText } from "../contract/load.js";
+import { writeFileAtomic } from "../output/write.js";
 import { mergePackageJson, type PackageMerge } from "../package-merge.js";
 import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project.js";
-import { writeFileAtomic } from "../write.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { generateVersion } from "./generate-versions.js";

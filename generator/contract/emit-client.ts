@@ -7,11 +7,11 @@
 
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
+import { renderTemplate } from "../output/templates.js";
+import { formatTs } from "../output/write.js";
 import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../protocol/escape.js";
 import { checkName, typeName } from "../protocol/naming.js";
-import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../util/version.js";
-import { formatTs } from "../write.js";
 import type { LooseTools } from "./from-lock.js";
 import type { ContractLock } from "./lock.js";
 import type { ContractModel } from "./model.js";

@@ -9,6 +9,8 @@
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
+import { renderTemplate } from "../output/templates.js";
+import { formatTs } from "../output/write.js";
 import {
   commentText,
   dataLiteral,
@@ -19,9 +21,7 @@ import {
 } from "../protocol/escape.js";
 import { checkName, typeName } from "../protocol/naming.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../protocol/tables.js";
-import { renderTemplate } from "../templates.js";
 import { GENERATOR_VERSION } from "../util/version.js";
-import { formatTs } from "../write.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
 import { type CompiledMemo, transpile } from "./transpile.js";

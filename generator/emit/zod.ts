@@ -4,12 +4,12 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
+import { renderTemplate } from "../output/templates.js";
 import { dataLiteral, objectKey, stringLiteral } from "../protocol/escape.js";
 import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../protocol/load.js";
 import type { ProtocolModel } from "../protocol/model.js";
 import { schemaName } from "../protocol/naming.js";
 import { SCHEMA_FIXES } from "../protocol/tables.js";
-import { renderTemplate } from "../templates.js";
 import { DEFAULT_PATTERN_MAX_LENGTH } from "../util/backtracking.js";
 import { type Doc, group, print } from "./layout.js";
 

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateProject } from "../../generator/cli/generate.js";
-import { GENERATED_MARK, STAMP_FILE } from "../../generator/stamp.js";
+import { GENERATED_MARK, STAMP_FILE } from "../../generator/output/stamp.js";
 import { runCli } from "./run.js";
 import { heavyIn, ownFilesIn, runCliTraced } from "./run-traced.js";
 

@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
-import { PACKAGE_ROOT } from "../schema/package.js";
-import { dataLiteral } from "./protocol/escape.js";
+import { PACKAGE_ROOT } from "../../schema/package.js";
+import { dataLiteral } from "../protocol/escape.js";
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, "templates");
 const cache = new Map<string, HandlebarsTemplateDelegate>();

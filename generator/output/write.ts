@@ -8,9 +8,9 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createFromBuffer, type Formatter } from "@dprint/formatter";
 import { getPath } from "@dprint/typescript";
-import { writeFileAtomic } from "../schema/fs.js";
-import { commentText } from "./protocol/escape.js";
-import type { ProtocolModel } from "./protocol/model.js";
+import { writeFileAtomic } from "../../schema/fs.js";
+import { commentText } from "../protocol/escape.js";
+import type { ProtocolModel } from "../protocol/model.js";
 import { GENERATED_MARK } from "./stamp.js";
 
 let formatter: Formatter | undefined;
@@ -35,7 +35,7 @@ export function header(
 
 export const withHeader = (text: string, model: ProtocolModel): string => `${header(model)}\n${text}`;
 
-export { writeFileAtomic } from "../schema/fs.js";
+export { writeFileAtomic } from "../../schema/fs.js";
 
 export type Drift = { path: string; reason: "differs" | "missing" | "unexpected" };
 

@@ -14,9 +14,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeFileAtomic } from "../schema/fs.js";
-import { PACKAGE_ROOT } from "../schema/package.js";
-import { GENERATOR_VERSION } from "./util/version.js";
+import { writeFileAtomic } from "../../schema/fs.js";
+import { PACKAGE_ROOT } from "../../schema/package.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 
 export const STAMP_FILE = ".mcp-codegen-stamp.json";
 
@@ -45,7 +45,7 @@ const slash = (path: string): string => path.replaceAll("\\", "/");
 
 /** The folders whose files make up the running generator: its code (sources or dist/) and its templates. */
 function codeFolders(): string[] {
-  const codeRoot = fileURLToPath(new URL("..", import.meta.url));
+  const codeRoot = fileURLToPath(new URL("../..", import.meta.url));
   return [join(codeRoot, "generator"), join(codeRoot, "schema"), join(PACKAGE_ROOT, "templates")];
 }
 
