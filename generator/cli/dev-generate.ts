@@ -10,7 +10,7 @@ import { emitContract } from "../contract/emit.js";
 import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-warnings.js";
 import { checkProtocolFit } from "../contract/protocol-fit.js";
 import { addContractStubs } from "../contract/stubs.js";
-import type { Generated } from "../generate.js";
+import type { Generated } from "../emit/generate.js";
 import { writeFileAtomic, writeOutput } from "../output/write.js";
 import type { ProjectConfig } from "../project.js";
 import { generateVersion } from "./generate-versions.js";

@@ -5,7 +5,7 @@
 
 import { join, resolve } from "node:path";
 import { defaultVersion, listVersions } from "../../schema/registry.js";
-import { type Generated, generate, shareLegacy } from "../generate.js";
+import { type Generated, generate, shareLegacy } from "../emit/generate.js";
 import { checkDrift, writeOutput } from "../output/write.js";
 import { unusedTableEntries } from "../protocol/tables.js";
 import { counted } from "./counted.js";

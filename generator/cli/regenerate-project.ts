@@ -156,7 +156,7 @@ async function projectOutput(
     );
   } else {
     // The protocol's emitters are loaded only when its files are generated.
-    const { generate } = await import("../generate.js");
+    const { generate } = await import("../emit/generate.js");
     const next = await generate(input);
     model = next.model;
     files = { ...next.files };

@@ -3,15 +3,15 @@
  * so a failure at any step leaves the previous output untouched.
  */
 
-import { emitIndex } from "./emit/index.js";
-import { emitPeers } from "./emit/peers.js";
-import { emitProtocol } from "./emit/protocol.js";
-import { emitTypes } from "./emit/types.js";
-import { emitValidators } from "./emit/validators.js";
-import { emitZod } from "./emit/zod.js";
-import { withHeader } from "./output/write.js";
-import type { ProtocolModel } from "./protocol/model.js";
-import { protocolModel, type SchemaInput } from "./protocol/protocol-model.js";
+import { withHeader } from "../output/write.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { protocolModel, type SchemaInput } from "../protocol/protocol-model.js";
+import { emitIndex } from "./index.js";
+import { emitPeers } from "./peers.js";
+import { emitProtocol } from "./protocol.js";
+import { emitTypes } from "./types.js";
+import { emitValidators } from "./validators.js";
+import { emitZod } from "./zod.js";
 
 export interface Generated {
   version: string;
