@@ -17,9 +17,9 @@
 import type fc from "fast-check";
 import { arbitraryOf, SampleError } from "../contract/arbitrary.js";
 import { compileChecks } from "../contract/checks.js";
-import { comparePrompts, compareResources, compareTemplates, compareTools } from "../contract/compare.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
+import { comparePrompts, compareResources, compareTemplates, compareTools } from "../lock/compare.js";
 import { CONFIG_FILE, readConfig } from "../project.js";
 import type { Json, SchemaNode } from "../protocol/load.js";
 import { CliError, EXIT } from "./errors.js";

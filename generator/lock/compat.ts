@@ -11,9 +11,9 @@
  * `oneOf`, `allOf`, anything unknown) count as breaking when they differ: no proof of compatibility.
  */
 
+import { canonicalJson } from "../contract/load.js";
 import { isObject } from "../protocol/load.js";
 import { own } from "../util/records.js";
-import { canonicalJson } from "./load.js";
 import { type ContractLock, itemKey, LOCK_KINDS, type LockKind } from "./lock.js";
 
 export type Level = "breaking" | "compatible";

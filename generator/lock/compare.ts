@@ -6,9 +6,9 @@
  * more, found at run time), with its name and mimeType.
  */
 
+import { canonicalJson } from "../contract/load.js";
+import type { ContractPrompt, ContractResource, ContractTemplate, JsonObject } from "../contract/model.js";
 import { own } from "../util/records.js";
-import { canonicalJson } from "./load.js";
-import type { ContractPrompt, ContractResource, ContractTemplate, JsonObject } from "./model.js";
 
 /** At most this many differing places are named per schema: the first ones locate the mistake. */
 const MAX_PLACES = 5;

@@ -7,12 +7,12 @@
  * warning naming the tool and the keyword; a prompt or template that cannot be read is left out, warned.
  */
 
+import { hoistSchema } from "../contract/hoist.js";
+import { buildContract, ContractError, typeNamesOf } from "../contract/load.js";
+import type { ContractModel } from "../contract/model.js";
 import { isObject } from "../protocol/load.js";
 import { record } from "../util/records.js";
-import { hoistSchema } from "./hoist.js";
-import { buildContract, ContractError, typeNamesOf } from "./load.js";
 import type { ContractLock } from "./lock.js";
-import type { ContractModel } from "./model.js";
 
 type Raw = Record<string, unknown>;
 type Declared = Parameters<typeof buildContract>[1];

@@ -5,6 +5,7 @@
  * `readResource` (runtime/client/contract.ts does the calling and checking).
  */
 
+import type { ContractModel } from "../contract/model.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
 import { renderTemplate } from "../output/templates.js";
@@ -14,7 +15,6 @@ import { checkName, typeName } from "../protocol/naming.js";
 import { GENERATOR_VERSION } from "../util/version.js";
 import type { LooseTools } from "./from-lock.js";
 import type { ContractLock } from "./lock.js";
-import type { ContractModel } from "./model.js";
 
 export interface ClientEmitInput {
   lock: ContractLock;

@@ -5,10 +5,10 @@
  * order the server listed them in.
  */
 
+import { ContractError, canonicalJson, canonicalSha256 } from "../contract/load.js";
+import type { JsonObject } from "../contract/model.js";
 import { depthReason, MAX_LOCK_DEPTH, shortPointer, tooDeep } from "../protocol/depth.js";
 import { isObject } from "../protocol/load.js";
-import { ContractError, canonicalJson, canonicalSha256 } from "./load.js";
-import type { JsonObject } from "./model.js";
 
 export const LOCK_VERSION = 1;
 
