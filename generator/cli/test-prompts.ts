@@ -8,9 +8,9 @@
 
 import fc from "fast-check";
 import type { ContractPrompt } from "../contract/model.js";
-import { seedsOf } from "../contract/seeds.js";
-import { wrongPromptArguments } from "../contract/wrong-prompt-arguments.js";
 import type { Json } from "../protocol/load.js";
+import { seedsOf } from "../sampling/seeds.js";
+import { wrongPromptArguments } from "../sampling/wrong-prompt-arguments.js";
 import {
   assertSampled,
   checkedSeeds,

@@ -8,8 +8,8 @@
 
 import fc from "fast-check";
 import type { CheckFn } from "../contract/checks.js";
-import type { Seed } from "../contract/seeds.js";
 import type { Json, SchemaNode } from "../protocol/load.js";
+import type { Seed } from "../sampling/seeds.js";
 import type { CallOutcome, ServerSession } from "./test-session.js";
 import { show, where } from "./test-verdicts.js";
 

@@ -10,11 +10,11 @@
 
 import fc from "fast-check";
 import type { ContractTemplate } from "../contract/model.js";
-import { seedsOf } from "../contract/seeds.js";
-import { readsBack, uriTemplateOf } from "../contract/template-uris.js";
-import { wrongUris } from "../contract/wrong-uris.js";
-import { requiredArguments } from "../contract/wrong-values.js";
 import type { Json } from "../protocol/load.js";
+import { seedsOf } from "../sampling/seeds.js";
+import { readsBack, uriTemplateOf } from "../sampling/template-uris.js";
+import { wrongUris } from "../sampling/wrong-uris.js";
+import { requiredArguments } from "../sampling/wrong-values.js";
 import {
   assertSampled,
   checkedSeeds,

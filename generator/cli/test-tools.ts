@@ -6,9 +6,9 @@
 
 import fc from "fast-check";
 import type { ContractTool, JsonObject } from "../contract/model.js";
-import { seedsOf } from "../contract/seeds.js";
-import { requiredArguments, wrongArguments } from "../contract/wrong-values.js";
 import type { Json } from "../protocol/load.js";
+import { seedsOf } from "../sampling/seeds.js";
+import { requiredArguments, wrongArguments } from "../sampling/wrong-values.js";
 import {
   assertSampled,
   checkedSeeds,

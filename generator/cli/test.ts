@@ -15,13 +15,13 @@
  */
 
 import type fc from "fast-check";
-import { arbitraryOf, SampleError } from "../contract/arbitrary.js";
 import { compileChecks } from "../contract/checks.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
 import { comparePrompts, compareResources, compareTemplates, compareTools } from "../lock/compare.js";
 import { CONFIG_FILE, readConfig } from "../project.js";
 import type { Json, SchemaNode } from "../protocol/load.js";
+import { arbitraryOf, SampleError } from "../sampling/arbitrary.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";
 import { DEFAULT_TIMEOUT_MS } from "./test-command.js";

@@ -6,8 +6,8 @@
  * server is expected to know (`fromExamples`).
  */
 
+import type { ItemTest, JsonObject } from "../contract/model.js";
 import type { Json } from "../protocol/load.js";
-import type { ItemTest, JsonObject } from "./model.js";
 
 export interface Seed {
   value: JsonObject;

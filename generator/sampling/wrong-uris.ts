@@ -6,9 +6,9 @@
  */
 
 import type { UriTemplate } from "@mcp-codegen/runtime/codegen";
+import type { CheckFn } from "../contract/checks.js";
+import type { ContractTemplate } from "../contract/model.js";
 import type { Json } from "../protocol/load.js";
-import type { CheckFn } from "./checks.js";
-import type { ContractTemplate } from "./model.js";
 import { readsBack } from "./template-uris.js";
 
 export interface WrongUri {

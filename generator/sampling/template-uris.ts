@@ -7,8 +7,8 @@
  */
 
 import { UriTemplate } from "@mcp-codegen/runtime/codegen";
+import type { ContractTemplate } from "../contract/model.js";
 import type { Json } from "../protocol/load.js";
-import type { ContractTemplate } from "./model.js";
 
 export function uriTemplateOf(template: ContractTemplate): UriTemplate {
   return new UriTemplate(template.definition.uriTemplate as string, template.parts);

@@ -5,8 +5,8 @@
  * proven invalid by the contract's own check (failing at that argument) before it is sent.
  */
 
-import type { CheckFn } from "./checks.js";
-import type { ContractPromptArgument } from "./model.js";
+import type { CheckFn } from "../contract/checks.js";
+import type { ContractPromptArgument } from "../contract/model.js";
 import type { WrongArguments } from "./wrong-values.js";
 
 /** Strings tried in turn for an enum argument: the first its enum lacks is sent. */

@@ -4,8 +4,8 @@
  * invalid by the contract's own check (and failing at that argument) before it is sent.
  */
 
+import type { CheckFn } from "../contract/checks.js";
 import type { Json, SchemaNode } from "../protocol/load.js";
-import type { CheckFn } from "./checks.js";
 
 export interface WrongArguments {
   /** The required argument the mistake is about; the server's refusal must name it. */
