@@ -18,7 +18,7 @@ import {
   type Stamp,
   strayOutputs,
 } from "../output/stamp.js";
-import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project-config.js";
+import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project/project-config.js";
 import { CliError, EXIT } from "./errors.js";
 import { createReporter, type Reporter } from "./report.js";
 

@@ -5,7 +5,7 @@
 
 import { SchemaSourceError } from "../../schema/loader.js";
 import { ContractError } from "../contract/load.js";
-import { ProjectError } from "../project-config.js";
+import { ProjectError } from "../project/project-config.js";
 import { SchemaLoadError } from "../protocol/load.js";
 import { ModelError } from "../protocol/model.js";
 import { CliError } from "./errors.js";

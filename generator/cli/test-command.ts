@@ -4,7 +4,7 @@
  */
 
 import type { Command } from "commander";
-import { CONFIG_FILE } from "../project-config.js";
+import { CONFIG_FILE } from "../project/project-config.js";
 import type { Reporter } from "./report.js";
 import type { TestOptions } from "./test.js";
 import { collect } from "./test-select.js";

@@ -19,7 +19,7 @@ import { compileChecks } from "../contract/checks.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
 import { comparePrompts, compareResources, compareTemplates, compareTools } from "../lock/compare.js";
-import { CONFIG_FILE, readConfig } from "../project.js";
+import { CONFIG_FILE, readConfig } from "../project/project.js";
 import type { Json, SchemaNode } from "../protocol/load.js";
 import { arbitraryOf, SampleError } from "../sampling/arbitrary.js";
 import { CliError, EXIT } from "./errors.js";

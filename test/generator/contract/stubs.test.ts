@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { loadContract } from "../../../generator/contract/load.js";
-import { addContractStubs } from "../../../generator/contract/stubs.js";
+import { addContractStubs } from "../../../generator/project/stubs.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-contract-stubs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

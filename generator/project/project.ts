@@ -3,10 +3,10 @@
  * implements in a protocol version (`handlers-update.ts` edits the handlers file with them).
  */
 
-import { interfaceMethods } from "./emit/peers.js";
-import { renderTemplate } from "./output/templates.js";
+import { interfaceMethods } from "../emit/peers.js";
+import { renderTemplate } from "../output/templates.js";
+import type { ProtocolModel } from "../protocol/model.js";
 import { CONFIG_FILE, configText, type ProjectConfig } from "./project-config.js";
-import type { ProtocolModel } from "./protocol/model.js";
 
 export {
   CONFIG_FILE,

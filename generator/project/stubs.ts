@@ -7,12 +7,12 @@
  */
 
 import type { Node as MorphNode, ObjectLiteralExpression } from "ts-morph";
-import { fileStyle } from "../handlers-style.js";
-import { appendProperties, type NewProperty } from "../object-append.js";
+import type { ContractModel } from "../contract/model.js";
 import { commentText, objectKey, stringLiteral } from "../protocol/escape.js";
-import { applyEdits, type TextEdit } from "../text-edits.js";
 import { Node, Project } from "../util/ts-morph.js";
-import type { ContractModel } from "./model.js";
+import { fileStyle } from "./handlers-style.js";
+import { appendProperties, type NewProperty } from "./object-append.js";
+import { applyEdits, type TextEdit } from "./text-edits.js";
 
 export interface ContractStubs {
   text: string;

@@ -6,12 +6,12 @@
  */
 
 import type { Node as MorphNode, ts as morphTs } from "ts-morph";
+import { Node, Project, ts } from "../util/ts-morph.js";
 import { notImplementedCallee } from "./handlers-import.js";
 import { fileStyle } from "./handlers-style.js";
 import { appendProperties, type NewProperty } from "./object-append.js";
 import { ProjectError } from "./project.js";
 import { applyEdits, lineStart, type TextEdit } from "./text-edits.js";
-import { Node, Project, ts } from "./util/ts-morph.js";
 
 export interface HandlersUpdate {
   text: string;

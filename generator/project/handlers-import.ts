@@ -8,9 +8,9 @@
 
 import { posix } from "node:path";
 import type { ImportDeclaration, ImportSpecifier, SourceFile } from "ts-morph";
+import { Node } from "../util/ts-morph.js";
 import type { FileStyle } from "./handlers-style.js";
 import { lineIndent, type TextEdit } from "./text-edits.js";
-import { Node } from "./util/ts-morph.js";
 
 const NAME = "notImplemented";
 const RUNTIME_MODULE = "@mcp-codegen/runtime/codegen";

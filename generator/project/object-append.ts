@@ -5,9 +5,9 @@
  */
 
 import type { ObjectLiteralExpression } from "ts-morph";
+import { ts } from "../util/ts-morph.js";
 import type { FileStyle } from "./handlers-style.js";
 import { lineIndent, lineStart, type TextEdit } from "./text-edits.js";
-import { ts } from "./util/ts-morph.js";
 
 /** A property to append, with the one-line comment written above it. */
 export interface NewProperty {
