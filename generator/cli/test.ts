@@ -24,15 +24,15 @@ import type { Json, SchemaNode } from "../protocol/load.js";
 import { arbitraryOf, SampleError } from "../sampling/arbitrary.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";
+import { progressLine } from "./test/progress.js";
+import { testPrompt } from "./test/prompts.js";
+import { testResource } from "./test/resources.js";
+import type { ItemOutcome, ItemRun } from "./test/run.js";
+import { type ItemKind, selection } from "./test/select.js";
+import { type ServerCommand, ServerSession } from "./test/session.js";
+import { testTemplate } from "./test/templates.js";
+import { testTool } from "./test/tools.js";
 import { DEFAULT_TIMEOUT_MS } from "./test-command.js";
-import { progressLine } from "./test-progress.js";
-import { testPrompt } from "./test-prompts.js";
-import { testResource } from "./test-resources.js";
-import type { ItemOutcome, ItemRun } from "./test-run.js";
-import { type ItemKind, selection } from "./test-select.js";
-import { type ServerCommand, ServerSession } from "./test-session.js";
-import { testTemplate } from "./test-templates.js";
-import { testTool } from "./test-tools.js";
 
 export interface TestOptions {
   contract?: string;

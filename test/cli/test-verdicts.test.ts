@@ -11,7 +11,7 @@ import {
   invalidParamsProblem,
   promptProblem,
   refusalProblem,
-} from "../../generator/cli/test-verdicts.js";
+} from "../../generator/cli/test/verdicts.js";
 import type { CheckFn } from "../../generator/contract/checks.js";
 
 const result = (r: Record<string, unknown>) => ({ kind: "result" as const, result: r });

@@ -4,7 +4,7 @@
  * Off a terminal (piped, CI) it writes nothing: the report lines are the whole output.
  */
 
-import { terminal } from "./report.js";
+import { terminal } from "../report.js";
 
 export interface Progress {
   started(label: string): void;

@@ -5,7 +5,7 @@
  * so a typo never turns into a run that tests nothing and passes.
  */
 
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 export type ItemKind = "tool" | "prompt" | "template" | "resource";
 

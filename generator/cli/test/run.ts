@@ -7,11 +7,11 @@
  */
 
 import fc from "fast-check";
-import type { CheckFn } from "../contract/checks.js";
-import type { Json, SchemaNode } from "../protocol/load.js";
-import type { Seed } from "../sampling/seeds.js";
-import type { CallOutcome, ServerSession } from "./test-session.js";
-import { show, where } from "./test-verdicts.js";
+import type { CheckFn } from "../../contract/checks.js";
+import type { Json, SchemaNode } from "../../protocol/load.js";
+import type { Seed } from "../../sampling/seeds.js";
+import type { CallOutcome, ServerSession } from "./session.js";
+import { show, where } from "./verdicts.js";
 
 export interface ItemRun {
   session: ServerSession;

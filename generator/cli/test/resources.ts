@@ -1,8 +1,8 @@
 /** One fixed resource under `mcp-codegen test`: its URI read once must answer contents. */
 
-import type { ContractResource } from "../contract/model.js";
-import { type ItemOutcome, type ItemRun, printItem } from "./test-run.js";
-import { contentsProblem } from "./test-verdicts.js";
+import type { ContractResource } from "../../contract/model.js";
+import { type ItemOutcome, type ItemRun, printItem } from "./run.js";
+import { contentsProblem } from "./verdicts.js";
 
 export async function testResource(resource: ContractResource, run: ItemRun): Promise<ItemOutcome> {
   const uri = resource.definition.uri as string;

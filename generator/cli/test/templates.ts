@@ -9,12 +9,12 @@
  */
 
 import fc from "fast-check";
-import type { ContractTemplate } from "../contract/model.js";
-import type { Json } from "../protocol/load.js";
-import { seedsOf } from "../sampling/seeds.js";
-import { readsBack, uriTemplateOf } from "../sampling/template-uris.js";
-import { wrongUris } from "../sampling/wrong-uris.js";
-import { requiredArguments } from "../sampling/wrong-values.js";
+import type { ContractTemplate } from "../../contract/model.js";
+import type { Json } from "../../protocol/load.js";
+import { seedsOf } from "../../sampling/seeds.js";
+import { readsBack, uriTemplateOf } from "../../sampling/template-uris.js";
+import { wrongUris } from "../../sampling/wrong-uris.js";
+import { requiredArguments } from "../../sampling/wrong-values.js";
 import {
   assertSampled,
   checkedSeeds,
@@ -26,8 +26,8 @@ import {
   refusals,
   smallest,
   Violation,
-} from "./test-run.js";
-import { contentsProblem, describeOutcome, invalidParamsProblem, isNotFound, show } from "./test-verdicts.js";
+} from "./run.js";
+import { contentsProblem, describeOutcome, invalidParamsProblem, isNotFound, show } from "./verdicts.js";
 
 interface Sample {
   variables: Record<string, Json>;

@@ -4,8 +4,8 @@
  * arguments a refusal that names the argument or variable at fault.
  */
 
-import type { CheckFn } from "../contract/checks.js";
-import type { CallOutcome } from "./test-session.js";
+import type { CheckFn } from "../../contract/checks.js";
+import type { CallOutcome } from "./session.js";
 
 const INVALID_PARAMS = -32602;
 /** resources/read of a URI that names nothing (handshake era); the stateless era answers -32602 instead. */

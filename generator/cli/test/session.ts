@@ -8,9 +8,9 @@
 
 import { ErrorCode, McpError } from "@mcp-codegen/runtime";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
-import { createClient, type McpClient } from "../../generated/2025-11-25/client.js";
-import { GENERATOR_VERSION } from "../util/version.js";
-import { allPages, type Page } from "./list-pages.js";
+import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
+import { GENERATOR_VERSION } from "../../util/version.js";
+import { allPages, type Page } from "../list-pages.js";
 
 export interface ServerCommand {
   command: string;

@@ -5,10 +5,10 @@
  */
 
 import fc from "fast-check";
-import type { ContractTool, JsonObject } from "../contract/model.js";
-import type { Json } from "../protocol/load.js";
-import { seedsOf } from "../sampling/seeds.js";
-import { requiredArguments, wrongArguments } from "../sampling/wrong-values.js";
+import type { ContractTool, JsonObject } from "../../contract/model.js";
+import type { Json } from "../../protocol/load.js";
+import { seedsOf } from "../../sampling/seeds.js";
+import { requiredArguments, wrongArguments } from "../../sampling/wrong-values.js";
 import {
   assertSampled,
   checkedSeeds,
@@ -20,8 +20,8 @@ import {
   refusals,
   smallest,
   Violation,
-} from "./test-run.js";
-import { answerProblem, refusalProblem, show } from "./test-verdicts.js";
+} from "./run.js";
+import { answerProblem, refusalProblem, show } from "./verdicts.js";
 
 /** The tool's property run, then its refusals; prints its summary or its failures. How it came out. */
 export async function testTool(

@@ -7,10 +7,10 @@
  */
 
 import fc from "fast-check";
-import type { ContractPrompt } from "../contract/model.js";
-import type { Json } from "../protocol/load.js";
-import { seedsOf } from "../sampling/seeds.js";
-import { wrongPromptArguments } from "../sampling/wrong-prompt-arguments.js";
+import type { ContractPrompt } from "../../contract/model.js";
+import type { Json } from "../../protocol/load.js";
+import { seedsOf } from "../../sampling/seeds.js";
+import { wrongPromptArguments } from "../../sampling/wrong-prompt-arguments.js";
 import {
   assertSampled,
   checkedSeeds,
@@ -22,8 +22,8 @@ import {
   refusals,
   smallest,
   Violation,
-} from "./test-run.js";
-import { invalidParamsProblem, promptProblem, show } from "./test-verdicts.js";
+} from "./run.js";
+import { invalidParamsProblem, promptProblem, show } from "./verdicts.js";
 
 /** The prompt's property run, then its refusals; prints its summary or its failures. How it came out. */
 export async function testPrompt(
