@@ -1,5 +1,5 @@
 /**
- * contract/arbitrary.ts: for schemas covering every construct generator/protocol/load.ts accepts, each of 1000
+ * sampling/arbitrary.ts: for schemas covering every construct generator/protocol/load.ts accepts, each of 1000
  * samples passes the plain validator emitted for that schema (after a JSON round trip, as a server would
  * receive it); schemas nothing satisfies are refused with the place, not sampled.
  */
