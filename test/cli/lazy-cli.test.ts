@@ -52,6 +52,7 @@ describe("mcp-codegen --version and --help", () => {
       "schema",
       "pull",
       "test",
+      "dev",
     ]);
     for (const c of program.commands) {
       expect(run.stdout).toMatch(new RegExp(`^  ${c.name()} `, "m"));
@@ -74,7 +75,7 @@ describe("mcp-codegen --version and --help", () => {
 
   it("a command still runs its code: generate --check outside a project reports on generated/", () => {
     const run = runCliTraced(["generate", "-p", "2025-11-25", "-o", "generated", "--check"]);
-    expect(run.stderr).toContain("up to date (1 version(s))");
+    expect(run.stderr).toContain("up to date (1 version)");
     expect(run.code).toBe(0);
     expect(heavyIn(run.modules)).toContain("json-schema-to-typescript");
   });
