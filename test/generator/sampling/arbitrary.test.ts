@@ -5,10 +5,10 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CheckFn, compileChecks } from "../../generator/contract/checks.js";
-import { parseSchema, type SchemaNode } from "../../generator/protocol/load.js";
-import { collectRefs } from "../../generator/protocol/model.js";
-import { arbitraryOf, SampleError } from "../../generator/sampling/arbitrary.js";
+import { type CheckFn, compileChecks } from "../../../generator/contract/checks.js";
+import { parseSchema, type SchemaNode } from "../../../generator/protocol/load.js";
+import { collectRefs } from "../../../generator/protocol/model.js";
+import { arbitraryOf, SampleError } from "../../../generator/sampling/arbitrary.js";
 
 const DEFS: Record<string, unknown> = {
   Scalars: {

@@ -6,14 +6,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileChecks } from "../../generator/contract/checks.js";
-import { loadContractText } from "../../generator/contract/load.js";
-import type { ContractModel } from "../../generator/contract/model.js";
-import type { Json, SchemaNode } from "../../generator/protocol/load.js";
-import { arbitraryOf } from "../../generator/sampling/arbitrary.js";
-import { readsBack, uriTemplateOf } from "../../generator/sampling/template-uris.js";
-import { wrongPromptArguments } from "../../generator/sampling/wrong-prompt-arguments.js";
-import { wrongUris } from "../../generator/sampling/wrong-uris.js";
+import { compileChecks } from "../../../generator/contract/checks.js";
+import { loadContractText } from "../../../generator/contract/load.js";
+import type { ContractModel } from "../../../generator/contract/model.js";
+import type { Json, SchemaNode } from "../../../generator/protocol/load.js";
+import { arbitraryOf } from "../../../generator/sampling/arbitrary.js";
+import { readsBack, uriTemplateOf } from "../../../generator/sampling/template-uris.js";
+import { wrongPromptArguments } from "../../../generator/sampling/wrong-prompt-arguments.js";
+import { wrongUris } from "../../../generator/sampling/wrong-uris.js";
 
 const YAML = `
 prompts:

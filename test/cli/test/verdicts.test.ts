@@ -11,8 +11,8 @@ import {
   invalidParamsProblem,
   promptProblem,
   refusalProblem,
-} from "../../generator/cli/test/verdicts.js";
-import type { CheckFn } from "../../generator/contract/checks.js";
+} from "../../../generator/cli/test/verdicts.js";
+import type { CheckFn } from "../../../generator/contract/checks.js";
 
 const result = (r: Record<string, unknown>) => ({ kind: "result" as const, result: r });
 const text = (t: string, isError = true) => result({ content: [{ type: "text", text: t }], isError });

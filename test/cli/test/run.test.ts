@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ItemRun, propertyRun, Slow, Violation } from "../../generator/cli/test/run.js";
+import { type ItemRun, propertyRun, Slow, Violation } from "../../../generator/cli/test/run.js";
 
 const run = { runs: 30, seed: 42 } as ItemRun;
 const show = (n: number) => [`    value: ${n}`];

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseSchema } from "../../generator/protocol/load.js";
-import { buildModel, type ProtocolModel } from "../../generator/protocol/model.js";
-import { registryFacts } from "../../generator/protocol/protocol-model.js";
-import { unusedTableEntries } from "../../generator/protocol/tables.js";
-import { getVersion } from "../../schema/registry.js";
-import { schemaPath, VERSIONS } from "./paths.js";
+import { parseSchema } from "../../../generator/protocol/load.js";
+import { buildModel, type ProtocolModel } from "../../../generator/protocol/model.js";
+import { registryFacts } from "../../../generator/protocol/protocol-model.js";
+import { unusedTableEntries } from "../../../generator/protocol/tables.js";
+import { getVersion } from "../../../schema/registry.js";
+import { schemaPath, VERSIONS } from "../paths.js";
 
 const used = new Set<string>();
 const models = new Map<string, ProtocolModel>(

@@ -5,7 +5,7 @@
  * repetitions a shape-based check would have flagged.
  */
 import { describe, expect, it } from "vitest";
-import { backtrackingRisk, DEFAULT_PATTERN_MAX_LENGTH } from "../../generator/util/backtracking.js";
+import { backtrackingRisk, DEFAULT_PATTERN_MAX_LENGTH } from "../../../generator/util/backtracking.js";
 
 const LIMIT = DEFAULT_PATTERN_MAX_LENGTH;
 

@@ -4,11 +4,11 @@
  * client module.
  */
 import { describe, expect, it } from "vitest";
-import { ContractError } from "../../generator/contract/load.js";
-import { compareLocks, compareSchemas, renderComparison } from "../../generator/lock/compat.js";
-import { emitContractClient } from "../../generator/lock/emit-client.js";
-import { contractFromLock, hoistSchema } from "../../generator/lock/from-lock.js";
-import { buildLock, type PulledLists, parseLock, renderLock } from "../../generator/lock/lock.js";
+import { ContractError } from "../../../generator/contract/load.js";
+import { compareLocks, compareSchemas, renderComparison } from "../../../generator/lock/compat.js";
+import { emitContractClient } from "../../../generator/lock/emit-client.js";
+import { contractFromLock, hoistSchema } from "../../../generator/lock/from-lock.js";
+import { buildLock, type PulledLists, parseLock, renderLock } from "../../../generator/lock/lock.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = [], extra = {}) => ({
   type: "object",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSchema, parseSchemaDocument, SchemaLoadError } from "../../generator/protocol/load.js";
+import { parseSchema, parseSchemaDocument, SchemaLoadError } from "../../../generator/protocol/load.js";
 
 const doc = (defs: object, dialect = "https://json-schema.org/draft/2020-12/schema") =>
   JSON.stringify({ $schema: dialect, $defs: defs });

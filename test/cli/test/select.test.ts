@@ -1,7 +1,7 @@
 /** `--only`/`--skip` of `mcp-codegen test`: names, kind:name, kind:*, and a name the contract lacks refused. */
 import { describe, expect, it } from "vitest";
-import { CliError } from "../../generator/cli/errors.js";
-import { collect, type Named, selection } from "../../generator/cli/test/select.js";
+import { CliError } from "../../../generator/cli/errors.js";
+import { collect, type Named, selection } from "../../../generator/cli/test/select.js";
 
 const items: Named[] = [
   { kind: "tool", name: "add" },
