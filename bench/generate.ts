@@ -5,8 +5,8 @@
  */
 
 import { compile } from "json-schema-to-typescript";
-import { generate } from "../generator/generate.js";
-import { registryFacts } from "../generator/protocol-model.js";
+import { generate } from "../generator/emit/generate.js";
+import { registryFacts } from "../generator/protocol/protocol-model.js";
 import { loadSchemaSource } from "../schema/loader.js";
 import { listVersions } from "../schema/registry.js";
 

@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { emitContract } from "../../generator/contract/emit.js";
 import { loadContract } from "../../generator/contract/load.js";
-import { writeOutput } from "../../generator/write.js";
+import { writeOutput } from "../../generator/output/write.js";
 
 export const CONTRACT_DIR = fileURLToPath(new URL("./contract/", import.meta.url));
 

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { emitContract } from "../../generator/contract/emit.js";
 import { loadContract } from "../../generator/contract/load.js";
-import { writeOutput } from "../../generator/write.js";
+import { writeOutput } from "../../generator/output/write.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const contract = await loadContract(`${here}contract.yaml`, "contract.yaml");

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { emitContract } from "../contract/emit.js";
 import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-warnings.js";
 import { checkProtocolFit } from "../contract/protocol-fit.js";
-import { addContractStubs } from "../contract/stubs.js";
-import type { Generated } from "../generate.js";
-import type { ProjectConfig } from "../project.js";
-import { writeFileAtomic, writeOutput } from "../write.js";
+import type { Generated } from "../emit/generate.js";
+import { writeFileAtomic, writeOutput } from "../output/write.js";
+import type { ProjectConfig } from "../project/project.js";
+import { addContractStubs } from "../project/stubs.js";
 import { generateVersion } from "./generate-versions.js";
 import { loadProjectContract } from "./regenerate-project.js";
 

@@ -17,7 +17,7 @@ import { type DevProxy, PortInUseError, startProxy } from "../dev/proxy.js";
 import { freePort, type ServerProcess, startServer } from "../dev/server-process.js";
 import { findTsc, typeCheck } from "../dev/typecheck.js";
 import { watchProject } from "../dev/watch.js";
-import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project.js";
+import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project/project.js";
 import { counted } from "./counted.js";
 import { createRegenerator } from "./dev-generate.js";
 import { CliError, EXIT } from "./errors.js";

@@ -1,10 +1,10 @@
 import { loadSchemaSource } from "../../schema/loader.js";
 import { getVersion, listVersions } from "../../schema/registry.js";
-import { diffModels, renderMarkdown, renderText } from "../diff.js";
-import { parseSchema } from "../load.js";
-import { buildModel, type ProtocolModel } from "../model.js";
-import { registryFacts } from "../protocol-model.js";
-import { GENERATOR_VERSION } from "../version.js";
+import { diffModels, renderMarkdown, renderText } from "../protocol/diff.js";
+import { parseSchema } from "../protocol/load.js";
+import { buildModel, type ProtocolModel } from "../protocol/model.js";
+import { registryFacts } from "../protocol/protocol-model.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";

@@ -4,7 +4,7 @@
  */
 
 import type { Command } from "commander";
-import { CONFIG_FILE } from "../project-config.js";
+import { CONFIG_FILE } from "../project/project-config.js";
 import type { GenerateOptions } from "./generate.js";
 import type { Reporter } from "./report.js";
 

@@ -5,9 +5,9 @@
 
 import { join, resolve } from "node:path";
 import { defaultVersion, listVersions } from "../../schema/registry.js";
-import { type Generated, generate, shareLegacy } from "../generate.js";
-import { unusedTableEntries } from "../tables.js";
-import { checkDrift, writeOutput } from "../write.js";
+import { type Generated, generate, shareLegacy } from "../emit/generate.js";
+import { checkDrift, writeOutput } from "../output/write.js";
+import { unusedTableEntries } from "../protocol/tables.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import type { GenerateOptions } from "./generate.js";
@@ -40,7 +40,7 @@ export async function runVersions(opts: GenerateOptions, report: Reporter): Prom
     const unused = unusedTableEntries(results.flatMap((r) => [...r.usedTableEntries]));
     if (unused.length > 0) {
       throw new CliError(
-        `generator/tables.ts entries match nothing in any version: ${unused.join(", ")}`,
+        `generator/protocol/tables.ts entries match nothing in any version: ${unused.join(", ")}`,
         EXIT.failure,
       );
     }

@@ -7,7 +7,6 @@
 
 import { join, resolve } from "node:path";
 import { getVersion } from "../../schema/registry.js";
-import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project-config.js";
 import {
   fileHash,
   generatorFingerprint,
@@ -18,7 +17,8 @@ import {
   readStamp,
   type Stamp,
   strayOutputs,
-} from "../stamp.js";
+} from "../output/stamp.js";
+import { CONFIG_FILE, type ProjectConfig, readConfig } from "../project/project-config.js";
 import { CliError, EXIT } from "./errors.js";
 import { createReporter, type Reporter } from "./report.js";
 

@@ -7,7 +7,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { GENERATOR_VERSION } from "../version.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { registerDev } from "./dev-command.js";
 import { registerDiff } from "./diff-command.js";
 import { EXIT } from "./errors.js";

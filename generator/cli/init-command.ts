@@ -5,7 +5,7 @@
 
 import type { Command } from "commander";
 import { defaultVersion } from "../../schema/registry.js";
-import { CONFIG_FILE } from "../project-config.js";
+import { CONFIG_FILE } from "../project/project-config.js";
 import type { InitOptions } from "./init.js";
 import type { Reporter } from "./report.js";
 

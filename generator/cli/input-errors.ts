@@ -5,9 +5,9 @@
 
 import { SchemaSourceError } from "../../schema/loader.js";
 import { ContractError } from "../contract/load.js";
-import { SchemaLoadError } from "../load.js";
-import { ModelError } from "../model.js";
-import { ProjectError } from "../project-config.js";
+import { ProjectError } from "../project/project-config.js";
+import { SchemaLoadError } from "../protocol/load.js";
+import { ModelError } from "../protocol/model.js";
 import { CliError } from "./errors.js";
 
 /** Errors caused by the input (schema, contract, lock, version, flags) rather than by the generator itself. */

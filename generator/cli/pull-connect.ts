@@ -6,8 +6,8 @@
  */
 
 import { ErrorCode, McpError } from "@mcp-codegen/runtime";
-import type { PulledLists } from "../contract/lock.js";
-import { GENERATOR_VERSION } from "../version.js";
+import type { PulledLists } from "../lock/lock.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import { CliError } from "./errors.js";
 import { allPages, type Page } from "./list-pages.js";
 import { lenientTables } from "./pull-lists.js";

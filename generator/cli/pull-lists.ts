@@ -13,8 +13,8 @@ import {
   type ProtocolTables,
   tooDeep,
 } from "@mcp-codegen/runtime/codegen";
-import { tooDeepToKeep } from "../contract/lock.js";
-import { isObject } from "../load.js";
+import { tooDeepToKeep } from "../lock/lock.js";
+import { isObject } from "../protocol/load.js";
 
 /** Each list method: the result's list and what its entries are called. */
 const LISTS: Readonly<Record<string, { key: string; noun: string }>> = {

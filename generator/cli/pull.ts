@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { compareLocks, renderComparison } from "../contract/compat.js";
-import { emitContractClient } from "../contract/emit-client.js";
-import { contractFromLock } from "../contract/from-lock.js";
 import { ContractError } from "../contract/load.js";
-import { buildLock, type ContractLock, parseLock, renderLock } from "../contract/lock.js";
-import { visible } from "../escape.js";
-import { writeFileAtomic, writeOutput } from "../write.js";
+import { compareLocks, renderComparison } from "../lock/compat.js";
+import { emitContractClient } from "../lock/emit-client.js";
+import { contractFromLock } from "../lock/from-lock.js";
+import { buildLock, type ContractLock, parseLock, renderLock } from "../lock/lock.js";
+import { writeFileAtomic, writeOutput } from "../output/write.js";
+import { visible } from "../protocol/escape.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { type PullTarget, pullLists } from "./pull-connect.js";

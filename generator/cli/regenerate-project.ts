@@ -11,14 +11,14 @@ import { cacheDir } from "../../schema/loader.js";
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
-import { addContractStubs } from "../contract/stubs.js";
 import { compilerVersion, folderMemo } from "../contract/transpile.js";
-import { updateHandlers } from "../handlers-update.js";
-import type { ProtocolModel } from "../model.js";
-import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig } from "../project.js";
-import { protocolModel } from "../protocol-model.js";
-import { fileHash, folderListing, inputName, type Stamp, sha256, writeStamp } from "../stamp.js";
-import { writeFileAtomic, writeOutput } from "../write.js";
+import { fileHash, folderListing, inputName, type Stamp, sha256, writeStamp } from "../output/stamp.js";
+import { writeFileAtomic, writeOutput } from "../output/write.js";
+import { updateHandlers } from "../project/handlers-update.js";
+import { CONFIG_FILE, configText, handlerMethods, type ProjectConfig } from "../project/project.js";
+import { addContractStubs } from "../project/stubs.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { protocolModel } from "../protocol/protocol-model.js";
 import { counted } from "./counted.js";
 import { CliError } from "./errors.js";
 import type { Freshness, ProjectGeneration, ProjectOptions } from "./generate.js";
@@ -156,7 +156,7 @@ async function projectOutput(
     );
   } else {
     // The protocol's emitters are loaded only when its files are generated.
-    const { generate } = await import("../generate.js");
+    const { generate } = await import("../emit/generate.js");
     const next = await generate(input);
     model = next.model;
     files = { ...next.files };

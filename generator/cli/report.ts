@@ -4,7 +4,7 @@
  * carry servers' names and text: what would be a terminal control is printed as an escape (`terminal`).
  */
 
-import { visible } from "../escape.js";
+import { visible } from "../protocol/escape.js";
 
 /** Text as the terminal gets it: lines kept, control characters, bidi overrides and the like shown escaped. */
 export const terminal = (text: string): string => visible(text, { lines: true });

@@ -4,7 +4,7 @@
  */
 
 import { loadSchemaSource } from "../../schema/loader.js";
-import { inputFor, type SchemaInput } from "../protocol-model.js";
+import { inputFor, type SchemaInput } from "../protocol/protocol-model.js";
 import { upstreamFromEnv } from "./schema.js";
 
 export interface SchemaChoice {

@@ -4,10 +4,10 @@
  */
 
 import type { Command } from "commander";
-import { CONFIG_FILE } from "../project-config.js";
+import { CONFIG_FILE } from "../project/project-config.js";
 import type { Reporter } from "./report.js";
+import { collect } from "./test/select.js";
 import type { TestOptions } from "./test.js";
-import { collect } from "./test-select.js";
 
 /** How long the server may take to start or to answer one call, unless --timeout says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 10_000;

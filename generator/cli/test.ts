@@ -15,24 +15,24 @@
  */
 
 import type fc from "fast-check";
-import { arbitraryOf, SampleError } from "../contract/arbitrary.js";
 import { compileChecks } from "../contract/checks.js";
-import { comparePrompts, compareResources, compareTemplates, compareTools } from "../contract/compare.js";
 import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
-import type { Json, SchemaNode } from "../load.js";
-import { CONFIG_FILE, readConfig } from "../project.js";
+import { comparePrompts, compareResources, compareTemplates, compareTools } from "../lock/compare.js";
+import { CONFIG_FILE, readConfig } from "../project/project.js";
+import type { Json, SchemaNode } from "../protocol/load.js";
+import { arbitraryOf, SampleError } from "../sampling/arbitrary.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Reporter, terminal } from "./report.js";
+import { progressLine } from "./test/progress.js";
+import { testPrompt } from "./test/prompts.js";
+import { testResource } from "./test/resources.js";
+import type { ItemOutcome, ItemRun } from "./test/run.js";
+import { type ItemKind, selection } from "./test/select.js";
+import { type ServerCommand, ServerSession } from "./test/session.js";
+import { testTemplate } from "./test/templates.js";
+import { testTool } from "./test/tools.js";
 import { DEFAULT_TIMEOUT_MS } from "./test-command.js";
-import { progressLine } from "./test-progress.js";
-import { testPrompt } from "./test-prompts.js";
-import { testResource } from "./test-resources.js";
-import type { ItemOutcome, ItemRun } from "./test-run.js";
-import { type ItemKind, selection } from "./test-select.js";
-import { type ServerCommand, ServerSession } from "./test-session.js";
-import { testTemplate } from "./test-templates.js";
-import { testTool } from "./test-tools.js";
 
 export interface TestOptions {
   contract?: string;

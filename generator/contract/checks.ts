@@ -6,8 +6,8 @@
 
 import * as codegen from "@mcp-codegen/runtime/codegen";
 import { emitValidators } from "../emit/validators.js";
-import type { DefinitionModel } from "../model.js";
-import { checkName } from "../naming.js";
+import type { DefinitionModel } from "../protocol/model.js";
+import { checkName } from "../protocol/naming.js";
 import { type CompiledMemo, transpile } from "./transpile.js";
 
 /** `{ path, message }` of the first failure, the others in `more`, as the runtime's checks return it. */

@@ -9,12 +9,19 @@
 import { getVersion, listVersions } from "../../schema/registry.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
-import { commentText, dataLiteral, docComment, memberKey, stringLiteral, tableEntry } from "../escape.js";
-import { checkName, typeName } from "../naming.js";
-import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../tables.js";
-import { renderTemplate } from "../templates.js";
-import { GENERATOR_VERSION } from "../version.js";
-import { formatTs } from "../write.js";
+import { renderTemplate } from "../output/templates.js";
+import { formatTs } from "../output/write.js";
+import {
+  commentText,
+  dataLiteral,
+  docComment,
+  memberKey,
+  stringLiteral,
+  tableEntry,
+} from "../protocol/escape.js";
+import { checkName, typeName } from "../protocol/naming.js";
+import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../protocol/tables.js";
+import { GENERATOR_VERSION } from "../util/version.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
 import { type CompiledMemo, transpile } from "./transpile.js";

@@ -1,8 +1,8 @@
 /** Making a self-contained schema (its own `$defs`, `$ref: "#"`) part of a contract's definitions. */
 
-import { escapePointer, isObject } from "../load.js";
-import { identifierToken, typeNamesOf } from "../mangle.js";
-import { own, record, setOwn } from "../records.js";
+import { escapePointer, isObject } from "../protocol/load.js";
+import { identifierToken, typeNamesOf } from "../util/mangle.js";
+import { own, record, setOwn } from "../util/records.js";
 
 /**
  * One schema made local to `prefix`: its `$defs`/`definitions` (and any other place a `#/...` reference

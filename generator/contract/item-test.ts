@@ -6,7 +6,7 @@
  * dropped; none of it goes on the wire or into generated code.
  */
 
-import { isObject, type Json } from "../load.js";
+import { isObject, type Json } from "../protocol/load.js";
 import { ContractError } from "./load.js";
 import type { ItemTest, JsonObject } from "./model.js";
 

@@ -26,11 +26,17 @@ import { basename, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
-import { depthReason, shortPointer, tooDeep } from "../depth.js";
-import { escapePointer, isObject, type Json, parseSchemaDocument, SchemaLoadError } from "../load.js";
-import { pascalCase, typeIdentifier } from "../mangle.js";
-import { collectRefs, type DefinitionModel } from "../model.js";
-import { own, record, recordOf, setOwn } from "../records.js";
+import { depthReason, shortPointer, tooDeep } from "../protocol/depth.js";
+import {
+  escapePointer,
+  isObject,
+  type Json,
+  parseSchemaDocument,
+  SchemaLoadError,
+} from "../protocol/load.js";
+import { collectRefs, type DefinitionModel } from "../protocol/model.js";
+import { pascalCase, typeIdentifier } from "../util/mangle.js";
+import { own, record, recordOf, setOwn } from "../util/records.js";
 import { hoistSchema } from "./hoist.js";
 import { promptExamples, templateExamples, testHints, toolExamples } from "./item-test.js";
 import { typeNameOf, typeNamesOf } from "./names.js";

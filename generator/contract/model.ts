@@ -5,8 +5,8 @@
  * Built by contract/load.ts from the user's files, or from a live server's lists by `pull`.
  */
 
-import type { Json } from "../load.js";
-import type { DefinitionModel } from "../model.js";
+import type { Json } from "../protocol/load.js";
+import type { DefinitionModel } from "../protocol/model.js";
 
 export type JsonObject = { [key: string]: Json };
 

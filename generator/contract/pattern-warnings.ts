@@ -1,17 +1,17 @@
 /**
- * A contract's patterns that can backtrack catastrophically (generator/backtracking.ts, through recheck):
+ * A contract's patterns that can backtrack catastrophically (generator/util/backtracking.ts, through recheck):
  * `generate` warns about each, naming the tool, prompt, template or definition, the place in its schema,
  * the pattern, and the `maxLength` or rewrite that fixes it; where the schema sets no `maxLength`, the
  * validators run the pattern only on strings within its safe length (`boundsOf`).
  */
 
+import type { SchemaNode } from "../protocol/load.js";
 import {
   type BacktrackingRisk,
   backtrackingRisk,
   backtrackingWarning,
   DEFAULT_PATTERN_MAX_LENGTH,
-} from "../backtracking.js";
-import type { SchemaNode } from "../load.js";
+} from "../util/backtracking.js";
 import type { ContractModel } from "./model.js";
 
 export interface PatternRisk {

@@ -6,7 +6,7 @@
  * naming the contract, the item and the place.
  */
 
-import type { DefinitionModel } from "../model.js";
+import type { DefinitionModel } from "../protocol/model.js";
 import { compileChecks } from "./checks.js";
 import { ContractError } from "./load.js";
 import type { ContractModel } from "./model.js";

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ts } from "../ts-morph.js";
+import { ts } from "../util/ts-morph.js";
 
 /** Compiled JavaScript by `sourceKey` of what it was compiled from; a run adds what it compiles. */
 export interface CompiledMemo {

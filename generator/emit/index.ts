@@ -1,8 +1,8 @@
 /** index.ts: one import path for a version's types, validators and tables. */
 
-import type { ProtocolModel } from "../model.js";
-import { schemaName } from "../naming.js";
-import { renderTemplate } from "../templates.js";
+import { renderTemplate } from "../output/templates.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { schemaName } from "../protocol/naming.js";
 import { handlerResults } from "./peers.js";
 
 /** Names protocol.ts, server.ts and client.ts export; a definition of the same name would make the re-exports ambiguous. */

@@ -5,10 +5,10 @@
  */
 
 import { FILLED_RESULT_MEMBERS, RUNTIME_METHODS } from "@mcp-codegen/runtime";
-import { commentText, stringLiteral } from "../escape.js";
-import type { SchemaNode } from "../load.js";
-import type { MethodModel, ProtocolModel } from "../model.js";
-import { renderTemplate } from "../templates.js";
+import { renderTemplate } from "../output/templates.js";
+import { commentText, stringLiteral } from "../protocol/escape.js";
+import type { SchemaNode } from "../protocol/load.js";
+import type { MethodModel, ProtocolModel } from "../protocol/model.js";
 
 /** Members of the runtime Client that typed methods must not shadow. */
 const CLIENT_MEMBERS = new Set([

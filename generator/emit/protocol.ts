@@ -5,9 +5,9 @@
  * (ping, progress, cancelled) has one entry per direction.
  */
 
-import type { MethodModel, ProtocolModel } from "../model.js";
-import { checkName, paramsCheckName } from "../naming.js";
-import { renderTemplate } from "../templates.js";
+import { renderTemplate } from "../output/templates.js";
+import type { MethodModel, ProtocolModel } from "../protocol/model.js";
+import { checkName, paramsCheckName } from "../protocol/naming.js";
 import { group, print } from "./layout.js";
 
 const TABLES = [

@@ -10,12 +10,12 @@
  */
 
 import { compile, type JSONSchema } from "json-schema-to-typescript";
-import { docText, printedSource, stringLiteral } from "../escape.js";
-import { isOpaqueObject, isUnconstrained, type SchemaNode } from "../load.js";
-import type { ProtocolModel } from "../model.js";
-import { typeName } from "../naming.js";
-import { renderTemplate } from "../templates.js";
-import { formatTs } from "../write.js";
+import { renderTemplate } from "../output/templates.js";
+import { formatTs } from "../output/write.js";
+import { docText, printedSource, stringLiteral } from "../protocol/escape.js";
+import { isOpaqueObject, isUnconstrained, type SchemaNode } from "../protocol/load.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { typeName } from "../protocol/naming.js";
 
 const ROOT = "__McpCodegenRoot";
 

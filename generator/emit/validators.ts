@@ -15,13 +15,13 @@
  * long to run it on), and loops stop once `r` is `full`.
  */
 
-import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
-import { dataLiteral, memberAccess, stringLiteral } from "../escape.js";
-import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../load.js";
-import { identifierToken } from "../mangle.js";
-import type { ProtocolModel } from "../model.js";
-import { checkName, paramsCheckName } from "../naming.js";
-import { renderTemplate } from "../templates.js";
+import { renderTemplate } from "../output/templates.js";
+import { dataLiteral, memberAccess, stringLiteral } from "../protocol/escape.js";
+import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../protocol/load.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { checkName, paramsCheckName } from "../protocol/naming.js";
+import { DEFAULT_PATTERN_MAX_LENGTH } from "../util/backtracking.js";
+import { identifierToken } from "../util/mangle.js";
 
 export interface ValidatorOptions {
   /**

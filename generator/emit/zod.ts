@@ -4,13 +4,13 @@
  * `looseObject`, closed ones `strictObject`, so a validated message keeps every field it arrived with.
  */
 
-import { DEFAULT_PATTERN_MAX_LENGTH } from "../backtracking.js";
-import { dataLiteral, objectKey, stringLiteral } from "../escape.js";
-import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../load.js";
-import type { ProtocolModel } from "../model.js";
-import { schemaName } from "../naming.js";
-import { SCHEMA_FIXES } from "../tables.js";
-import { renderTemplate } from "../templates.js";
+import { renderTemplate } from "../output/templates.js";
+import { dataLiteral, objectKey, stringLiteral } from "../protocol/escape.js";
+import { isOfType, isOpaqueObject, isUnconstrained, type Json, type SchemaNode } from "../protocol/load.js";
+import type { ProtocolModel } from "../protocol/model.js";
+import { schemaName } from "../protocol/naming.js";
+import { SCHEMA_FIXES } from "../protocol/tables.js";
+import { DEFAULT_PATTERN_MAX_LENGTH } from "../util/backtracking.js";
 import { type Doc, group, print } from "./layout.js";
 
 export function emitZod(model: ProtocolModel): Record<string, string> {

@@ -10,14 +10,14 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadContractText } from "../../generator/contract/load.js";
+import type { JsonObject } from "../../generator/contract/model.js";
 import {
   comparePrompts,
   compareResources,
   compareTemplates,
   compareTools,
-} from "../../generator/contract/compare.js";
-import { loadContractText } from "../../generator/contract/load.js";
-import type { JsonObject } from "../../generator/contract/model.js";
+} from "../../generator/lock/compare.js";
 import { FIXTURE_DIR, fixtureFiles } from "../fixtures/contract-test/generate.js";
 import { REPO, runCli } from "./run.js";
 

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { diffModels, type ProtocolDiff, renderMarkdown, renderText } from "../../generator/diff.js";
-import { parseSchema } from "../../generator/load.js";
-import { buildModel } from "../../generator/model.js";
+import { diffModels, type ProtocolDiff, renderMarkdown, renderText } from "../../generator/protocol/diff.js";
+import { parseSchema } from "../../generator/protocol/load.js";
+import { buildModel } from "../../generator/protocol/model.js";
 import registry from "../../schema/versions.json" with { type: "json" };
 import { officialSchemaPath, placeSchema, removeTempDirs, tempDir } from "../schema/fixtures.js";
 import { runCli } from "./run.js";

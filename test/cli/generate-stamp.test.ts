@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateProject } from "../../generator/cli/generate.js";
-import { GENERATED_MARK, STAMP_FILE } from "../../generator/stamp.js";
+import { GENERATED_MARK, STAMP_FILE } from "../../generator/output/stamp.js";
 import { runCli } from "./run.js";
 import { heavyIn, ownFilesIn, runCliTraced } from "./run-traced.js";
 
@@ -122,7 +122,7 @@ describe("generate with a stamp", () => {
     writeFileSync(at("generated/old.ts"), `${GENERATED_MARK} 0.0.1. DO NOT EDIT.\nexport {};\n`);
     writeFileSync(at("generated/notes.ts"), "// the user's own file beside the generated ones\n");
     const run = generate();
-    expect(run.stderr).toContain("3 files written");
+    expect(run.stderr).toContain("generated/: 3 files written");
     expect(read("generated/contract/tables.js")).toBe(tables);
     expect(read("generated/index.ts")).toBe(index);
     expect(existsSync(at("generated/old.ts"))).toBe(false);

@@ -16,7 +16,7 @@ import { heavyIn, ownFilesIn, packageVersion, runCliTraced } from "./run-traced.
 
 /** Source files that only a command's own code brings in. */
 const COMMAND_CODE =
-  /^generator\/(cli\/(generate|generate-versions|regenerate-project|init|diff|pull|test)\.ts|emit\/|contract\/|generate\.ts|handlers-|model\.ts|load\.ts)/;
+  /^generator\/(cli\/(generate|generate-versions|regenerate-project|init|diff|pull|test|dev|dev-generate)\.ts|cli\/test\/(?!select\.ts)|emit\/|contract\/|lock\/|sampling\/|output\/|dev\/|project\/(?!project-config\.ts)|protocol\/(model|load)\.ts)/;
 
 const flat = (text: string): string => text.replace(/\s+/g, " ");
 

@@ -24,12 +24,12 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { ts } from "ts-morph";
 import { describe, expect, it } from "vitest";
-import { arbitraryOf } from "../../generator/contract/arbitrary.js";
 import { compileChecks } from "../../generator/contract/checks.js";
 import { loadContract } from "../../generator/contract/load.js";
 import { emitValidators } from "../../generator/emit/validators.js";
-import type { Json } from "../../generator/load.js";
-import { checkName } from "../../generator/naming.js";
+import type { Json } from "../../generator/protocol/load.js";
+import { checkName } from "../../generator/protocol/naming.js";
+import { arbitraryOf } from "../../generator/sampling/arbitrary.js";
 import { failuresOf, MAX_FAILURES } from "../../runtime/check/check.js";
 import { ajvFormat } from "../support/format-samples.js";
 

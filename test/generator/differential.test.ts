@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { applySchemaFixes } from "../../generator/tables.js";
+import { applySchemaFixes } from "../../generator/protocol/tables.js";
 import { definitionNames, generateInstances } from "../support/instances.js";
 import { createOracle, dialectOf } from "../support/oracle.js";
 import { schemaPath, VERSIONS } from "./paths.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { generate, shareLegacy } from "../../generator/generate.js";
-import { inputFor, registryFacts, type SchemaInput } from "../../generator/protocol-model.js";
+import { generate, shareLegacy } from "../../generator/emit/generate.js";
+import { inputFor, registryFacts, type SchemaInput } from "../../generator/protocol/protocol-model.js";
 import { getVersion } from "../../schema/registry.js";
 import { REPO, schemaPath, VERSIONS } from "./paths.js";
 

@@ -30,11 +30,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/2025-11-25/client.js";
 import { createServer } from "../../generated/2025-11-25/server.js";
 import { emitContract, emitContractSources } from "../../generator/contract/emit.js";
-import { emitContractClient } from "../../generator/contract/emit-client.js";
-import { contractFromLock } from "../../generator/contract/from-lock.js";
 import { ContractError, canonicalJson, loadContractText } from "../../generator/contract/load.js";
-import { buildLock, parseLock, renderLock } from "../../generator/contract/lock.js";
 import type { ContractModel } from "../../generator/contract/model.js";
+import { emitContractClient } from "../../generator/lock/emit-client.js";
+import { contractFromLock } from "../../generator/lock/from-lock.js";
+import { buildLock, parseLock, renderLock } from "../../generator/lock/lock.js";
 import { createMemoryTransportPair } from "../../runtime/jsonrpc/memory.js";
 import { typeErrors } from "../support/typecheck.js";
 

@@ -12,8 +12,8 @@ import * as z from "zod";
 import { emitTypes } from "../../generator/emit/types.js";
 import { emitValidators } from "../../generator/emit/validators.js";
 import { emitZod } from "../../generator/emit/zod.js";
-import { parseSchemaDocument, SUPPORTED_FORMATS } from "../../generator/load.js";
-import { collectRefs, type ProtocolModel } from "../../generator/model.js";
+import { parseSchemaDocument, SUPPORTED_FORMATS } from "../../generator/protocol/load.js";
+import { collectRefs, type ProtocolModel } from "../../generator/protocol/model.js";
 import { formats, isMultipleOf } from "../../runtime/check/formats.js";
 import {
   ajvFormat,

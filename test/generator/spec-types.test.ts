@@ -27,7 +27,7 @@ interface Disagreement {
 
 /**
  * None today: schema.json's JSONValue, which lost schema.ts's `null` and `number`, is corrected by the
- * generator's SCHEMA_FIXES (generator/tables.ts), so types, validators and zod schemas say what schema.ts says.
+ * generator's SCHEMA_FIXES (generator/protocol/tables.ts), so types, validators and zod schemas say what schema.ts says.
  */
 const DISAGREEMENTS: Disagreement[] = [];
 

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseSchema } from "../../generator/load.js";
+import { parseSchema } from "../../generator/protocol/load.js";
 import { typeErrors } from "../support/typecheck.js";
 import { REPO, schemaPath, VERSIONS } from "./paths.js";
 

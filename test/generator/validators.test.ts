@@ -7,8 +7,8 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitValidators } from "../../generator/emit/validators.js";
-import { parseSchema } from "../../generator/load.js";
-import type { ProtocolModel } from "../../generator/model.js";
+import { parseSchema } from "../../generator/protocol/load.js";
+import type { ProtocolModel } from "../../generator/protocol/model.js";
 import { createOracle } from "../support/oracle.js";
 import { REPO } from "./paths.js";
 

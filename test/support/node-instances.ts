@@ -1,10 +1,10 @@
 /**
- * Instances for a parsed schema (generator/load.ts nodes), aimed at the edges of every keyword: numbers
+ * Instances for a parsed schema (generator/protocol/load.ts nodes), aimed at the edges of every keyword: numbers
  * around bounds and multiples, arrays around their lengths with duplicated items, objects with and
  * without required, dependent and extra keys, strings from the format samples and their mutations, values
  * of the `not` and `if` schemas. Roughly half come out valid; the ajv oracle decides which.
  */
-import type { Json, SchemaNode } from "../../generator/load.js";
+import type { Json, SchemaNode } from "../../generator/protocol/load.js";
 import { mutate, SAMPLES } from "./format-samples.js";
 import type { Rng } from "./prng.js";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitContract } from "../../../generator/contract/emit.js";
 import { loadContract } from "../../../generator/contract/load.js";
-import { seedsOf } from "../../../generator/contract/seeds.js";
+import { seedsOf } from "../../../generator/sampling/seeds.js";
 
 const root = mkdtempSync(join(tmpdir(), "mcp-contract-item-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Identifiers from users' and servers' names (generator/mangle.ts): names that differ only in punctuation
+ * Identifiers from users' and servers' names (generator/util/mangle.ts): names that differ only in punctuation
  * or case get distinct identifiers, deterministically and stably; no identifier is a reserved word or a
  * prototype member; and a contract full of such names generates, type-checks and is served with each
  * name's own checks.
@@ -11,7 +11,7 @@ import { createClient } from "../../../generated/2025-11-25/client.js";
 import { createServer } from "../../../generated/2025-11-25/server.js";
 import { emitContract, emitContractSources } from "../../../generator/contract/emit.js";
 import { loadContractText } from "../../../generator/contract/load.js";
-import { identifierToken, typeIdentifier, typeNamesOf } from "../../../generator/mangle.js";
+import { identifierToken, typeIdentifier, typeNamesOf } from "../../../generator/util/mangle.js";
 import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
 import { typeErrors } from "../../support/typecheck.js";
 

@@ -17,12 +17,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { protocol } from "../../../generated/2026-07-28/protocol.js";
 import { isInputError } from "../../../generator/cli/input-errors.js";
 import { lenientTables } from "../../../generator/cli/pull-lists.js";
-import { compareLocks, renderComparison } from "../../../generator/contract/compat.js";
 import { emitContract } from "../../../generator/contract/emit.js";
-import { emitContractClient } from "../../../generator/contract/emit-client.js";
-import { contractFromLock } from "../../../generator/contract/from-lock.js";
 import { loadContract } from "../../../generator/contract/load.js";
-import { buildLock } from "../../../generator/contract/lock.js";
+import { compareLocks, renderComparison } from "../../../generator/lock/compat.js";
+import { emitContractClient } from "../../../generator/lock/emit-client.js";
+import { contractFromLock } from "../../../generator/lock/from-lock.js";
+import { buildLock } from "../../../generator/lock/lock.js";
 
 const RUNS = Number(process.env.MCP_CODEGEN_PROPERTY_RUNS ?? 50);
 const SEED = Number(process.env.MCP_CODEGEN_PROPERTY_SEED ?? 21);

@@ -11,13 +11,13 @@ import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
 import { createClient } from "../../../generated/2025-11-25/client.js";
 import { createServer } from "../../../generated/2025-11-25/server.js";
-import { arbitraryOf } from "../../../generator/contract/arbitrary.js";
 import { compileChecks } from "../../../generator/contract/checks.js";
 import { emitContract } from "../../../generator/contract/emit.js";
-import { emitContractClient } from "../../../generator/contract/emit-client.js";
-import { contractFromLock } from "../../../generator/contract/from-lock.js";
 import { loadContractText } from "../../../generator/contract/load.js";
-import { buildLock } from "../../../generator/contract/lock.js";
+import { emitContractClient } from "../../../generator/lock/emit-client.js";
+import { contractFromLock } from "../../../generator/lock/from-lock.js";
+import { buildLock } from "../../../generator/lock/lock.js";
+import { arbitraryOf } from "../../../generator/sampling/arbitrary.js";
 import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));

@@ -1,0 +1,149 @@
+/**
+ * The server under test, as a real process over stdio with this project's own client. A call that the
+ * server leaves unanswered (timeout: the client sends notifications/cancelled) or that ends with the
+ * process gone starts a fresh process for the next call, so the next input meets a live server. A tool
+ * call carries a progress token, so a tool's progress path runs as a client would drive it; the timeout
+ * is the whole call's (progress does not extend it: a server reporting progress forever still ends).
+ */
+
+import { ErrorCode, McpError } from "@mcp-codegen/runtime";
+import { StdioClientTransport } from "@mcp-codegen/runtime/node";
+import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
+import { GENERATOR_VERSION } from "../../util/version.js";
+import { allPages, type Page } from "../list-pages.js";
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/**
+ * What one call came to: a result; a JSON-RPC error; a result the protocol's own schema refuses (the
+ * client checks every result it reads); or a local failure (timeout, exit).
+ */
+export type CallOutcome =
+  | { kind: "result"; result: Record<string, unknown> }
+  | { kind: "error"; code: number; message: string; data?: unknown }
+  | { kind: "malformed"; message: string }
+  | { kind: "lost"; message: string; timedOut?: true };
+
+/** A request the generated client sends, given the client and the per-call options. */
+type Send = (client: McpClient, options: CallOptions) => Promise<unknown>;
+
+interface CallOptions {
+  timeoutMs: number;
+  onprogress?: () => void;
+}
+
+export class ServerSession {
+  #client: McpClient | undefined;
+  #protocolVersion = "";
+
+  constructor(
+    readonly server: ServerCommand,
+    readonly timeoutMs: number,
+  ) {}
+
+  /** The version negotiated by the last connection. */
+  get protocolVersion(): string {
+    return this.#protocolVersion;
+  }
+
+  /** Starts the server and shakes hands; rejects when it cannot be started or does not answer. */
+  async connect(): Promise<McpClient> {
+    if (this.#client) return this.#client;
+    const client = createClient({
+      info: { name: "mcp-codegen test", version: GENERATOR_VERSION },
+      requestTimeoutMs: this.timeoutMs,
+    });
+    const transport = new StdioClientTransport({ command: this.server.command, args: this.server.args });
+    const description = await client.connect(transport, { timeoutMs: this.timeoutMs });
+    this.#protocolVersion = description.protocolVersion;
+    this.#client = client;
+    return client;
+  }
+
+  listTools(): Promise<unknown[]> {
+    return this.#list("tools/list", "tools", (c, p) => c.listTools(p));
+  }
+
+  listPrompts(): Promise<unknown[]> {
+    return this.#list("prompts/list", "prompts", (c, p) => c.listPrompts(p));
+  }
+
+  listResources(): Promise<unknown[]> {
+    return this.#list("resources/list", "resources", (c, p) => c.listResources(p));
+  }
+
+  listResourceTemplates(): Promise<unknown[]> {
+    return this.#list("resources/templates/list", "resourceTemplates", (c, p) => c.listResourceTemplates(p));
+  }
+
+  /** `timeoutMs`: this call's own limit (an item's `test.timeoutMs`), else the session's. */
+  callTool(name: string, args: Record<string, unknown>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call(
+      "tools/call",
+      (c, o) => c.callTool({ name, arguments: args }, { ...o, onprogress: () => {} }),
+      timeoutMs,
+    );
+  }
+
+  getPrompt(name: string, args: Record<string, string>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("prompts/get", (c, o) => c.getPrompt({ name, arguments: args }, o), timeoutMs);
+  }
+
+  readResource(uri: string, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("resources/read", (c, o) => c.readResource({ uri }, o), timeoutMs);
+  }
+
+  /** Every page of a list (bounded, cursors checked); rejects when a page fails. */
+  async #list(
+    method: string,
+    key: string,
+    page: (client: McpClient, params: { cursor?: string }) => Promise<unknown>,
+  ) {
+    const client = await this.connect();
+    return allPages(method, key, (params) => page(client, params) as Promise<Page>);
+  }
+
+  async #call(method: string, send: Send, timeoutMs: number): Promise<CallOutcome> {
+    let client: McpClient;
+    try {
+      client = await this.connect();
+    } catch (e) {
+      return { kind: "lost", message: `the server could not be started again: ${(e as Error).message}` };
+    }
+    try {
+      const result = await send(client, { timeoutMs });
+      return { kind: "result", result: result as Record<string, unknown> };
+    } catch (e) {
+      const local =
+        !(e instanceof McpError) ||
+        e.code === ErrorCode.RequestTimeout ||
+        e.code === ErrorCode.ConnectionClosed;
+      if (local) {
+        await this.close();
+        return e instanceof McpError && e.code === ErrorCode.RequestTimeout
+          ? { kind: "lost", message: `no answer within ${timeoutMs} ms`, timedOut: true }
+          : { kind: "lost", message: `the connection ended: ${(e as Error).message}` };
+      }
+      const error = e as McpError;
+      // The client's own check of the result (runtime/mcp/check-errors.ts words it so): not a refusal.
+      if (error.message.startsWith(`invalid ${method} result from the server`))
+        return { kind: "malformed", message: error.message };
+      return {
+        kind: "error",
+        code: error.code,
+        message: error.message,
+        ...(error.data === undefined ? {} : { data: error.data }),
+      };
+    }
+  }
+
+  /** Ends the server process (stdin closed, then signals). */
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * One tool under `mcp-codegen test`: the contract's examples and defaults, then arguments sampled from its
+ * inputSchema, sent with tools/call (no JSON-RPC error; structuredContent its outputSchema accepts unless
+ * isError), then each required argument missing and wrong-typed, which must be refused naming it.
+ */
+
+import fc from "fast-check";
+import type { ContractTool, JsonObject } from "../../contract/model.js";
+import type { Json } from "../../protocol/load.js";
+import { seedsOf } from "../../sampling/seeds.js";
+import { requiredArguments, wrongArguments } from "../../sampling/wrong-values.js";
+import {
+  assertSampled,
+  checkedSeeds,
+  type ItemOutcome,
+  type ItemRun,
+  notSlow,
+  printItem,
+  propertyRun,
+  refusals,
+  smallest,
+  Violation,
+} from "./run.js";
+import { answerProblem, refusalProblem, show } from "./verdicts.js";
+
+/** The tool's property run, then its refusals; prints its summary or its failures. How it came out. */
+export async function testTool(
+  tool: ContractTool,
+  arbitrary: fc.Arbitrary<Json>,
+  run: ItemRun,
+): Promise<ItemOutcome> {
+  const { session, checks, definitions } = run;
+  const input = checks.get(tool.input)!;
+  const output = tool.output ? checks.get(tool.output)! : undefined;
+  let refusedWithIsError = 0;
+  const valid = smallest(fc.sample(arbitrary, { numRuns: 20, seed: run.seed }));
+  const object = typeof valid === "object" && valid !== null && !Array.isArray(valid) ? valid : undefined;
+  const required = requiredArguments(definitions[tool.input]!, definitions);
+  const seeded = checkedSeeds(seedsOf(tool.test, object ?? {}, required), input, "the inputSchema");
+  const probe = async (args: Json): Promise<void> => {
+    assertSampled(input, args, "arguments");
+    const outcome = await session.callTool(tool.name, args as Record<string, unknown>, run.timeoutMs);
+    notSlow(outcome);
+    const problem = answerProblem(outcome, output);
+    if (problem !== undefined) throw new Violation(problem);
+    if (outcome.kind === "result" && outcome.result.isError === true) refusedWithIsError++;
+  };
+  const report = await propertyRun(
+    arbitrary,
+    probe,
+    run,
+    (args) => ["  sampled arguments", `    arguments: ${show(args)}`],
+    undefined,
+    seeded.seeds.map((s) => s.value as Json),
+  );
+  report.problems.unshift(...seeded.problems);
+  if (report.problems.length === 0 && refusedWithIsError > 0)
+    report.summary += ` (${refusedWithIsError} answered isError)`;
+
+  // Refusals: from a small valid sample, each required argument missing, then wrong-typed.
+  const mistakes = object ? wrongArguments(object as JsonObject, required, input) : [];
+  await refusals(
+    run,
+    report,
+    mistakes.map((m) => ({
+      field: m.field,
+      mistake: m.mistake,
+      send: () => session.callTool(tool.name, m.args, run.timeoutMs),
+      shown: [`    arguments: ${show(m.args)}`],
+    })),
+    { kind: "required argument", noun: "arguments" },
+    refusalProblem,
+  );
+  return printItem(run, tool.name, report);
+}

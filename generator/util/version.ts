@@ -1,0 +1,1 @@
+export { PACKAGE_VERSION as GENERATOR_VERSION } from "../../schema/package.js";

@@ -1,1 +1,0 @@
-export { PACKAGE_VERSION as GENERATOR_VERSION } from "../schema/package.js";
