@@ -38,11 +38,11 @@ const PATH_SHOWN = 4;
 
 /**
  * A `Fail` when `value` nests arrays and objects more than `max` levels deep, else `undefined`.
- * Iterative, so it cannot exhaust the stack itself; linear in the value's size, allocation-free for
- * primitives, and it stops at the first value too deep.
+ * Linear in the value's size, allocation-free when the value is within the bound, and it stops at the
+ * first value too deep; its recursion never goes past the bound, so it cannot exhaust the stack itself.
  */
 export function tooDeep(value: unknown, max = MAX_DEPTH): Fail | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
+  if (!nestsDeeper(value, max)) return undefined;
   const values: unknown[] = [value];
   const depths: number[] = [1];
   while (values.length > 0) {
@@ -72,6 +72,24 @@ export function tooDeep(value: unknown, max = MAX_DEPTH): Fail | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Whether `value` nests arrays and objects more than `levels` deep: the common answer, no, found without
+ * allocating (every message's params pass here). Recursive, but never more than `levels` + 1 frames deep.
+ */
+function nestsDeeper(value: unknown, levels: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const x of value) if (nestsDeeper(x, levels - 1)) return true;
+    return false;
+  }
+  for (const k in value) {
+    if (Object.hasOwn(value, k) && nestsDeeper((value as Record<string, unknown>)[k], levels - 1))
+      return true;
+  }
+  return false;
 }
 
 /**
@@ -116,6 +134,8 @@ export function textExcess(
   maxDepth = MAX_TEXT_DEPTH,
   maxItems = Number.POSITIVE_INFINITY,
 ): TextExcess | undefined {
+  // A text holds no more brackets, commas or colons than characters: a short one needs no count at all.
+  if (text.length <= maxDepth && text.length < maxItems) return undefined;
   // The engine's native search settles most texts (a long string, a short message) in well under a
   // millisecond, where the scan below takes ~5 ns a character.
   const shallow = occurrences(text, OPENINGS, maxDepth) <= maxDepth;
