@@ -234,6 +234,16 @@ export const codePoints = (s: string): number => {
   return n;
 };
 
+/**
+ * Whether `s` has more than `n` code points, counting them only when the UTF-16 length (between one and
+ * two units each) cannot decide.
+ */
+export const longerThan = (s: string, n: number): boolean =>
+  s.length > n && (s.length > 2 * n || codePoints(s) > n);
+
+/** Whether `s` has fewer than `n` code points, counted only when the UTF-16 length cannot decide. */
+export const shorterThan = (s: string, n: number): boolean => s.length < 2 * n && codePoints(s) < n;
+
 /** JSON equality, as `const`, `enum` and `uniqueItems` compare (1 and 1.0 equal, key order irrelevant). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

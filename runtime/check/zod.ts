@@ -13,13 +13,14 @@
 import * as z from "zod";
 import { isObject } from "../jsonrpc/messages.js";
 import {
-  codePoints,
   duplicateItems,
   type Format,
   formats,
   isMultipleOf,
   jsonEqual,
+  longerThan,
   ownKeyCount,
+  shorterThan,
 } from "./formats.js";
 
 /** JSON Schema `integer`: any integral number. zod's `int()` also caps at 2^53, which JSON Schema does not. */
@@ -137,7 +138,7 @@ export const ifThenElse = (
  */
 export const pattern = (re: RegExp, most: number) =>
   z.superRefine<string>((s, ctx) => {
-    if (s.length > most && (s.length > 2 * most || codePoints(s) > most)) {
+    if (longerThan(s, most)) {
       ctx.addIssue({
         code: "custom",
         message: `Expected at most ${most} characters (the most a pattern is checked on)`,
@@ -145,14 +146,10 @@ export const pattern = (re: RegExp, most: number) =>
     } else if (!re.test(s)) ctx.addIssue({ code: "custom", message: `Expected to match ${re.source}` });
   });
 
-/** Code points are counted only when the UTF-16 length (between 1 and 2 units each) cannot decide. */
 export const minLength = (n: number) =>
-  z.refine<string>((s) => s.length >= 2 * n || codePoints(s) >= n, `Expected at least ${n} characters`);
+  z.refine<string>((s) => !shorterThan(s, n), `Expected at least ${n} characters`);
 export const maxLength = (n: number) =>
-  z.refine<string>(
-    (s) => s.length <= n || (s.length <= 2 * n && codePoints(s) <= n),
-    `Expected at most ${n} characters`,
-  );
+  z.refine<string>((s) => !longerThan(s, n), `Expected at most ${n} characters`);
 
 /** `const` with an object or array value (primitive constants use `z.literal`). */
 export const constant = <T>(value: T) =>
@@ -184,7 +181,7 @@ export function patternProperties(
   const known = new Set(declared);
   return z.superRefine<Record<string, unknown>>((obj, ctx) => {
     for (const [key, value] of Object.entries(obj)) {
-      if (key.length > most && (key.length > 2 * most || codePoints(key) > most)) {
+      if (longerThan(key, most)) {
         ctx.addIssue({
           code: "custom",
           path: [key],
