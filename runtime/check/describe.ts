@@ -19,8 +19,9 @@ export const describeEach = (failure: Fail): string[] => failuresOf(failure).map
  */
 export function describeFailure(failure: Fail): string {
   const all = describeEach(failure);
-  const text = all.join("; ");
-  return all.length < MAX_FAILURES
-    ? text
-    : `${text}; (the first ${MAX_FAILURES} problems; there may be more)`;
+  return `${all.join("; ")}${cutShort(all.length)}`;
 }
+
+/** What ends a list of `count` failures: at `MAX_FAILURES`, that the check stopped there. */
+export const cutShort = (count: number): string =>
+  count < MAX_FAILURES ? "" : `; (the first ${MAX_FAILURES} problems; there may be more)`;

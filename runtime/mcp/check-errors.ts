@@ -1,7 +1,8 @@
 /** Failed checks as JSON-RPC errors: -32602 (or the code given) naming the failing path. */
 
-import { type Check, type Fail, failuresOf, MAX_FAILURES } from "../check/check.js";
+import { type Check, type Fail, failuresOf } from "../check/check.js";
 import { isDepthBounded, tooDeep } from "../check/depth.js";
+import { cutShort } from "../check/describe.js";
 import { ErrorCode, type JsonRpcNotification, McpError } from "../jsonrpc/messages.js";
 
 export interface ValidationIssue {
@@ -25,8 +26,7 @@ export const issuesOf = (failure: Fail, prefix = ""): ValidationIssue[] =>
 function validationError(code: number, message: string, failure: Fail): McpError {
   const issues = issuesOf(failure);
   const listed = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
-  const cut = issues.length < MAX_FAILURES ? "" : `; (the first ${MAX_FAILURES} problems; there may be more)`;
-  return new McpError(code, `${message}: ${listed}${cut}`, { issues });
+  return new McpError(code, `${message}: ${listed}${cutShort(issues.length)}`, { issues });
 }
 
 /**
