@@ -1,20 +1,16 @@
 /**
  * The contract half of `generate`, for `dev`: the protocol is generated once and kept in memory, so a
- * contract edit costs only compiling the contract (tens of milliseconds). The one place `dev` calls the
- * generator: swap this for a faster `generate` when there is one.
+ * contract edit costs only compiling the contract (`project-contract.ts`, as `generate` compiles it).
  */
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { emitContract } from "../contract/emit.js";
-import { boundsOf, patternRisks, patternWarnings } from "../contract/pattern-warnings.js";
-import { checkProtocolFit } from "../contract/protocol-fit.js";
 import type { Generated } from "../emit/generate.js";
 import { writeFileAtomic, writeOutput } from "../output/write.js";
 import type { ProjectConfig } from "../project/project.js";
 import { addContractStubs } from "../project/stubs.js";
 import { generateVersion } from "./generate-versions.js";
-import { loadProjectContract } from "./regenerate-project.js";
+import { compileProjectContract, loadProjectContract } from "./project-contract.js";
 
 export interface Regenerated {
   /** Paths written (absolute), the handlers file included when stubs were added. */
@@ -46,15 +42,14 @@ export function createRegenerator(root: string, config: ProjectConfig) {
     let handlers: string | undefined;
     if (config.contract) {
       const contract = await loadProjectContract(root, config.contract);
-      checkProtocolFit(contract, next.model.definitions);
-      const risks = await patternRisks(contract, config.patternMaxLength);
-      for (const w of patternWarnings(risks)) warnings.push(`${config.contract}: ${w}`);
-      const emitted = await emitContract(contract, {
-        protocolVersion: config.protocol,
-        ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
-        patternBounds: boundsOf(risks),
-      });
-      Object.assign(contractFiles, emitted);
+      const compiled = await compileProjectContract(
+        contract,
+        config,
+        config.protocol,
+        next.model.definitions,
+      );
+      warnings.push(...compiled.warnings);
+      Object.assign(contractFiles, compiled.files);
       const text = await readFile(handlersPath, "utf8");
       const added = addContractStubs(text, contract);
       if (added.text !== text) handlers = added.text;

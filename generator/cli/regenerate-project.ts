@@ -7,11 +7,9 @@
 
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { cacheDir } from "../../schema/loader.js";
 import { getVersion, listVersions } from "../../schema/registry.js";
-import { ContractError, loadContract } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
-import { compilerVersion, folderMemo } from "../contract/transpile.js";
+import { compilerVersion } from "../contract/transpile.js";
 import { fileHash, folderListing, inputName, type Stamp, sha256, writeStamp } from "../output/stamp.js";
 import { writeFileAtomic, writeOutput } from "../output/write.js";
 import { updateHandlers } from "../project/handlers-update.js";
@@ -22,6 +20,7 @@ import { protocolModel } from "../protocol/protocol-model.js";
 import { counted } from "./counted.js";
 import { CliError } from "./errors.js";
 import type { Freshness, ProjectGeneration, ProjectOptions } from "./generate.js";
+import { compileProjectContract, loadProjectContract } from "./project-contract.js";
 import type { Reporter } from "./report.js";
 import { type SchemaChoice, schemaInput } from "./schema-input.js";
 
@@ -173,24 +172,9 @@ async function projectOutput(
     Object.assign(compiledFrom, fresh.stamp!.compiled?.outputs);
     Object.assign(files, await readBack(outDir, recorded.filter(isContract)));
   } else if (contract) {
-    // The contract's compiler is loaded only when the contract's files are generated.
-    const [{ checkProtocolFit }, { boundsOf, patternRisks, patternWarnings }, { emitContract }] =
-      await Promise.all([
-        import("../contract/protocol-fit.js"),
-        import("../contract/pattern-warnings.js"),
-        import("../contract/emit.js"),
-      ]);
-    // A ContractError is an input error (cli/input-errors.ts): printed as its message, exit 2.
-    checkProtocolFit(contract, model.definitions, folderMemo(join(cacheDir(), "compiled")));
-    const risks = await patternRisks(contract, config.patternMaxLength);
-    warnings = patternWarnings(risks).map((w) => `warning: ${config.contract}: ${w}`);
-    const emitted = await emitContract(contract, {
-      protocolVersion: target,
-      ...(config.patternMaxLength === undefined ? {} : { patternMaxLength: config.patternMaxLength }),
-      patternBounds: boundsOf(risks),
-      compiled: memo,
-    });
-    for (const [name, text] of Object.entries(emitted)) files[`contract/${name}`] = text;
+    const compiled = await compileProjectContract(contract, config, target, model.definitions, memo);
+    warnings = compiled.warnings.map((w) => `warning: ${w}`);
+    for (const [name, text] of Object.entries(compiled.files)) files[`contract/${name}`] = text;
     const sourceOf = new Map([...memo].map(([key, js]) => [js, key]));
     for (const [name, text] of Object.entries(files)) {
       const key = isContract(name) ? sourceOf.get(afterHeader(text)) : undefined;
@@ -287,16 +271,6 @@ async function stampOf(
     warnings: output.warnings,
     compiled: { compiler: compilerVersion(), ...output.compiled },
   };
-}
-
-/** The project's contract, with a failure to read or compile it as bad input (exit 2). */
-export async function loadProjectContract(root: string, path: string, read?: Set<string>) {
-  try {
-    return await loadContract(join(root, path), path, read);
-  } catch (e) {
-    if (e instanceof ContractError) throw new CliError(e.message);
-    throw e;
-  }
 }
 
 /** A relative ESM specifier from `fromDir` to `file`. */
