@@ -4,54 +4,21 @@
  * client; then edit a handler, move to a newer protocol with `generate --protocol`, and check that the
  * user's code is intact, stubs appeared, it compiles, and a second `generate` changes nothing.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import registry from "../../schema/versions.json" with { type: "json" };
+import { packedWorkspace } from "./packed.js";
 import { REPO } from "./run.js";
 
-const BIN = `${REPO}node_modules/.bin`;
-const work = mkdtempSync(join(tmpdir(), "mcp-codegen-new-user-"));
-/** Packing finds the official schemas the way this checkout's tests do (MCP_SCHEMA_DIR, ../shared, …). */
-const packEnv = { ...process.env, PATH: `${BIN}:${process.env.PATH}` };
-/**
- * The user has no schema anywhere but in the package: no MCP_SCHEMA_DIR, an empty cache, and a download
- * that is refused (port 9 on loopback), so init and generate prove the tarball's bundled copies suffice.
- */
-const env = {
-  ...packEnv,
-  MCP_SCHEMA_DIR: "",
-  MCP_CODEGEN_CACHE_DIR: join(work, "empty-cache"),
-  MCP_CODEGEN_BUNDLED_DIR: "",
-  MCP_CODEGEN_UPSTREAM: "http://127.0.0.1:9/",
-};
-let tarball = "";
-let runtimeTarball = "";
+const { work, env, run, must, pack, initArgs } = packedWorkspace("mcp-codegen-new-user-");
+let packed = { tarball: "", runtimeTarball: "" };
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function run(cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env) {
-  const r = spawnSync(cmd, args, { cwd, env: runEnv, encoding: "utf8", timeout: 180_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-const must = (cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env) => {
-  const r = run(cmd, args, cwd, runEnv);
-  if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-  return r;
-};
 /** The scaffold's package.json points at the packed tarballs (`init --from-tarballs`): install from them. */
 const install = (dir: string, ...flags: string[]) =>
   must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...flags], dir);
@@ -67,33 +34,13 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
-const packs = join(work, "packs");
-
 /** The way the README says to try a clone: pack both packages, then init through npx from the tarball. */
 beforeAll(() => {
-  mkdirSync(packs);
-  must("npm", ["pack", "--pack-destination", packs], REPO, packEnv);
-  must("npm", ["pack", "-w", "@mcp-codegen/runtime", "--pack-destination", packs], REPO, packEnv);
-  tarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-\d/.test(f))!);
-  runtimeTarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-runtime-\d/.test(f))!);
+  packed = pack();
 }, 180_000);
 
 /** `npx --package <runtime.tgz> --package <codegen.tgz> mcp-codegen init … --from-tarballs <packs>`, as the README says. */
-const init = (args: string[]) =>
-  run(
-    "npx",
-    [
-      "--yes",
-      "--prefer-offline",
-      "--package",
-      runtimeTarball,
-      "--package",
-      tarball,
-      "mcp-codegen",
-      "init",
-    ].concat(args, ["--from-tarballs", packs]),
-    work,
-  );
+const init = (args: string[]) => run("npx", initArgs(packed, args), work);
 
 describe("a new user's server project", () => {
   const dir = join(work, "my-server");
@@ -154,7 +101,7 @@ describe("a new user's server project", () => {
   }, 180_000);
 
   it("the tarball carries every pinned schema, and generate offline without them names the ways to provide one", () => {
-    const listing = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
+    const listing = execFileSync("tar", ["tzf", packed.tarball], { encoding: "utf8" }).split("\n");
     const installed = join(dir, "node_modules/mcp-codegen");
     for (const [version, entry] of Object.entries(registry.versions)) {
       expect(listing).toContain(`package/schema/bundled/${version}/schema.json`);

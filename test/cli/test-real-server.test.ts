@@ -6,37 +6,14 @@
  * time it took is printed. Then a real bug is planted, the slow tool answering the wrong type for one
  * enum value, and `npm test` fails naming the tool and the input.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO } from "./run.js";
+import { packedWorkspace } from "./packed.js";
 
-const BIN = `${REPO}node_modules/.bin`;
-const work = mkdtempSync(join(tmpdir(), "mcp-codegen-real-server-"));
-const packEnv = { ...process.env, PATH: `${BIN}:${process.env.PATH}` };
-// No schema but the package's own, and no download (port 9 refuses), as for a new user offline.
-const env = {
-  ...packEnv,
-  MCP_SCHEMA_DIR: "",
-  MCP_CODEGEN_CACHE_DIR: join(work, "empty-cache"),
-  MCP_CODEGEN_BUNDLED_DIR: "",
-  MCP_CODEGEN_UPSTREAM: "http://127.0.0.1:9/",
-};
+const { work, must, run, pack, initArgs } = packedWorkspace("mcp-codegen-real-server-");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function run(cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env) {
-  const r = spawnSync(cmd, args, { cwd, env: runEnv, encoding: "utf8", timeout: 180_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-const must = (cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env) => {
-  const r = run(cmd, args, cwd, runEnv);
-  if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-  return r;
-};
-
-const packs = join(work, "packs");
 const dir = join(work, "tasks-server");
 
 /** The contract's additions: the slow tool, hinted as slow, and the template over data. */
@@ -127,28 +104,7 @@ function itemReport(stdout: string, label: string): string {
 }
 
 beforeAll(() => {
-  mkdirSync(packs);
-  must("npm", ["pack", "--pack-destination", packs], REPO, packEnv);
-  must("npm", ["pack", "-w", "@mcp-codegen/runtime", "--pack-destination", packs], REPO, packEnv);
-  const tarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-\d/.test(f))!);
-  const runtimeTarball = join(packs, readdirSync(packs).find((f) => /^mcp-codegen-runtime-\d/.test(f))!);
-  must(
-    "npx",
-    [
-      "--yes",
-      "--prefer-offline",
-      "--package",
-      runtimeTarball,
-      "--package",
-      tarball,
-      "mcp-codegen",
-      "init",
-      dir,
-      "--from-tarballs",
-      packs,
-    ],
-    work,
-  );
+  must("npx", initArgs(pack(), [dir]), work);
   must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], dir);
   // The scaffold as init wrote it: each test adds to these.
   for (const file of ["contract.yaml", "src/handlers.ts"])
