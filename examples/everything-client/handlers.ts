@@ -96,3 +96,12 @@ export async function listTools<Tool extends { name: string }>(client: ToolClien
   log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
   return tools;
 }
+
+/** json-schema-2020-12-preservation: the focal tool's input schema goes back to the server exactly as listed. */
+export async function echoFocalSchema<Tool extends { name: string; inputSchema: unknown }>(
+  client: ToolClient<Tool>,
+) {
+  const focal = (await listTools(client)).find((t) => t.name === "json_schema_2020_12_tool");
+  if (!focal) throw new Error("the server lists no json_schema_2020_12_tool");
+  await callTool(client, "json_schema_echo", { schema: focal.inputSchema as Record<string, unknown> });
+}

@@ -16,7 +16,7 @@
 import type { Transport } from "@mcp-codegen/runtime";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
-import { argumentsFor, callTool, handlers, listTools, log } from "./handlers.js";
+import { argumentsFor, callTool, echoFocalSchema, handlers, listTools, log } from "./handlers.js";
 import { createStatelessClient, STATELESS_SCENARIOS } from "./stateless.js";
 
 /** Below the suite's 30 s per-scenario limit, so a stuck run ends here with a message rather than a kill. */
@@ -47,6 +47,7 @@ const SCENARIOS: Record<string, Scenario> = {
     await listTools(client);
     await callTool(client, "test_reconnection");
   },
+  "json-schema-2020-12-preservation": echoFocalSchema,
 };
 
 /** The 2026-07-28 client takes any HTTP server (connectHttp); the 2025 one Streamable HTTP, as the suite's. */

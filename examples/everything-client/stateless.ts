@@ -5,7 +5,7 @@
  */
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
-import { applySchemaDefaults, argumentsFor, callTool, listTools, log } from "./handlers.js";
+import { applySchemaDefaults, argumentsFor, callTool, echoFocalSchema, listTools, log } from "./handlers.js";
 
 const offers = (client: McpClient, capability: "tools" | "resources" | "prompts") =>
   client.serverDescription?.capabilities[capability] !== undefined;
@@ -58,13 +58,7 @@ export const STATELESS_SCENARIOS: Record<string, StatelessScenario> = {
   "json-schema-ref-no-deref": async (client) => {
     await listTools(client);
   },
-  // The focal tool's input schema goes back to the server exactly as listed.
-  "json-schema-2020-12-preservation": async (client) => {
-    const tools = await listTools(client);
-    const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
-    if (!focal) throw new Error("the server lists no json_schema_2020_12_tool");
-    await callTool(client, "json_schema_echo", { schema: focal.inputSchema });
-  },
+  "json-schema-2020-12-preservation": echoFocalSchema,
 };
 
 export function createStatelessClient(timeoutMs: number): McpClient {

@@ -48,6 +48,7 @@ const CLIENT_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: strin
   ["tools_call", "2025-11-25"],
   ["elicitation-sep1034-client-defaults", "2025-11-25"],
   ["sse-retry", "2025-11-25"],
+  ["json-schema-2020-12-preservation", "2025-11-25"],
   ["tools_call", "2026-07-28"],
   ["request-metadata", "2026-07-28"],
   ["sep-2322-client-request-state", "2026-07-28"],
