@@ -1,5 +1,7 @@
 /** What every HTTP client transport takes to make its requests: the headers sent with each, and the fetch. */
 
+import { type Authorizer, authorizedFetch } from "./authorizer.js";
+
 export type HeadersOption =
   | Record<string, string>
   | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -9,11 +11,15 @@ export interface FetchOptions {
   headers?: HeadersOption;
   /** Makes the requests; the global fetch by default. */
   fetch?: typeof fetch;
+  /** Adds credentials to each request and answers the server's 401/403 challenges (an OAuth client). */
+  authorizer?: Authorizer;
 }
 
 /** The given fetch, or the global one looked up at each call (tests and polyfills may replace it later). */
-export const fetchOf = (options: FetchOptions): typeof fetch =>
-  options.fetch ?? ((input, init) => fetch(input, init));
+export function fetchOf(options: FetchOptions): typeof fetch {
+  const inner: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  return options.authorizer ? authorizedFetch(inner, options.authorizer) : inner;
+}
 
 /** The headers of one request, starting from the option's current value; the caller adds its own. */
 export async function resolveHeaders(option: HeadersOption | undefined): Promise<Headers> {

@@ -1,5 +1,6 @@
 /** MCP servers on any transport: the runtime behind every generated `createServer`. */
 
+export { type AuthInfo, InsufficientScope } from "../mcp/auth-info.js";
 export type {
   HandlerContext,
   ImplementationInfo,

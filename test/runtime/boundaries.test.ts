@@ -1,8 +1,9 @@
 /**
  * The runtime's shape, enforced: `node:` only under node/, imports pointing one way
- * (node → http, http-client → server, client → mcp → check → jsonrpc → util), no runtime dependency but
- * the SSE parser (and zod for the optional zod helpers), no module-level mutable state, named exports
- * only in the public entries, no entry but `./node` reaching Node built-ins, and generated code importing
+ * (node → http → auth → http-client; http, http-client → server, client → mcp → check → jsonrpc → util),
+ * no runtime dependency but the SSE parser and jose (only in auth/, loaded by no entry but `./auth` and
+ * `./node`; zod for the optional zod helpers), no module-level mutable state, named exports only in the
+ * public entries, no entry but `./node` reaching Node built-ins, and generated code importing
  * only public entries (`./codegen`; `./server`, `./client`, `./zod` from their one file each).
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -61,10 +62,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   mcp: ["check", "jsonrpc", "util"],
   server: ["mcp", "check", "jsonrpc", "util"],
   client: ["mcp", "check", "jsonrpc", "util"],
-  http: ["server", "mcp", "check", "jsonrpc", "util"],
+  auth: ["http-client", "mcp", "check", "jsonrpc", "util"],
+  http: ["auth", "server", "mcp", "check", "jsonrpc", "util"],
   "http-client": ["mcp", "check", "jsonrpc", "util"],
-  node: ["http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
-  entry: ["http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
+  node: ["auth", "http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
+  entry: ["auth", "http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
 };
 
 describe("runtime boundaries", () => {
@@ -112,13 +114,14 @@ describe("runtime boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("depends on no package but the SSE parser (http-client) and zod (the optional zod helpers)", () => {
-    expect(Object.keys(pkg.dependencies ?? {})).toEqual(["eventsource-parser"]);
+  it("depends on no package but the SSE parser (http-client), jose (auth) and zod (the optional zod helpers)", () => {
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(["eventsource-parser", "jose"]);
     const offenders: string[] = [];
     for (const sf of sources) {
       for (const spec of specifiers(sf).filter((s) => !s.startsWith(".") && !s.startsWith("node:"))) {
         const ok =
           (spec === "eventsource-parser" && concern(sf.getFilePath()) === "http-client") ||
+          (spec === "jose" && concern(sf.getFilePath()) === "auth") ||
           (spec === "zod" && rel(sf.getFilePath()) === "check/zod.ts");
         if (!ok) offenders.push(`${rel(sf.getFilePath())} → ${spec}`);
       }
@@ -166,6 +169,19 @@ describe("runtime boundaries", () => {
         star.map((d) => d.getText()),
         entry,
       ).toEqual([]);
+    }
+  });
+
+  it("no entry but ./auth (and ./node, which serves it) loads jose, however indirectly", () => {
+    const reach = (file: string, seen = new Set<string>()): boolean => {
+      if (seen.has(file)) return false;
+      seen.add(file);
+      const sf = project.getSourceFileOrThrow(file);
+      return specifiers(sf).some((s) => s === "jose" || (s.startsWith(".") && reach(local(file, s), seen)));
+    };
+    for (const [name, e] of Object.entries(pkg.exports)) {
+      if (typeof e === "string" || name === "./auth" || name.startsWith("./node")) continue;
+      expect(reach(join(RUNTIME, e["mcp-codegen-source"]!)), name).toBe(false);
     }
   });
 
