@@ -74,6 +74,8 @@ export class HttpSession implements Transport, Expirable {
   established = false;
   /** Who opened it, for the per-client bound (undefined: not counted). */
   client?: string | undefined;
+  /** The authenticated subject that opened it: only that subject may use it. */
+  owner?: string | undefined;
   /** Its place in the registry's recency order (stateful sessions). */
   linkPrev?: Expirable;
   linkNext?: Expirable;
