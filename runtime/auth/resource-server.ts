@@ -132,7 +132,9 @@ class ProtectedResource implements ResourceGuard {
       auth = await this.#options.verifier(token, request);
     } catch (error) {
       if (error instanceof InvalidToken) return invalid(error.description);
-      throw error;
+      // Reported as a server fault (500): the message must not carry the token into a log.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`token verification failed: ${message.replaceAll(token, "[token]")}`);
     }
     const jkt = boundKey(auth);
     if (!dpopScheme) {

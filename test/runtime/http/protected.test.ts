@@ -343,6 +343,24 @@ describe("real clients", () => {
   });
 });
 
+describe("a verifier that fails", () => {
+  it("is a 500 reported without the token, and the body does not echo it", async () => {
+    const served = await protectedServer(() => ({
+      verifier: async (t) => {
+        throw new Error(`backend down while checking ${t}`);
+      },
+    }));
+    const secret = "secret-token-value-123";
+    const response = await call2026(served.url, "whoami", bearer(secret));
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain(secret);
+    expect(served.reports).toHaveLength(1);
+    expect(String(served.reports[0])).toContain("backend down while checking [token]");
+    expect(String(served.reports[0])).not.toContain(secret);
+    expect(served.calls).toEqual([]);
+  });
+});
+
 describe("opaque tokens by introspection (RFC 7662)", () => {
   it("accepts an active token for this resource, caches it, refuses unknown and foreign ones", async () => {
     const served = await protectedServer((resource) => ({
