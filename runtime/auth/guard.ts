@@ -29,4 +29,6 @@ export interface ResourceGuard {
    * undefined when it has them all.
    */
   scopeRefusal(auth: AuthInfo, required: readonly string[], request: AuthRequest): Refusal | undefined;
+  /** The 403 naming `required` (with the default scopes), for a step-up a handler asked for. */
+  insufficientScope(required: readonly string[]): Refusal;
 }

@@ -169,6 +169,14 @@ class ProtectedResource implements ResourceGuard {
     });
   }
 
+  insufficientScope(required: readonly string[]): Refusal {
+    return this.#refusal(403, "Forbidden: insufficient scope", {
+      error: "insufficient_scope",
+      errorDescription: "the token lacks scopes this request needs",
+      scope: [...new Set([...this.#required, ...required])],
+    });
+  }
+
   #refuse(
     status: number,
     message: string,

@@ -7,6 +7,7 @@
 import type { Refusal, ResourceGuard } from "../auth/guard.js";
 import { isObject } from "../jsonrpc/messages.js";
 import { type AuthInfo, isAuthInfo, missingScopes } from "../mcp/auth-info.js";
+import { requiredScopesOf } from "../mcp/scope-error.js";
 import type { Server } from "../server/server.js";
 import type { CoreRequest, Reply } from "./core.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
@@ -61,6 +62,24 @@ export function scopeRefusal(
     }
   }
   return undefined;
+}
+
+/**
+ * The SessionEnv hook answering a handler's InsufficientScope (a JSON-RPC error with the scopes needed)
+ * as the guard's 403, when the answer is still a single JSON one.
+ */
+export function refusalOf(
+  guard: ResourceGuard,
+): (error: {
+  code: number;
+  data?: unknown;
+}) => { status: number; headers: Record<string, string> } | undefined {
+  return (error) => {
+    const required = requiredScopesOf(error);
+    if (required === undefined) return undefined;
+    const refusal = guard.insufficientScope(required);
+    return { status: refusal.status, headers: { ...refusal.headers } };
+  };
 }
 
 /** Who a session belongs to: the subject of an AuthInfo, or a string `authenticate` result. */

@@ -35,7 +35,7 @@ import {
   STATELESS_ID,
 } from "./http-session.js";
 import { DEFAULT_KEEPALIVE_MS, keepAliveTicker } from "./keep-alive.js";
-import { authorized, metadataReply, ownerOf, scopeRefusal } from "./protected.js";
+import { authorized, metadataReply, ownerOf, refusalOf, scopeRefusal } from "./protected.js";
 import { errorReply, jsonReply, replyForError, shuttingDown } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
@@ -213,6 +213,7 @@ class StreamableHttp {
       retryMs: options.retryMs,
       jsonResponse: options.jsonResponse ?? false,
       primes: (version) => this.#primes(version),
+      ...(options.auth ? { refusal: refusalOf(options.auth) } : {}),
       report,
       touched: (session) => {
         // Stateless sessions are never registered: their ids need no lookup (nor hashing).

@@ -291,6 +291,30 @@ describe("per-request scopes (Server.requiredScopes), before dispatch", () => {
   });
 });
 
+describe("an InsufficientScope thrown by a handler", () => {
+  it("is a 403 with the step-up challenge while the answer is still JSON (2026); an error in the stream once SSE began (2025)", async () => {
+    const served = await protectedServer();
+    const headers = bearer(await token(served.resource));
+    const response = await call2026(served.url, "step-up", headers);
+    expect(response.status).toBe(403);
+    const params = challenge(response);
+    expect(params.error).toBe("insufficient_scope");
+    expect(params.scope).toBe("mcp:read mcp:admin");
+    expect(params.resource_metadata).toBe(metadataUrl(served.resource));
+    const body = (await response.json()) as { error: { code: number; data: unknown } };
+    expect(body.error.code).toBe(-32030);
+    expect(body.error.data).toEqual({ requiredScopes: ["mcp:admin"], missingScopes: ["mcp:admin"] });
+
+    const session = await openSession(served.url, headers);
+    const inSession = await call2025(served.url, session, "step-up", headers);
+    expect(inSession.status).toBe(200);
+    expect(inSession.headers.get("content-type")).toContain("text/event-stream");
+    const text = await inSession.text();
+    expect(text).toContain('"code":-32030');
+    expect(text).not.toContain("isError");
+  });
+});
+
 describe("a session belongs to the subject that opened it", () => {
   it("another subject's valid token gets 404 on POST, GET and DELETE; the session survives", async () => {
     const served = await protectedServer();
