@@ -3,6 +3,12 @@
  * jose by a client key, tokens bound to it by `cnf.jkt`; each refusal's status and challenge with the
  * tool handler never called; server nonces (§9): `use_dpop_nonce` with a `DPoP-Nonce`, then accepted.
  */
+import {
+  Client as ClientV2,
+  DpopSession,
+  StreamableHTTPClientTransport,
+  withDpop,
+} from "@modelcontextprotocol/client";
 import { type JWTPayload, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenHash } from "../../../runtime/auth/dpop-verify.js";
@@ -193,6 +199,22 @@ describe("DPoP-bound tokens", () => {
     expect(challenge(again, "DPoP").error).toBe("invalid_dpop_proof");
     await again.text();
     expect(served.calls.length).toBe(1);
+  });
+
+  it("the official SDK v2 client's DPoP proofs (withDpop) pass, nonce challenge included", async () => {
+    const served = await serve({ nonces: true });
+    const session = await DpopSession.create({ alg: "ES256" });
+    const token = await tokenFor(as, served.resource, { sub: "sdk-dpop", cnf: { jkt: session.thumbprint } });
+    const client = new ClientV2({ name: "sdk-v2-dpop", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(served.url), {
+        fetch: withDpop(session, () => token)(fetch),
+      }),
+    );
+    const result = await client.callTool({ name: "whoami", arguments: {} });
+    expect(result.content).toEqual([{ type: "text", text: "whoami sdk-dpop mcp:read" }]);
+    expect(session.nonceFor(served.url)).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    await client.close();
   });
 
   it("server nonces: use_dpop_nonce with a DPoP-Nonce header, then the proof carrying it passes", async () => {

@@ -6,7 +6,12 @@
  * per-request scopes before dispatch; sessions bound to their subject; the official SDK v2 client and
  * raw 2026 requests succeeding with a valid token; introspection.
  */
-import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client as ClientV2,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { type JWTPayload, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { introspectionVerifier } from "../../../runtime/auth/introspect.js";
@@ -350,6 +355,44 @@ describe("real clients", () => {
     );
     const result = await client.callTool({ name: "whoami", arguments: {} });
     expect(result.content).toEqual([{ type: "text", text: "whoami sdk-user mcp:read" }]);
+    await client.close();
+  });
+
+  it("the official SDK v2 client reads our 401 challenge, discovers the metadata it names, then gets through", async () => {
+    const served = await protectedServer();
+    let current: string | undefined;
+    const seen: { metadataUrl?: string; scope?: string; resource?: string; servers?: string[] } = {};
+    const client = new ClientV2({ name: "sdk-v2", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(served.url), {
+        authProvider: {
+          token: async () => current,
+          onUnauthorized: async (ctx) => {
+            const params = extractWWWAuthenticateParams(ctx.response);
+            const metadata = await discoverOAuthProtectedResourceMetadata(
+              ctx.serverUrl,
+              { resourceMetadataUrl: params.resourceMetadataUrl! },
+              ctx.fetchFn,
+            );
+            Object.assign(seen, {
+              metadataUrl: params.resourceMetadataUrl?.href,
+              scope: params.scope,
+              resource: metadata.resource,
+              servers: metadata.authorization_servers,
+            });
+            current = await token(metadata.resource, { sub: "late", scope: params.scope });
+          },
+        },
+      }),
+    );
+    expect(seen).toEqual({
+      metadataUrl: metadataUrl(served.resource),
+      scope: "mcp:read",
+      resource: served.resource,
+      servers: [as.issuer],
+    });
+    const result = await client.callTool({ name: "whoami", arguments: {} });
+    expect(result.content).toEqual([{ type: "text", text: "whoami late mcp:read" }]);
     await client.close();
   });
 
