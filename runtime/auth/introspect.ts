@@ -67,6 +67,8 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
       method: "POST",
       headers,
       body: form.toString(),
+      // A redirect would carry the token (and our credentials) to wherever it points.
+      redirect: "error",
       signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
     });
     if (!response.ok) {

@@ -410,6 +410,26 @@ describe("real clients", () => {
   });
 });
 
+describe("introspection does not follow redirects", () => {
+  it("a redirecting endpoint is a verifier failure: the token goes nowhere else", async () => {
+    const served = await protectedServer((resource) => ({
+      verifier: introspectionVerifier({
+        endpoint: `${as.issuer}/introspect-moved`,
+        clientId: INTROSPECTION_CLIENT.id,
+        clientSecret: INTROSPECTION_CLIENT.secret,
+        audience: resource,
+      }),
+    }));
+    as.opaque("opaque-redirected", { sub: "carol", scope: "mcp:read", aud: served.resource });
+    const before = as.introspections;
+    const response = await call2026(served.url, "whoami", bearer("opaque-redirected"));
+    expect(response.status).toBe(500);
+    await response.text();
+    expect(as.introspections).toBe(before);
+    expect(served.calls).toEqual([]);
+  });
+});
+
 describe("a verifier that fails", () => {
   it("is a 500 reported without the token, and the body does not echo it", async () => {
     const served = await protectedServer(() => ({
