@@ -158,22 +158,26 @@ class ProtectedResource implements ResourceGuard {
   }
 
   scopeRefusal(auth: AuthInfo, required: readonly string[], request: AuthRequest): Refusal | undefined {
-    const all = required.length === 0 ? this.#required : [...new Set([...this.#required, ...required])];
+    const all = this.#withDefaults(required);
     if (missingScopes(auth.scopes, all).length === 0) return undefined;
     const dpop = this.#dpop !== undefined && /^dpop /i.test(request.header("authorization") ?? "");
-    return this.#refusal(403, "Forbidden: insufficient scope", {
-      scheme: dpop ? "DPoP" : "Bearer",
-      error: "insufficient_scope",
-      errorDescription: "the token lacks scopes this request needs",
-      scope: all,
-    });
+    return this.#forbidden(all, dpop ? "DPoP" : "Bearer");
   }
 
   insufficientScope(required: readonly string[]): Refusal {
+    return this.#forbidden(this.#withDefaults(required), "Bearer");
+  }
+
+  #withDefaults(required: readonly string[]): readonly string[] {
+    return required.length === 0 ? this.#required : [...new Set([...this.#required, ...required])];
+  }
+
+  #forbidden(scope: readonly string[], scheme: string): Refusal {
     return this.#refusal(403, "Forbidden: insufficient scope", {
+      scheme,
       error: "insufficient_scope",
       errorDescription: "the token lacks scopes this request needs",
-      scope: [...new Set([...this.#required, ...required])],
+      scope,
     });
   }
 
