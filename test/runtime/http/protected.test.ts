@@ -337,6 +337,14 @@ describe("a session belongs to the subject that opened it", () => {
     expect(del.status).toBe(404);
     await del.text();
     expect(served.calls).toEqual([]);
+    const stream = new AbortController();
+    const own = await fetch(served.url, {
+      headers: { ...alice, ...common, accept: "text/event-stream" },
+      signal: stream.signal,
+    });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toContain("text/event-stream");
+    stream.abort();
     const mine = await call2025(served.url, session, "whoami", alice);
     expect(mine.status).toBe(200);
     expect(await mine.text()).toContain("whoami alice");
