@@ -44,6 +44,11 @@ export interface SessionEnv {
   primes(protocolVersion: string | undefined): boolean;
   /** The HTTP status of a single JSON error answer with this code, when not 200. */
   errorStatus?(code: number): number | undefined;
+  /** A single JSON error answer's status and headers when it is an HTTP refusal (403 insufficient_scope). */
+  refusal?(error: {
+    code: number;
+    data?: unknown;
+  }): { status: number; headers: Record<string, string> } | undefined;
   report(error: unknown): void;
   touched(session: HttpSession): void;
   closed(session: HttpSession): void;
@@ -74,6 +79,8 @@ export class HttpSession implements Transport, Expirable {
   established = false;
   /** Who opened it, for the per-client bound (undefined: not counted). */
   client?: string | undefined;
+  /** The authenticated subject that opened it: only that subject may use it. */
+  owner?: string | undefined;
   /** Its place in the registry's recency order (stateful sessions). */
   linkPrev?: Expirable;
   linkNext?: Expirable;

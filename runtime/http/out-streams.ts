@@ -358,7 +358,12 @@ export class RequestStream extends OutStream {
       const responses = held!.map(([, message]) => message);
       this.#respond(jsonReply(responses, this.session.headers));
     } else {
-      const error = (first as { error?: { code: number } }).error;
+      const error = (first as { error?: { code: number; data?: unknown } }).error;
+      const refusal = error && this.session.env.refusal?.(error);
+      if (refusal) {
+        this.#respond(jsonReply(first, { ...this.session.headers, ...refusal.headers }, refusal.status));
+        return;
+      }
       const status = error && this.session.env.errorStatus?.(error.code);
       this.#respond(jsonReply(first, this.session.headers, status || 200));
     }

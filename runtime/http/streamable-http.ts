@@ -5,6 +5,7 @@
  * belongs to: a POST's own response stream, else the session's standalone GET stream.
  */
 
+import type { ResourceGuard } from "../auth/guard.js";
 import { MAX_TEXT_ITEMS } from "../check/depth.js";
 import { ErrorCode, isObject, type McpError, type RequestId, requestIds } from "../jsonrpc/messages.js";
 import type { MessageExtra } from "../jsonrpc/transport.js";
@@ -34,6 +35,7 @@ import {
   STATELESS_ID,
 } from "./http-session.js";
 import { DEFAULT_KEEPALIVE_MS, keepAliveTicker } from "./keep-alive.js";
+import { authorized, metadataReply, ownerOf, refusalOf, scopeRefusal } from "./protected.js";
 import { errorReply, jsonReply, replyForError, shuttingDown } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
@@ -104,6 +106,13 @@ export interface StreamableHttpOptions {
   primingEvents?: boolean | ((protocolVersion: string) => boolean);
   /** Its result reaches handlers as `ctx.auth`; throw `new HttpError(401, …, headers)` to refuse. */
   authenticate?: (request: Request) => unknown | Promise<unknown>;
+  /**
+   * OAuth protection (`protect()` from the auth entry), instead of `authenticate`: serves the Protected
+   * Resource Metadata at its well-known addresses, refuses requests without a valid token (401/403 with
+   * `WWW-Authenticate`), checks each request's scopes before dispatch, binds sessions to their subject;
+   * the AuthInfo reaches handlers as `ctx.auth`.
+   */
+  auth?: ResourceGuard;
   /** Clock for session expiry (tests). */
   now?: () => number;
 }
@@ -196,12 +205,15 @@ class StreamableHttp {
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxItems = options.maxBodyItems ?? MAX_TEXT_ITEMS;
     this.#hosts = new HostGuard(options);
+    if (options.auth && options.authenticate)
+      throw new TypeError("give either auth or authenticate, not both");
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),
       keepAlive: keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS),
       retryMs: options.retryMs,
       jsonResponse: options.jsonResponse ?? false,
       primes: (version) => this.#primes(version),
+      ...(options.auth ? { refusal: refusalOf(options.auth) } : {}),
       report,
       touched: (session) => {
         // Stateless sessions are never registered: their ids need no lookup (nor hashing).
@@ -218,15 +230,22 @@ class StreamableHttp {
     if (this.#closed && request.method !== "POST" && request.method !== "DELETE") return shuttingDown();
     const refused = this.#hosts.check(request);
     if (refused) return refused;
+    const guard = this.options.auth;
+    const metadata = guard && metadataReply(guard, request);
+    if (metadata) return metadata;
     try {
-      const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;
+      const auth = guard
+        ? await authorized(guard, request)
+        : this.options.authenticate
+          ? await this.options.authenticate(web!)
+          : undefined;
       switch (request.method) {
         case "POST":
           return await this.#post(request, auth);
         case "GET":
-          return await this.#get(request);
+          return await this.#get(request, auth);
         case "DELETE":
-          return await this.#delete(request);
+          return await this.#delete(request, auth);
         default:
           return this.#notAllowed();
       }
@@ -256,14 +275,16 @@ class StreamableHttp {
     }
     const sessionId = request.header(SESSION_HEADER);
     // An unknown session is refused before its body is read.
-    const session = sessionId !== null && !this.options.stateless ? this.#session(sessionId) : undefined;
+    const session =
+      sessionId !== null && !this.options.stateless ? this.#session(sessionId, auth) : undefined;
     // Closing: nothing new starts, but what is in flight may still need the client's answers.
     if (this.#closed && !session) return shuttingDown();
     const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody), this.#maxItems);
     if (parsedFirst && "error" in parsedFirst) return parsedFirst.error;
     const extra: MessageExtra = auth === undefined ? NO_EXTRA : { auth };
     if (parsedFirst && this.#isStatelessEra(request, parsedFirst.value)) {
-      return this.#statelessEraPost(request, parsedFirst.value, extra);
+      const denied = scopeRefusal(this.options.auth, this.server, auth, parsedFirst.value, request);
+      return denied ?? this.#statelessEraPost(request, parsedFirst.value, extra);
     }
     const unsupported = parsedFirst && this.#unsupportedVersion(request, parsedFirst.value);
     if (unsupported) return unsupported;
@@ -272,6 +293,8 @@ class StreamableHttp {
     const parsed = parsedFirst ?? parseJson(await request.body(this.#maxBody), this.#maxItems);
     if ("error" in parsed) return parsed.error;
     const body = parsed.value;
+    const denied = scopeRefusal(this.options.auth, this.server, auth, body, request);
+    if (denied) return denied;
     if (this.#closed && requestIds(Array.isArray(body) ? body : [body]).length > 0) return shuttingDown();
     if (Array.isArray(body) && body.length === 0) {
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
@@ -284,7 +307,7 @@ class StreamableHttp {
         : "Bad Request: Mcp-Session-Id header is required";
       return errorReply(400, ErrorCode.InvalidRequest, message);
     }
-    return this.#initialize(body, extra, this.#clientOf(request));
+    return this.#initialize(body, extra, this.#clientOf(request), ownerOf(auth));
   }
 
   #clientOf(request: CoreRequest): string | undefined {
@@ -387,10 +410,16 @@ class StreamableHttp {
   }
   #statelessEnvMemo: SessionEnv | undefined;
 
-  #initialize(body: unknown, extra: MessageExtra, client: string | undefined): Reply | Promise<Reply> {
+  #initialize(
+    body: unknown,
+    extra: MessageExtra,
+    client: string | undefined,
+    owner: string | undefined,
+  ): Reply | Promise<Reply> {
     this.sessions.reserve(client);
     const session = new HttpSession(newSessionId(), true, this.#env);
     session.client = client;
+    session.owner = owner;
     this.sessions.add(session);
     session.serverSession = this.server.open(session, { sessionId: session.id });
     return session.post(body, { ...extra, sessionId: session.id });
@@ -403,30 +432,35 @@ class StreamableHttp {
     return session.post(body, extra);
   }
 
-  async #get(request: CoreRequest): Promise<Reply> {
+  async #get(request: CoreRequest, auth: unknown): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
     if (!accepts(request.header("accept"), "text/event-stream")) {
       return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
-    const session = this.#session(request.header(SESSION_HEADER));
+    const session = this.#session(request.header(SESSION_HEADER), auth);
     this.#checkVersion(request, session);
     const lastEventId = request.header("last-event-id");
     return lastEventId ? session.resume(lastEventId) : session.openStandalone();
   }
 
-  async #delete(request: CoreRequest): Promise<Reply> {
+  async #delete(request: CoreRequest, auth: unknown): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
-    const session = this.#session(request.header(SESSION_HEADER));
+    const session = this.#session(request.header(SESSION_HEADER), auth);
     this.#checkVersion(request, session);
     await session.expire();
     return { status: 204, headers: {} };
   }
 
-  /** The session a request names: 400 without the header, 404 when unknown or expired. */
-  #session(id: string | null): HttpSession {
+  /**
+   * The session a request names: 400 without the header, 404 when unknown or expired, or when another
+   * subject opened it (as if unknown: its id tells that caller nothing, and the session lives on).
+   */
+  #session(id: string | null, auth: unknown): HttpSession {
     if (!id) throw new HttpError(400, "Bad Request: Mcp-Session-Id header is required");
     const session = this.sessions.get(id);
-    if (!session) throw new HttpError(404, "Not Found: no such session (it may have expired)");
+    if (!session || session.owner !== ownerOf(auth)) {
+      throw new HttpError(404, "Not Found: no such session (it may have expired)");
+    }
     // Its client came back with the id: the session is in use, no longer a pending one.
     session.established = true;
     this.sessions.touch(session);

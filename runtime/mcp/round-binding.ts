@@ -19,6 +19,7 @@
 import type { MessageExtra } from "../jsonrpc/transport.js";
 import { toBase64Url, utf8Bytes } from "../util/base64.js";
 import { canonicalJson } from "../util/canonical-json.js";
+import { isAuthInfo } from "./auth-info.js";
 
 /** The params fields a retry may change: left out of the arguments digest. */
 const ROUND_FIELDS: ReadonlySet<string> = new Set(["requestState", "inputResponses", "_meta"]);
@@ -35,8 +36,12 @@ export interface RoundBinding {
 /** Who an authenticated caller is, from what the transport's authentication gave (`ctx.auth`). */
 export type StateCaller = (auth: unknown) => string;
 
-/** The default StateCaller: a string as it is, anything else by its canonical JSON. */
+/**
+ * The default StateCaller: an AuthInfo's subject (its token's other claims change with every token), a
+ * string as it is, anything else by its canonical JSON.
+ */
 export function defaultStateCaller(auth: unknown): string {
+  if (isAuthInfo(auth)) return auth.subject;
   if (typeof auth === "string") return auth;
   // Through JSON first: toJSON() methods apply (a Date is its text), functions drop out.
   const json = JSON.stringify(auth);

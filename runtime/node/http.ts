@@ -40,7 +40,10 @@ export interface ServeHttpOptions extends StreamableHttpOptions {
   host?: string;
   /** The Streamable HTTP endpoint (default "/mcp"). */
   path?: string;
-  /** Also serve the legacy HTTP+SSE transport (before Streamable HTTP): GET /sse, POST /messages (default true). */
+  /**
+   * Also serve the legacy HTTP+SSE transport (before Streamable HTTP): GET /sse, POST /messages (default
+   * true; false with `auth`, which the legacy transport cannot apply).
+   */
   legacySse?: boolean;
   /**
    * A connection that has not sent a request's complete headers this long after it started is closed
@@ -344,6 +347,9 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
  * /messages unless `legacySse` is false) on `host:port`; resolves once listening.
  */
 export async function serveHttp(server: Server, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
+  if (options.auth && options.legacySse === true) {
+    throw new TypeError("the legacy HTTP+SSE transport cannot be protected by auth: leave legacySse off");
+  }
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
@@ -368,13 +374,16 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   const port = (http.address() as AddressInfo).port;
   const shared = { ...options, allowedHosts: options.allowedHosts ?? loopbackHosts(host, port) };
   const handler = createStreamableHttpHandler(server, shared);
-  const legacy = options.legacySse === false ? undefined : createLegacySseHandler(server, shared);
+  const legacy =
+    options.legacySse === false || options.auth ? undefined : createLegacySseHandler(server, shared);
   const core = coreHandlerOf(handler);
   const legacyCore = legacy && coreHandlerOf(legacy);
+  // A protected endpoint's metadata is served by its handler, on this listener, at its well-known addresses.
+  const paths = (pathname: string) => pathname === path || options.auth?.metadataAt(pathname) !== undefined;
   const listener =
     core && (!legacy || legacyCore)
-      ? nativeListener(nativeRoute(path, core, legacyCore), options.maxBodyBytes)
-      : toNodeListener(route(path, handler, legacy), { maxBodyBytes: options.maxBodyBytes });
+      ? nativeListener(nativeRoute(paths, core, legacyCore), options.maxBodyBytes)
+      : toNodeListener(route(paths, handler, legacy), { maxBodyBytes: options.maxBodyBytes });
   http.on("request", listener);
   let closing: Promise<void> | undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -399,7 +408,7 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
 }
 
 function route(
-  path: string,
+  path: (pathname: string) => boolean,
   handler: McpHttpHandler,
   legacy: McpHttpHandler | undefined,
 ): (request: Request) => Promise<Response> {
@@ -409,7 +418,11 @@ function route(
   };
 }
 
-function nativeRoute(path: string, core: CoreHandler, legacy: CoreHandler | undefined): CoreHandler {
+function nativeRoute(
+  path: (pathname: string) => boolean,
+  core: CoreHandler,
+  legacy: CoreHandler | undefined,
+): CoreHandler {
   return (request) => {
     const target = pick(path, pathOf(request.url), core, legacy);
     return target ? target(request) : Promise.resolve(errorReply(404, TRANSPORT_ERROR, "Not Found"));
@@ -417,8 +430,13 @@ function nativeRoute(path: string, core: CoreHandler, legacy: CoreHandler | unde
 }
 
 /** Which handler serves `pathname`: the Streamable HTTP one at `path`, the legacy one at /sse and /messages. */
-function pick<H>(path: string, pathname: string, main: H, legacy: H | undefined): H | undefined {
-  if (pathname === path) return main;
+function pick<H>(
+  path: (pathname: string) => boolean,
+  pathname: string,
+  main: H,
+  legacy: H | undefined,
+): H | undefined {
+  if (path(pathname)) return main;
   if (legacy && (pathname === "/sse" || pathname === "/messages")) return legacy;
   return undefined;
 }

@@ -73,7 +73,7 @@ export interface ServerOptions {
   stateTtlMs?: number;
   /**
    * Stateless era: who an authenticated caller is (`ctx.auth`, the transport's `authenticate` result) for
-   * binding `requestState` to them: return the subject (user id). Default: a string `ctx.auth` as it is,
+   * binding `requestState` to them: return the subject (user id). Default: an AuthInfo's `subject`, a string `ctx.auth` as it is,
    * anything else by its canonical JSON (all of it must then be the same on the retry).
    */
   stateCaller?: StateCaller;
@@ -84,6 +84,8 @@ export interface ServerOptions {
    */
   usedStateStore?: UsedStateStore;
 }
+
+const NO_SCOPES: readonly string[] = Object.freeze([]);
 
 /** Default lifetime of a sealed `requestState`. */
 const DEFAULT_STATE_TTL_MS = 5 * 60_000;
@@ -237,6 +239,14 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
     this.listeners.endAll();
     await Promise.all(this.live.values().map((s) => s.drain(options.timeoutMs)));
+  }
+
+  /**
+   * The scopes a request needs (besides the transport's defaults): the HTTP transport checks them before
+   * dispatch, so that a 403 precedes any byte of a response stream.
+   */
+  requiredScopes(_method: string, _params: unknown): readonly string[] {
+    return NO_SCOPES; // contract scopes come from the scopes branch
   }
 
   /** The handler for `entry`, or undefined when absent or a `notImplemented` stub. */

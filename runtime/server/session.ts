@@ -17,6 +17,7 @@ import {
   type RequestId,
 } from "../jsonrpc/messages.js";
 import type { MessageExtra, Transport } from "../jsonrpc/transport.js";
+import { InsufficientScope } from "../mcp/auth-info.js";
 import { type Capabilities, capabilityName, hasCapability } from "../mcp/capabilities.js";
 import { checkedParams, checkPeerResult, invalid, invalidNotification } from "../mcp/check-errors.js";
 import type {
@@ -30,6 +31,7 @@ import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
 import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
+import { insufficientScopeError } from "../mcp/scope-error.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
@@ -393,6 +395,8 @@ export class ServerSession<
 
   /** @internal */
   handlerError(entry: RequestEntry, error: unknown, rc: IncomingRequestContext): Record<string, unknown> {
+    // A step-up is for the client to act on, not a tool failure for the model to read.
+    if (error instanceof InsufficientScope) throw insufficientScopeError(error);
     if (!entry.errorAsResult || error instanceof McpError) throw error;
     // Tool execution errors go back inside the result so the model can see and correct them. After a
     // cancellation (the client's, or its timeout) a throw is how the handler stops, not a fault.

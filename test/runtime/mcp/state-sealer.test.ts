@@ -198,6 +198,16 @@ describe("bindingOf", () => {
     expect(roundCaller({}, undefined, defaultStateCaller)).toBe("anyone");
     expect(() => roundCaller({ auth: () => 1 }, undefined, defaultStateCaller)).toThrow(/not JSON/);
   });
+
+  it("an AuthInfo caller is its subject: a refreshed token (other claims) keeps the binding", () => {
+    const first = { subject: "alice", scopes: ["a"], claims: { jti: "1", iat: 1 } };
+    const refreshed = { subject: "alice", scopes: ["a", "b"], expiresAt: 9, claims: { jti: "2", iat: 5 } };
+    expect(roundCaller({ auth: first }, undefined, defaultStateCaller)).toBe("auth:alice");
+    expect(roundCaller({ auth: refreshed }, undefined, defaultStateCaller)).toBe("auth:alice");
+    expect(roundCaller({ auth: { ...first, subject: "bob" } }, undefined, defaultStateCaller)).toBe(
+      "auth:bob",
+    );
+  });
 });
 
 describe("canonicalJson", () => {
