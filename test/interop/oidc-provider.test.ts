@@ -6,9 +6,13 @@
  * through the provider's JWKS.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthorizationResponseError, FileTokenStore, loopbackRedirect } from "../../runtime/node/index.js";
 import {
   AuthorizationDenied,
   type AuthorizationServer,
@@ -315,6 +319,89 @@ describe("the test authorization server, with plain OAuth requests", () => {
     expect(
       (await jwtVerify(fresh, jwks, { issuer: as.issuer, audience: "http://elsewhere" })).payload.sub,
     ).toBe("mallory");
+  });
+});
+
+describe("a CLI's login through it: loopback redirect and token file", () => {
+  it("gets the code on a real loopback endpoint, redeems it, and keeps the tokens in a 0600 file", async () => {
+    const as = await startAuthorizationServer({ resources: [{ uri: JWT_RESOURCE, scopes: ["mcp:read"] }] });
+    const dir = mkdtempSync(join(tmpdir(), "mcp-codegen-cli-login-"));
+    try {
+      const redirect = await loopbackRedirect({ timeoutMs: 10_000 });
+      const { body: client } = await register(as, {
+        application_type: "native",
+        redirect_uris: [redirect.redirectUri],
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token"],
+      });
+      const { verifier, challenge } = pkce();
+      const state = randomBytes(16).toString("base64url");
+      const url = new URL(`${as.issuer}/auth`);
+      url.search = new URLSearchParams({
+        response_type: "code",
+        client_id: String(client.client_id),
+        redirect_uri: redirect.redirectUri,
+        scope: "mcp:read",
+        state,
+        resource: JWT_RESOURCE,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      }).toString();
+      const waiting = redirect.wait(state);
+      // The browser: through the provider's pages, then to the loopback endpoint.
+      const back = await as.authorizeRedirect(url);
+      expect(back.origin + back.pathname).toBe(redirect.redirectUri);
+      expect((await fetch(back)).status).toBe(200);
+      const { code, iss } = await waiting;
+      expect(iss).toBe(as.issuer);
+      const { body: tokens } = await tokenRequest(as, {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirect.redirectUri,
+        client_id: String(client.client_id),
+        resource: JWT_RESOURCE,
+      });
+      const path = join(dir, "config", "mcp-codegen", "tokens.json");
+      const key = { issuer: as.issuer, resource: JWT_RESOURCE };
+      await new FileTokenStore(path).setTokens(key, {
+        access_token: String(tokens.access_token),
+        token_type: String(tokens.token_type),
+        refresh_token: String(tokens.refresh_token),
+        expires_at: Math.floor(Date.now() / 1000) + Number(tokens.expires_in),
+      });
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      const stored = await new FileTokenStore(path).getTokens(key);
+      const { payload } = await jwtVerify(
+        String(stored?.access_token),
+        createRemoteJWKSet(new URL(as.jwksUri)),
+        {
+          issuer: as.issuer,
+          audience: JWT_RESOURCE,
+        },
+      );
+      expect(payload.scope).toBe("mcp:read");
+
+      // The user refuses: the loopback endpoint rejects with the provider's error.
+      const refused = await loopbackRedirect({ timeoutMs: 10_000 });
+      url.searchParams.set("redirect_uri", refused.redirectUri);
+      const { body: second } = await register(as, {
+        redirect_uris: [refused.redirectUri],
+        token_endpoint_auth_method: "none",
+      });
+      url.searchParams.set("client_id", String(second.client_id));
+      const rejection = refused.wait(state);
+      rejection.catch(() => {});
+      expect((await fetch(await as.authorizeRedirect(url, { deny: true }))).status).toBe(400);
+      await expect(rejection).rejects.toBeInstanceOf(AuthorizationResponseError);
+      await expect(rejection).rejects.toMatchObject({ error: "access_denied", iss: as.issuer });
+      await redirect.close();
+      await refused.close();
+      expect(as.errors).toEqual([]);
+    } finally {
+      await as.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
