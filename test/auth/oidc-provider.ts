@@ -2,9 +2,9 @@
  * A real OAuth 2.1 authorization server for tests: `oidc-provider` (v9) on 127.0.0.1, random port.
  *
  * ```ts
- * const as = await startAuthorizationServer({ resources: [{ uri: "http://127.0.0.1:4000/mcp", scopes: ["mcp:read"] }] });
- * as.issuer;                         // "http://127.0.0.1:<port>"; discovery at /.well-known/openid-configuration
- * as.addResource({ uri, scopes, format: "opaque" }); // resources may be added once their port is known
+ * const as = await startAuthorizationServer({ scopes: ["mcp:read", "mcp:admin"], accessTokenTtl: 60 });
+ * as.issuer; // "http://127.0.0.1:<port>"; discovery at /.well-known/openid-configuration
+ * as.addResource({ uri: "http://127.0.0.1:<rs port>/mcp", scopes: ["mcp:read"] }); // once its port is known
  * const { code, state, iss } = await as.authorize(authorizationUrl, { accountId: "bob" });
  * await as.close();
  * ```
@@ -15,13 +15,16 @@
  *   `code_challenge_methods_supported: ["S256"]`, `authorization_response_iss_parameter_supported: true`,
  *   `registration_endpoint`, `introspection_endpoint`, `jwks_uri`. `metadata()` fetches it.
  * - Dynamic Client Registration (RFC 7591) open to anyone at `registration_endpoint`. A registered
- *   `scope` does not limit what the client may ask later unless `limitToRegisteredScope` says so. Loopback `http`
- *   redirect URIs are accepted for both `application_type` web and native (v9 refuses plain http only for
- *   implicit-flow web clients; native clients also match a loopback redirect on any port, RFC 8252).
- *   Token endpoint auth `client_secret_basic`, `client_secret_post`, `none`, `private_key_jwt` are enabled.
+ *   `scope` does not limit what the client may ask later unless `limitToRegisteredScope` says so.
+ *   Loopback `http` redirect URIs are accepted for both `application_type` web and native (v9 refuses
+ *   plain http only for implicit-flow web clients; native clients also match a loopback redirect on any
+ *   port, RFC 8252). Token endpoint auth `client_secret_basic`, `client_secret_post`, `none` and
+ *   `private_key_jwt` are enabled. `clients` pre-registers more (e.g. for the client credentials grant).
  * - Authorization code with PKCE S256, required of every client. A request must grant some scope
- *   (oidc-provider answers `access_denied` otherwise) unless `scopeWhenOmitted` fills one in. The login page is automated by
- *   `authorize()`; consent is automatic and grants what was asked within each resource's allowed scopes.
+ *   (oidc-provider answers `access_denied` otherwise) unless `scopeWhenOmitted` fills one in. The login
+ *   page is automated by `authorize()`; consent is automatic and grants what was asked within each
+ *   resource's allowed scopes. Scopes are the server's `scopes` (listed in `scopes_supported`).
+ * - Client credentials grant for clients registered with it, tokens per resource as below.
  * - Resource indicators (RFC 8707): `resource` must name a configured resource (`invalid_target`
  *   otherwise). A `"jwt"` resource gets JWT access tokens (`typ: at+jwt`, signed with the server's key,
  *   `aud` = the resource URI, `scope` = the scopes asked for that this resource allows, `client_id`,
@@ -250,6 +253,7 @@ export async function startAuthorizationServer(
         allowedPolicy: async (_ctx: unknown, client: ClientView) => client.clientAuthMethod !== "none",
       },
       revocation: { enabled: true },
+      clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => undefined,

@@ -442,6 +442,47 @@ describe("an authorization request without scope", () => {
   });
 });
 
+describe("the client credentials grant", () => {
+  it("issues a JWT for the resource to a pre-registered confidential client", async () => {
+    const secret = randomBytes(24).toString("base64url");
+    const as = await startAuthorizationServer({
+      resources: [{ uri: JWT_RESOURCE, scopes: ["mcp:read", "mcp:write"] }],
+      clients: [
+        {
+          client_id: "machine",
+          client_secret: secret,
+          grant_types: ["client_credentials"],
+          response_types: [],
+          redirect_uris: [],
+          token_endpoint_auth_method: "client_secret_basic",
+        },
+      ],
+    });
+    try {
+      const basic = (password: string) => ({
+        authorization: `Basic ${Buffer.from(`machine:${password}`).toString("base64")}`,
+      });
+      const params = { grant_type: "client_credentials", scope: "mcp:read", resource: JWT_RESOURCE };
+      const { status, body } = await tokenRequest(as, params, basic(secret));
+      expect(status).toBe(200);
+      expect(body.refresh_token).toBeUndefined();
+      const { payload } = await jwtVerify(
+        String(body.access_token),
+        createRemoteJWKSet(new URL(as.jwksUri)),
+        {
+          issuer: as.issuer,
+          audience: JWT_RESOURCE,
+        },
+      );
+      expect(payload).toMatchObject({ client_id: "machine", scope: "mcp:read" });
+      expect((await tokenRequest(as, params, basic("wrong"))).body.error).toBe("invalid_client");
+      expect(as.errors).toEqual([]);
+    } finally {
+      await as.close();
+    }
+  });
+});
+
 describe("a client's registered scope", () => {
   it("does not limit what it asks for later, unless limitToRegisteredScope says so", async () => {
     for (const limitToRegisteredScope of [false, true]) {
