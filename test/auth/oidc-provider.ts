@@ -3,15 +3,15 @@
  *
  * ```ts
  * const as = await startAuthorizationServer({ scopes: ["mcp:read", "mcp:admin"], accessTokenTtl: 60 });
- * as.issuer; // "http://127.0.0.1:<port>"; discovery at /.well-known/openid-configuration
+ * as.issuer; // "http://127.0.0.1:<port>"; metadata at /.well-known/oauth-authorization-server
  * as.addResource({ uri: "http://127.0.0.1:<rs port>/mcp", scopes: ["mcp:read"] }); // once its port is known
  * const { code, state, iss } = await as.authorize(authorizationUrl, { accountId: "bob" });
  * await as.close();
  * ```
  *
  * What it does, per request of a client:
- * - Discovery: OpenID Provider metadata at `/.well-known/openid-configuration` (oidc-provider serves no
- *   RFC 8414 document; clients fall back to this one as the MCP spec orders), with
+ * - Discovery: one metadata document at `/.well-known/oauth-authorization-server` (RFC 8414) and at
+ *   `/.well-known/openid-configuration`, or at one of them only (`discovery`), with
  *   `code_challenge_methods_supported: ["S256"]`, `authorization_response_iss_parameter_supported: true`,
  *   `registration_endpoint`, `introspection_endpoint`, `jwks_uri`. `metadata()` fetches it.
  * - Dynamic Client Registration (RFC 7591) open to anyone at `registration_endpoint`. A registered
@@ -25,6 +25,8 @@
  *   page is automated by `authorize()`; consent is automatic and grants what was asked within each
  *   resource's allowed scopes. Scopes are the server's `scopes` (listed in `scopes_supported`).
  * - Client credentials grant for clients registered with it, tokens per resource as below.
+ * - DPoP (RFC 9449): a token request with a `DPoP` proof gets a DPoP-bound token (`token_type: DPoP`,
+ *   `cnf.jkt` in the JWT); `dpopNonce` makes the token endpoint demand a nonce first.
  * - Resource indicators (RFC 8707): `resource` must name a configured resource (`invalid_target`
  *   otherwise). A `"jwt"` resource gets JWT access tokens (`typ: at+jwt`, signed with the server's key,
  *   `aud` = the resource URI, `scope` = the scopes asked for that this resource allows, `client_id`,
@@ -104,6 +106,14 @@ export interface AuthorizationServerOptions {
    * would be refused with `invalid_scope`.
    */
   readonly limitToRegisteredScope?: boolean;
+  /** Make DPoP proofs at the token endpoint carry a server nonce (RFC 9449 §8). Default off. */
+  readonly dpopNonce?: boolean;
+  /**
+   * Where the metadata document is served: `"both"` (default) at `/.well-known/oauth-authorization-server`
+   * (RFC 8414) and `/.well-known/openid-configuration`; `"oauth"` or `"openid"` at one only (the other
+   * is 404), to test a client's fallback.
+   */
+  readonly discovery?: "both" | "oauth" | "openid";
   /** Clients registered in advance (RFC 7591 metadata), for pre-registration tests. */
   readonly clients?: readonly Record<string, unknown>[];
 }
@@ -160,6 +170,7 @@ export async function startAuthorizationServer(
   const alg = options.signingAlg ?? "ES256";
   const accessTokenTtl = options.accessTokenTtl ?? 300;
   const refreshTokens = options.refreshTokens ?? "always";
+  const discovery = options.discovery ?? "both";
   // oidc-provider checks registered and requested scopes against a list fixed at construction.
   const scopes = new Set([
     ...(options.scopes ?? []),
@@ -254,6 +265,13 @@ export async function startAuthorizationServer(
       },
       revocation: { enabled: true },
       clientCredentials: { enabled: true },
+      dPoP: {
+        enabled: true,
+        allowReplay: false,
+        ...(options.dpopNonce
+          ? { requireNonce: () => true, nonceSecret: randomBytes(32) }
+          : { requireNonce: () => false }),
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => undefined,
@@ -328,8 +346,14 @@ export async function startAuthorizationServer(
   provider.on("server_error", (_ctx: unknown, error: Error) => serverErrors.push(error));
 
   const callback = provider.callback();
+  const hiddenDiscovery =
+    discovery === "oauth" ? OPENID_DISCOVERY : discovery === "openid" ? OAUTH_DISCOVERY : undefined;
   listener = (req, res) => {
     if (req.url?.startsWith(INTERACTION_PREFIX)) return void handleInteraction(provider, req, res);
+    if (hiddenDiscovery !== undefined && req.url?.split("?")[0] === hiddenDiscovery) {
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not_found"}');
+      return;
+    }
     if (options.scopeWhenOmitted !== undefined && req.method === "GET" && req.url?.startsWith("/auth?")) {
       const url = new URL(req.url, issuer);
       if (!url.searchParams.has("scope")) {
@@ -350,7 +374,7 @@ export async function startAuthorizationServer(
     errors: serverErrors,
     addResource,
     async metadata() {
-      const response = await fetch(`${issuer}/.well-known/openid-configuration`);
+      const response = await fetch(`${issuer}${discovery === "oauth" ? OAUTH_DISCOVERY : OPENID_DISCOVERY}`);
       return (await response.json()) as Record<string, unknown>;
     },
     authorize: (url, authorizeOptions) => authorize(issuer, url, authorizeOptions),
@@ -374,6 +398,9 @@ export async function startAuthorizationServer(
       }),
   };
 }
+
+const OAUTH_DISCOVERY = "/.well-known/oauth-authorization-server";
+const OPENID_DISCOVERY = "/.well-known/openid-configuration";
 
 function escapeText(text: string | undefined): string {
   return (text ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

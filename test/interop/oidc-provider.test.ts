@@ -10,7 +10,17 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  errors as joseErrors,
+  jwtVerify,
+  SignJWT,
+} from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthorizationResponseError, FileTokenStore, loopbackRedirect } from "../../runtime/node/index.js";
 import {
@@ -62,13 +72,13 @@ async function tokenRequest(
   as: AuthorizationServer,
   params: Record<string, string>,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: Json }> {
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const response = await fetch(`${as.issuer}/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
     body: new URLSearchParams(params),
   });
-  return { status: response.status, body: (await response.json()) as Json };
+  return { status: response.status, body: (await response.json()) as Json, headers: response.headers };
 }
 
 /** Registers nothing: logs `clientId` in for `resource` with `scope` and redeems the code. */
@@ -479,6 +489,81 @@ describe("the client credentials grant", () => {
       expect(as.errors).toEqual([]);
     } finally {
       await as.close();
+    }
+  });
+});
+
+describe("DPoP-bound tokens", () => {
+  it("binds a token to the proof's key (cnf.jkt), and with dpopNonce asks for a nonce first", async () => {
+    for (const dpopNonce of [false, true]) {
+      const secret = randomBytes(24).toString("base64url");
+      const as = await startAuthorizationServer({
+        dpopNonce,
+        resources: [{ uri: JWT_RESOURCE, scopes: ["mcp:read"] }],
+        clients: [
+          {
+            client_id: "machine",
+            client_secret: secret,
+            grant_types: ["client_credentials"],
+            response_types: [],
+            redirect_uris: [],
+          },
+        ],
+      });
+      try {
+        const { privateKey, publicKey } = await generateKeyPair("ES256");
+        const jwk = await exportJWK(publicKey);
+        const proof = (nonce?: string) =>
+          new SignJWT({ htm: "POST", htu: `${as.issuer}/token`, jti: randomBytes(12).toString("hex"), nonce })
+            .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk })
+            .setIssuedAt()
+            .sign(privateKey);
+        const request = async (nonce?: string) =>
+          tokenRequest(
+            as,
+            { grant_type: "client_credentials", scope: "mcp:read", resource: JWT_RESOURCE },
+            {
+              authorization: `Basic ${Buffer.from(`machine:${secret}`).toString("base64")}`,
+              dpop: await proof(nonce),
+            },
+          );
+        let answer = await request();
+        if (dpopNonce) {
+          expect(answer.status).toBe(400);
+          expect(answer.body.error).toBe("use_dpop_nonce");
+          const nonce = answer.headers.get("dpop-nonce");
+          expect(nonce).toBeTruthy();
+          answer = await request(String(nonce));
+        }
+        expect(answer.status).toBe(200);
+        expect(answer.body.token_type).toBe("DPoP");
+        const claims = decodeJwt(String(answer.body.access_token));
+        expect(claims.cnf).toEqual({ jkt: await calculateJwkThumbprint(jwk) });
+        expect(as.errors).toEqual([]);
+      } finally {
+        await as.close();
+      }
+    }
+  });
+});
+
+describe("the metadata documents", () => {
+  it("are served at the RFC 8414 and the OpenID address, or at the one `discovery` names", async () => {
+    const oauth = "/.well-known/oauth-authorization-server";
+    const openid = "/.well-known/openid-configuration";
+    for (const discovery of ["both", "oauth", "openid"] as const) {
+      const as = await startAuthorizationServer({ discovery });
+      try {
+        const status = async (path: string) => (await fetch(`${as.issuer}${path}`)).status;
+        expect({ discovery, oauth: await status(oauth), openid: await status(openid) }).toEqual({
+          discovery,
+          oauth: discovery === "openid" ? 404 : 200,
+          openid: discovery === "oauth" ? 404 : 200,
+        });
+        expect((await as.metadata()).issuer).toBe(as.issuer);
+      } finally {
+        await as.close();
+      }
     }
   });
 });
