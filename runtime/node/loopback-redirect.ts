@@ -102,8 +102,10 @@ function page(res: ServerResponse, status: number, title: string, text: string, 
     "x-content-type-options": "nosniff",
     ...(after ? { connection: "close" } : {}),
   });
-  // "close" comes once the page is sent, or the browser went away first: either way the server may stop.
-  if (after) res.once("close", after);
+  // "close" comes once the page is sent, or the browser goes away first: either way the server may stop.
+  // A browser already gone (a held response) sends no "close" any more.
+  if (after && res.socket?.destroyed === false) res.once("close", after);
+  else if (after) queueMicrotask(after);
   res.end(body);
 }
 

@@ -125,6 +125,20 @@ describe("loopbackRedirect", () => {
     await redirect.close();
   });
 
+  it("still takes a held response whose browser went away, and closes", async () => {
+    const redirect = await loopbackRedirect({ timeoutMs: 10_000 });
+    const socket = connect(Number(new URL(redirect.redirectUri).port), "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(`GET /callback?code=orphan&state=${STATE} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(redirect.wait(STATE)).resolves.toMatchObject({ code: "orphan" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await listening(redirect.redirectUri)).toBe(false);
+    await redirect.close();
+  });
+
   it("refuses wait() without a state to compare, and a state other than expectedState", async () => {
     const redirect = await loopbackRedirect({ timeoutMs: 10_000 });
     await expect(redirect.wait()).rejects.toThrow(/pass the state/);
