@@ -276,9 +276,11 @@ export function serveContract(
       ...scopesOf(t.entry),
     })),
   });
-  // On each handler, so the server finds them however the handlers are combined.
-  for (const handler of Object.values(handlers))
-    Object.defineProperty(handler, CONTRACT_SCOPES, { value: scopes });
+  // On each handler, so the server finds them however the handlers are combined; a contract that
+  // declares no scope costs its server nothing per request.
+  if (scopes.authRequired || scopes.supported.length > 0)
+    for (const handler of Object.values(handlers))
+      Object.defineProperty(handler, CONTRACT_SCOPES, { value: scopes });
   return handlers;
 }
 
