@@ -17,7 +17,6 @@ import {
   type RequestId,
 } from "../jsonrpc/messages.js";
 import type { MessageExtra, Transport } from "../jsonrpc/transport.js";
-import { InsufficientScope } from "../mcp/auth-info.js";
 import { type Capabilities, capabilityName, hasCapability } from "../mcp/capabilities.js";
 import { checkedParams, checkPeerResult, invalid, invalidNotification } from "../mcp/check-errors.js";
 import type {
@@ -31,7 +30,6 @@ import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
 import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
-import { insufficientScopeError } from "../mcp/scope-error.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
@@ -269,6 +267,8 @@ export class ServerSession<
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const refused = this.server.refusal(request.method, request.params, rc.extra?.auth);
+    if (refused) throw refused;
     if (this.isStateless(request)) return serveStateless(this, request, rc, this.server.statelessTables!);
     const { method } = request;
     const tables = this.server.handshake!;
@@ -395,8 +395,8 @@ export class ServerSession<
 
   /** @internal */
   handlerError(entry: RequestEntry, error: unknown, rc: IncomingRequestContext): Record<string, unknown> {
-    // A step-up is for the client to act on, not a tool failure for the model to read.
-    if (error instanceof InsufficientScope) throw insufficientScopeError(error);
+    // McpErrors (an InsufficientScope among them: a step-up is for the client to act on, not a tool
+    // failure for the model to read) go to the client as they are.
     if (!entry.errorAsResult || error instanceof McpError) throw error;
     // Tool execution errors go back inside the result so the model can see and correct them. After a
     // cancellation (the client's, or its timeout) a throw is how the handler stops, not a fault.
@@ -451,6 +451,8 @@ export class ServerSession<
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;
+    // A notification has no answer to carry a refusal: one its caller may not send is dropped.
+    if (this.server.refusal(n.method, n.params, extra?.auth)) return;
     const error = invalidNotification(entry, n);
     if (error) {
       this.server.reportError(error);

@@ -307,7 +307,7 @@ describe("an InsufficientScope thrown by a handler", () => {
     expect(params.scope).toBe("mcp:read mcp:admin");
     expect(params.resource_metadata).toBe(metadataUrl(served.resource));
     const body = (await response.json()) as { error: { code: number; data: unknown } };
-    expect(body.error.code).toBe(-32030);
+    expect(body.error.code).toBe(-32003);
     expect(body.error.data).toEqual({ requiredScopes: ["mcp:admin"], missingScopes: ["mcp:admin"] });
 
     const session = await openSession(served.url, headers);
@@ -315,7 +315,7 @@ describe("an InsufficientScope thrown by a handler", () => {
     expect(inSession.status).toBe(200);
     expect(inSession.headers.get("content-type")).toContain("text/event-stream");
     const text = await inSession.text();
-    expect(text).toContain('"code":-32030');
+    expect(text).toContain('"code":-32003');
     expect(text).not.toContain("isError");
   });
 });
