@@ -22,6 +22,7 @@ import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { AcceptMemo, accepts } from "./content-types.js";
 import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
+import { Cors, type CorsOptions, withCors } from "./cors.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
@@ -58,6 +59,11 @@ export interface StreamableHttpOptions {
   allowedHosts?: string[];
   /** Origin allowlist; omitted: only an Origin naming the request's own Host. Others → 403. */
   allowedOrigins?: string[];
+  /**
+   * Browser pages on other origins that may call this server (CORS); their origins pass the Origin
+   * check too. Omitted: none.
+   */
+  cors?: CorsOptions;
   /** Largest accepted POST body (default 4 MiB) → 413. */
   maxBodyBytes?: number;
   /**
@@ -146,7 +152,7 @@ export function createStreamableHttpHandler(
 ): McpHttpHandler {
   const http = new StreamableHttp(server, options);
   return handlerObject(
-    (request, web) => http.handle(request, web),
+    withCors(http.cors, (request, web) => http.handle(request, web)),
     {
       close: (options) => http.close(options),
       sweep: () => http.sessions.sweep(),
@@ -158,6 +164,7 @@ export function createStreamableHttpHandler(
 
 class StreamableHttp {
   readonly sessions: SessionRegistry<HttpSession>;
+  readonly cors: Cors | undefined;
   readonly #env: SessionEnv;
   readonly #accept = new AcceptMemo();
   readonly #versions: Set<string>;
@@ -195,7 +202,8 @@ class StreamableHttp {
     this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxItems = options.maxBodyItems ?? MAX_TEXT_ITEMS;
-    this.#hosts = new HostGuard(options);
+    this.cors = options.cors && new Cors(options.cors);
+    this.#hosts = new HostGuard(options, this.cors);
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),
       keepAlive: keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS),
@@ -218,6 +226,8 @@ class StreamableHttp {
     if (this.#closed && request.method !== "POST" && request.method !== "DELETE") return shuttingDown();
     const refused = this.#hosts.check(request);
     if (refused) return refused;
+    const preflight = this.cors?.preflight(request);
+    if (preflight) return preflight;
     try {
       const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;
       switch (request.method) {

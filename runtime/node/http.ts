@@ -28,6 +28,7 @@ import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Server } from "../server/server.js";
 import { onceDrained } from "./drained.js";
 
+export { type CorsOptions, INSPECTOR_ORIGINS, originList } from "../http/cors.js";
 export { type ShutdownOptions, shutdownOnSignals } from "./signals.js";
 
 /** How long connections may stay open once every answer is written, when closing. */

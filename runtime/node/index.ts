@@ -1,7 +1,10 @@
 /** Node-only pieces: the `node:http` adapter and `serveHttp`, and the stdio transports. */
 
 export {
+  type CorsOptions,
   type HttpServerHandle,
+  INSPECTOR_ORIGINS,
+  originList,
   type ServeHttpOptions,
   serveHttp,
   toNodeListener,
