@@ -70,6 +70,11 @@ export class Cors {
     this.#maxAge = String(maxAge);
   }
 
+  /** Whether no origin is allowed. */
+  get empty(): boolean {
+    return this.#origins.size === 0;
+  }
+
   /** Whether `origin` (an Origin header's value) may call this server from a page. */
   allows(origin: string): boolean {
     if (this.#origins.size === 0) return false;
@@ -122,6 +127,16 @@ export class Cors {
       },
     };
   }
+}
+
+/**
+ * The policy `options` describe (checked: a bad entry throws), or undefined when it allows no origin:
+ * then no answer differs by Origin and nothing needs adding.
+ */
+export function corsPolicy(options: CorsOptions | undefined): Cors | undefined {
+  if (!options) return undefined;
+  const cors = new Cors(options);
+  return cors.empty ? undefined : cors;
 }
 
 /** `handle` with every reply decorated by `cors`; `handle` itself when there is no policy. */

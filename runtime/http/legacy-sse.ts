@@ -11,7 +11,7 @@ import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { accepts } from "./content-types.js";
 import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
-import { Cors, type CorsOptions, withCors } from "./cors.js";
+import { type Cors, type CorsOptions, corsPolicy, withCors } from "./cors.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
 import { DEFAULT_KEEPALIVE_MS, type KeepAlive, keepAliveTicker } from "./keep-alive.js";
@@ -71,7 +71,7 @@ class LegacySse {
     private readonly server: Server,
     private readonly options: LegacySseOptions,
   ) {
-    this.cors = options.cors && new Cors(options.cors);
+    this.cors = corsPolicy(options.cors);
     this.#hosts = new HostGuard(options, this.cors);
     this.#keepAlive = keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS);
     this.#report = (error) => server.reportError(error);

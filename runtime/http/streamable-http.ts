@@ -22,7 +22,7 @@ import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { AcceptMemo, accepts } from "./content-types.js";
 import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
-import { Cors, type CorsOptions, withCors } from "./cors.js";
+import { type Cors, type CorsOptions, corsPolicy, withCors } from "./cors.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
@@ -202,7 +202,7 @@ class StreamableHttp {
     this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxItems = options.maxBodyItems ?? MAX_TEXT_ITEMS;
-    this.cors = options.cors && new Cors(options.cors);
+    this.cors = corsPolicy(options.cors);
     this.#hosts = new HostGuard(options, this.cors);
     this.#env = {
       store: options.eventStore ?? new InMemoryEventStore(),

@@ -5,7 +5,7 @@
  * the DNS-rebinding guard as it was.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { Cors, INSPECTOR_ORIGINS, originList } from "../../../runtime/http/cors.js";
+import { Cors, corsPolicy, INSPECTOR_ORIGINS, originList } from "../../../runtime/http/cors.js";
 import { HttpError } from "../../../runtime/http/http-error.js";
 import { type ServeHttpOptions, serveHttp } from "../../../runtime/node/http.js";
 import { featureServer } from "../../fixtures/http/feature-server.js";
@@ -321,6 +321,17 @@ describe("the policy", () => {
     expect(cors.allows("http://127.0.0.1:5173")).toBe(false);
     expect(cors.allows("null")).toBe(false);
     expect(new Cors({}).allows("http://localhost:5173")).toBe(false);
+  });
+
+  it("a policy allowing no origin is none: answers stay as they were, without Vary", async () => {
+    expect(corsPolicy(undefined)).toBeUndefined();
+    expect(corsPolicy({ origins: [] })).toBeUndefined();
+    expect(() => corsPolicy({ origins: [], maxAgeSec: -1 })).toThrow("cors.maxAgeSec");
+    const http = await serve({ cors: { origins: originList(undefined) } });
+    const response = await post(http.url, initializeBody(), { origin: APP });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("vary")).toBeNull();
+    expect(corsHeaders(response)).toEqual({});
   });
 
   it("originList reads a comma-separated list (an environment variable)", () => {
