@@ -12,13 +12,15 @@ import {
   type CoreHandler,
   type CoreRequest,
   coreHandlerOf,
+  coreOf,
   type DrainOptions,
   type Reply,
 } from "../http/core.js";
+import { corsPolicy, withCors } from "../http/cors.js";
 import { loopbackHosts } from "../http/guards.js";
 import { HttpError, TRANSPORT_ERROR } from "../http/http-error.js";
 import { createLegacySseHandler } from "../http/legacy-sse.js";
-import { errorReply, errorResponse, toResponse } from "../http/replies.js";
+import { errorReply, toResponse } from "../http/replies.js";
 import {
   createStreamableHttpHandler,
   type McpHttpHandler,
@@ -372,10 +374,14 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   const legacy = options.legacySse === false ? undefined : createLegacySseHandler(server, shared);
   const core = coreHandlerOf(handler);
   const legacyCore = legacy && coreHandlerOf(legacy);
+  // A page on an allowed origin may read this 404 too (a client probing addresses needs its status).
+  const notFound = withCors(corsPolicy(options.cors), async () =>
+    errorReply(404, TRANSPORT_ERROR, "Not Found"),
+  );
   const listener =
     core && (!legacy || legacyCore)
-      ? nativeListener(nativeRoute(path, core, legacyCore), options.maxBodyBytes)
-      : toNodeListener(route(path, handler, legacy), { maxBodyBytes: options.maxBodyBytes });
+      ? nativeListener(nativeRoute(path, core, legacyCore, notFound), options.maxBodyBytes)
+      : toNodeListener(route(path, handler, legacy, notFound), { maxBodyBytes: options.maxBodyBytes });
   http.on("request", listener);
   let closing: Promise<void> | undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -403,17 +409,23 @@ function route(
   path: string,
   handler: McpHttpHandler,
   legacy: McpHttpHandler | undefined,
+  notFound: CoreHandler,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const target = pick(path, new URL(request.url).pathname, handler, legacy);
-    return target ? target(request) : errorResponse(404, TRANSPORT_ERROR, "Not Found");
+    return target ? target(request) : toResponse(await notFound(coreOf(request)));
   };
 }
 
-function nativeRoute(path: string, core: CoreHandler, legacy: CoreHandler | undefined): CoreHandler {
+function nativeRoute(
+  path: string,
+  core: CoreHandler,
+  legacy: CoreHandler | undefined,
+  notFound: CoreHandler,
+): CoreHandler {
   return (request) => {
     const target = pick(path, pathOf(request.url), core, legacy);
-    return target ? target(request) : Promise.resolve(errorReply(404, TRANSPORT_ERROR, "Not Found"));
+    return target ? target(request) : notFound(request);
   };
 }
 

@@ -211,6 +211,22 @@ describe("answers to an allowed origin", () => {
     expect(corsHeaders(refused)).toEqual(readable(APP));
   });
 
+  it("serveHttp's 404 for a path it does not serve, with and without an authenticate hook", async () => {
+    const plain = await serve({ cors: { origins: [APP] } });
+    const hooked = await serve({ cors: { origins: [APP] }, authenticate: () => "someone" });
+    for (const http of [plain, hooked]) {
+      const missing = await fetch(new URL("/.well-known/nothing-here", http.url), {
+        headers: { origin: APP },
+      });
+      expect(missing.status).toBe(404);
+      expect(corsHeaders(missing)).toEqual(readable(APP));
+      expect(missing.headers.get("vary")).toBe("Origin");
+      const other = await fetch(new URL("/elsewhere", http.url), { headers: { origin: OTHER } });
+      expect(other.status).toBe(404);
+      expect(corsHeaders(other)).toEqual({});
+    }
+  });
+
   it("the stateless era (2026-07-28) and the legacy HTTP+SSE endpoints too", async () => {
     const http = await serve({ cors: { origins: [APP] } }, "2026-07-28");
     const meta = {
