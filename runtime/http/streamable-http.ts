@@ -223,7 +223,10 @@ class StreamableHttp {
   }
 
   async handle(request: CoreRequest, web?: Request): Promise<Reply> {
-    if (this.#closed && request.method !== "POST" && request.method !== "DELETE") return shuttingDown();
+    // Closing: POST and DELETE still serve what is in flight, and a browser's OPTIONS asks before either.
+    const { method } = request;
+    if (this.#closed && method !== "POST" && method !== "DELETE" && method !== "OPTIONS")
+      return shuttingDown();
     const refused = this.#hosts.check(request);
     if (refused) return refused;
     const preflight = this.cors?.preflight(request);

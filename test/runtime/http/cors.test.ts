@@ -211,6 +211,21 @@ describe("answers to an allowed origin", () => {
     expect(corsHeaders(refused)).toEqual(readable(APP));
   });
 
+  it("while closing: a preflight is still answered (a page may still owe an answer), the 503s readable", async () => {
+    const http = await serve({ cors: { origins: [APP] } });
+    await http.handler.close();
+    const asked = await preflight(http.url, APP);
+    expect(asked.status).toBe(204);
+    expect(asked.headers.get("access-control-allow-origin")).toBe(APP);
+    const refused = await post(http.url, initializeBody(), { origin: APP });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(corsHeaders(refused)).toEqual(readable(APP));
+    const stream = await fetch(http.url, { headers: { origin: APP, accept: "text/event-stream" } });
+    expect(stream.status).toBe(503);
+    expect(corsHeaders(stream)).toEqual(readable(APP));
+  });
+
   it("serveHttp's 404 for a path it does not serve, with and without an authenticate hook", async () => {
     const plain = await serve({ cors: { origins: [APP] } });
     const hooked = await serve({ cors: { origins: [APP] }, authenticate: () => "someone" });
