@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, relative, sep } from "node:path";
+import { INSPECTOR_ORIGINS, originList } from "@mcp-codegen/runtime/http";
 import { createBundler } from "../dev/bundle.js";
 import { type DevProxy, PortInUseError, startProxy } from "../dev/proxy.js";
 import { freePort, type ServerProcess, startServer } from "../dev/server-process.js";
@@ -29,6 +30,7 @@ export interface DevOptions {
   port?: string;
   transport?: string;
   inspector?: boolean;
+  allowInspector?: boolean;
 }
 
 /** Type errors printed per check; the count says how many more there are. */
@@ -56,6 +58,17 @@ export function changeKind(rel: string): "config" | "contract" | "code" | undefi
   if ([".json", ".yaml", ".yml"].includes(ext)) return "contract";
   if ([".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs"].includes(ext)) return "code";
   return undefined;
+}
+
+/**
+ * The server child's MCP_CORS_ORIGINS (which the scaffold's entry passes to serveHttp as `cors`): the
+ * value dev runs under, with the MCP Inspector's origins added for `--allow-inspector`.
+ */
+export function corsOrigins(current: string | undefined, allowInspector: boolean): string | undefined {
+  if (!allowInspector) return current;
+  const origins = originList(current);
+  for (const origin of INSPECTOR_ORIGINS) if (!origins.includes(origin)) origins.push(origin);
+  return origins.join(",");
 }
 
 /** The `npx @modelcontextprotocol/inspector` command line that runs a stdio server's bundle. */
@@ -95,6 +108,8 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
   };
   const tsc = await setup(() => findTsc(root));
   let regenerate = createRegenerator(root, config);
+  const cors = corsOrigins(process.env.MCP_CORS_ORIGINS, opts.allowInspector === true);
+  const serverEnv: Record<string, string> = cors === undefined ? {} : { MCP_CORS_ORIGINS: cors };
   // A `--http [port]` switch in the entry (the "both" scaffold) selects HTTP; PORT is set as well.
   const httpArgs = (port: number) => (source.includes('"--http"') ? ["--http", String(port)] : []);
 
@@ -109,6 +124,10 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
       throw e instanceof PortInUseError ? new CliError(e.message) : e;
     });
     report.info(`dev: MCP over Streamable HTTP at ${proxy.origin}/mcp (kept up across restarts)`);
+    if (opts.allowInspector)
+      report.info(
+        `dev: --allow-inspector: pages on ${INSPECTOR_ORIGINS.join(" and ")} may call the server (MCP_CORS_ORIGINS=${cors})`,
+      );
   }
   // esbuild's service keeps the process alive: created once the port is ours, closed on any way out.
   const bundler = await setup(() => createBundler(root, entry, outDir, conditions)).catch(
@@ -164,6 +183,7 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
             nodeFlags,
             cwd: root,
             port,
+            env: serverEnv,
             // The server announces its internal address; clients want dev's.
             onStderr: (line) =>
               process.stderr.write(`${line.replaceAll(`127.0.0.1:${port}`, `127.0.0.1:${proxy!.port}`)}\n`),
@@ -276,9 +296,11 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
     const command = inspectorCommand(nodeFlags, relative(root, join(outDir, "server", "main.js")));
     report.info(`dev: attach the MCP Inspector with: ${command.join(" ")}`);
     if (opts.inspector) inspector = spawn(command[0]!, command.slice(1), { cwd: root, stdio: "inherit" });
+    if (opts.allowInspector)
+      report.info("dev: --allow-inspector is for HTTP servers (stdio has no origins); ignored");
   } else if (opts.inspector) {
     report.info(
-      `dev: --inspector starts the Inspector for stdio servers; for HTTP, open it and connect to ${proxy!.origin}/mcp`,
+      `dev: --inspector starts the Inspector for stdio servers; for HTTP, open it and connect to ${proxy!.origin}/mcp${opts.allowInspector ? "" : " (a direct connection from its web UI needs --allow-inspector)"}`,
     );
   }
 

@@ -45,6 +45,8 @@ export interface StartOptions {
   nodeFlags: readonly string[];
   cwd: string;
   port: number;
+  /** Variables set for the child beside PORT (over dev's own environment). */
+  env?: Readonly<Record<string, string>>;
   readyTimeoutMs?: number;
   /** Where the child's stderr goes, line by line (its stdout is dev's). */
   onStderr(line: string): void;
@@ -54,7 +56,7 @@ export interface StartOptions {
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...options.nodeFlags, options.main, ...options.args], {
     cwd: options.cwd,
-    env: { ...process.env, PORT: String(options.port) },
+    env: { ...process.env, ...options.env, PORT: String(options.port) },
     stdio: ["ignore", "inherit", "pipe"],
   });
   createInterface({ input: child.stderr!, crlfDelay: Number.POSITIVE_INFINITY }).on("line", options.onStderr);

@@ -1,6 +1,7 @@
 /** Host and Origin checks (DNS-rebinding protection). */
 
 import type { CoreRequest, Reply } from "./core.js";
+import type { Cors } from "./cors.js";
 import { TRANSPORT_ERROR } from "./http-error.js";
 import { errorReply } from "./replies.js";
 
@@ -25,7 +26,11 @@ export class HostGuard {
   /** Allowed host names given without a port: any port goes. */
   readonly #names: ReadonlySet<string> | undefined;
 
-  constructor(private readonly policy: OriginPolicy) {
+  /** `cors`: its origins are admitted too (a page they serve may call this server). */
+  constructor(
+    private readonly policy: OriginPolicy,
+    private readonly cors?: Cors,
+  ) {
     const hosts = policy.allowedHosts?.map((entry) => entry.toLowerCase());
     this.#exact = hosts && new Set(hosts);
     this.#names = hosts && new Set(hosts.filter((entry) => hostName(entry) === entry));
@@ -38,7 +43,11 @@ export class HostGuard {
       return errorReply(403, TRANSPORT_ERROR, "Forbidden: Host not allowed");
     }
     const origin = request.header("origin");
-    if (origin !== null && !originAllowed(origin, host, this.policy.allowedOrigins)) {
+    if (
+      origin !== null &&
+      !originAllowed(origin, host, this.policy.allowedOrigins) &&
+      !this.cors?.allows(origin)
+    ) {
       return errorReply(403, TRANSPORT_ERROR, "Forbidden: Origin not allowed");
     }
     return undefined;

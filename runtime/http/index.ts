@@ -3,6 +3,7 @@
  * for Node (through `./node`), Bun, Deno and Workers.
  */
 
+export { type CorsOptions, INSPECTOR_ORIGINS, originList } from "./cors.js";
 export { type EventStore, InMemoryEventStore, type PrimingEvent } from "./event-store.js";
 export { createLegacySseHandler, type LegacySseOptions } from "./legacy-sse.js";
 export {

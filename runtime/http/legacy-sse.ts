@@ -11,6 +11,7 @@ import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { accepts } from "./content-types.js";
 import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
+import { type Cors, type CorsOptions, corsPolicy, withCors } from "./cors.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
 import { DEFAULT_KEEPALIVE_MS, type KeepAlive, keepAliveTicker } from "./keep-alive.js";
@@ -30,6 +31,8 @@ export interface LegacySseOptions {
   messagesPath?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** Browser pages on other origins that may call this server (as `StreamableHttpOptions.cors`). */
+  cors?: CorsOptions;
   /** Default 4 MiB → 413. */
   maxBodyBytes?: number;
   /** Default 100,000 → 413 (as `McpHttpOptions.maxBodyItems`). */
@@ -46,7 +49,7 @@ export interface LegacySseOptions {
 export function createLegacySseHandler(server: Server, options: LegacySseOptions = {}): McpHttpHandler {
   const legacy = new LegacySse(server, options);
   return handlerObject(
-    (request, web) => legacy.handle(request, web),
+    withCors(legacy.cors, (request, web) => legacy.handle(request, web)),
     {
       close: (options?: DrainOptions) => legacy.close(options),
       sweep: () => legacy.sessions.sweep(),
@@ -58,6 +61,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
 
 class LegacySse {
   readonly sessions: SessionRegistry<SseSession>;
+  readonly cors: Cors | undefined;
   readonly #messagesPath: string;
   readonly #report: (error: unknown) => void;
   readonly #hosts: HostGuard;
@@ -67,7 +71,8 @@ class LegacySse {
     private readonly server: Server,
     private readonly options: LegacySseOptions,
   ) {
-    this.#hosts = new HostGuard(options);
+    this.cors = corsPolicy(options.cors);
+    this.#hosts = new HostGuard(options, this.cors);
     this.#keepAlive = keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS);
     this.#report = (error) => server.reportError(error);
     this.#messagesPath = options.messagesPath ?? "/messages";
@@ -87,6 +92,8 @@ class LegacySse {
   async handle(request: CoreRequest, web?: Request): Promise<Reply> {
     const refused = this.#hosts.check(request);
     if (refused) return refused;
+    const preflight = this.cors?.preflight(request);
+    if (preflight) return preflight;
     try {
       const auth = this.options.authenticate ? await this.options.authenticate(web!) : undefined;
       if (request.method === "GET") return await this.#open(request, auth);

@@ -23,6 +23,7 @@ import { mediaType } from "../util/media-type.js";
 import { DEFAULT_MAX_BODY_BYTES, parseJson } from "./body.js";
 import { AcceptMemo, accepts } from "./content-types.js";
 import { type CoreRequest, type DrainOptions, handlerObject, type Reply } from "./core.js";
+import { type Cors, type CorsOptions, corsPolicy, withCors } from "./cors.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
 import { HostGuard } from "./guards.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
@@ -60,6 +61,11 @@ export interface StreamableHttpOptions {
   allowedHosts?: string[];
   /** Origin allowlist; omitted: only an Origin naming the request's own Host. Others → 403. */
   allowedOrigins?: string[];
+  /**
+   * Browser pages on other origins that may call this server (CORS); their origins pass the Origin
+   * check too. Omitted: none.
+   */
+  cors?: CorsOptions;
   /** Largest accepted POST body (default 4 MiB) → 413. */
   maxBodyBytes?: number;
   /**
@@ -155,7 +161,7 @@ export function createStreamableHttpHandler(
 ): McpHttpHandler {
   const http = new StreamableHttp(server, options);
   return handlerObject(
-    (request, web) => http.handle(request, web),
+    withCors(http.cors, (request, web) => http.handle(request, web)),
     {
       close: (options) => http.close(options),
       sweep: () => http.sessions.sweep(),
@@ -167,6 +173,7 @@ export function createStreamableHttpHandler(
 
 class StreamableHttp {
   readonly sessions: SessionRegistry<HttpSession>;
+  readonly cors: Cors | undefined;
   readonly #env: SessionEnv;
   readonly #accept = new AcceptMemo();
   readonly #versions: Set<string>;
@@ -204,7 +211,8 @@ class StreamableHttp {
     this.#newest = (handshake[0] ?? server.protocol.supportedVersions[0]!).version;
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxItems = options.maxBodyItems ?? MAX_TEXT_ITEMS;
-    this.#hosts = new HostGuard(options);
+    this.cors = corsPolicy(options.cors);
+    this.#hosts = new HostGuard(options, this.cors);
     if (options.auth && options.authenticate)
       throw new TypeError("give either auth or authenticate, not both");
     this.#env = {
@@ -227,9 +235,14 @@ class StreamableHttp {
   }
 
   async handle(request: CoreRequest, web?: Request): Promise<Reply> {
-    if (this.#closed && request.method !== "POST" && request.method !== "DELETE") return shuttingDown();
+    // Closing: POST and DELETE still serve what is in flight, and a browser's OPTIONS asks before either.
+    const { method } = request;
+    if (this.#closed && method !== "POST" && method !== "DELETE" && method !== "OPTIONS")
+      return shuttingDown();
     const refused = this.#hosts.check(request);
     if (refused) return refused;
+    const preflight = this.cors?.preflight(request);
+    if (preflight) return preflight;
     const guard = this.options.auth;
     const metadata = guard && metadataReply(guard, request);
     if (metadata) return metadata;

@@ -12,13 +12,15 @@ import {
   type CoreHandler,
   type CoreRequest,
   coreHandlerOf,
+  coreOf,
   type DrainOptions,
   type Reply,
 } from "../http/core.js";
+import { corsPolicy, withCors } from "../http/cors.js";
 import { loopbackHosts } from "../http/guards.js";
 import { HttpError, TRANSPORT_ERROR } from "../http/http-error.js";
 import { createLegacySseHandler } from "../http/legacy-sse.js";
-import { errorReply, errorResponse, toResponse } from "../http/replies.js";
+import { errorReply, toResponse } from "../http/replies.js";
 import {
   createStreamableHttpHandler,
   type McpHttpHandler,
@@ -28,6 +30,7 @@ import { ErrorCode } from "../jsonrpc/messages.js";
 import type { Server } from "../server/server.js";
 import { onceDrained } from "./drained.js";
 
+export { type CorsOptions, INSPECTOR_ORIGINS, originList } from "../http/cors.js";
 export { type ShutdownOptions, shutdownOnSignals } from "./signals.js";
 
 /** How long connections may stay open once every answer is written, when closing. */
@@ -380,10 +383,14 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   const legacyCore = legacy && coreHandlerOf(legacy);
   // A protected endpoint's metadata is served by its handler, on this listener, at its well-known addresses.
   const paths = (pathname: string) => pathname === path || options.auth?.metadataAt(pathname) !== undefined;
+  // A page on an allowed origin may read this 404 too (a client probing addresses needs its status).
+  const notFound = withCors(corsPolicy(options.cors), async () =>
+    errorReply(404, TRANSPORT_ERROR, "Not Found"),
+  );
   const listener =
     core && (!legacy || legacyCore)
-      ? nativeListener(nativeRoute(paths, core, legacyCore), options.maxBodyBytes)
-      : toNodeListener(route(paths, handler, legacy), { maxBodyBytes: options.maxBodyBytes });
+      ? nativeListener(nativeRoute(paths, core, legacyCore, notFound), options.maxBodyBytes)
+      : toNodeListener(route(paths, handler, legacy, notFound), { maxBodyBytes: options.maxBodyBytes });
   http.on("request", listener);
   let closing: Promise<void> | undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -411,10 +418,11 @@ function route(
   path: (pathname: string) => boolean,
   handler: McpHttpHandler,
   legacy: McpHttpHandler | undefined,
+  notFound: CoreHandler,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const target = pick(path, new URL(request.url).pathname, handler, legacy);
-    return target ? target(request) : errorResponse(404, TRANSPORT_ERROR, "Not Found");
+    return target ? target(request) : toResponse(await notFound(coreOf(request)));
   };
 }
 
@@ -422,10 +430,11 @@ function nativeRoute(
   path: (pathname: string) => boolean,
   core: CoreHandler,
   legacy: CoreHandler | undefined,
+  notFound: CoreHandler,
 ): CoreHandler {
   return (request) => {
     const target = pick(path, pathOf(request.url), core, legacy);
-    return target ? target(request) : Promise.resolve(errorReply(404, TRANSPORT_ERROR, "Not Found"));
+    return target ? target(request) : notFound(request);
   };
 }
 

@@ -4,7 +4,10 @@
  */
 
 export {
+  type CorsOptions,
   type HttpServerHandle,
+  INSPECTOR_ORIGINS,
+  originList,
   type ServeHttpOptions,
   serveHttp,
   toNodeListener,

@@ -1,6 +1,6 @@
 /** The small decisions `mcp-codegen dev` makes: which edits regenerate, which conditions carry over, how tsc's errors read. */
 import { describe, expect, it } from "vitest";
-import { changeKind, conditionsOf, inspectorCommand } from "../../generator/cli/dev.js";
+import { changeKind, conditionsOf, corsOrigins, inspectorCommand } from "../../generator/cli/dev.js";
 import { parseDiagnostics } from "../../generator/dev/typecheck.js";
 
 describe("dev's parts", () => {
@@ -32,6 +32,15 @@ describe("dev's parts", () => {
       "src/handlers.ts:12:7 Type 'number' is not assignable to type 'string'. (TS2322)",
       "error TS5083: Cannot read file 'tsconfig.json'.",
     ]);
+  });
+
+  it("--allow-inspector adds the Inspector's origins to the server's MCP_CORS_ORIGINS, once", () => {
+    expect(corsOrigins(undefined, false)).toBeUndefined();
+    expect(corsOrigins("http://app.example", false)).toBe("http://app.example");
+    expect(corsOrigins(undefined, true)).toBe("http://localhost:6274,http://127.0.0.1:6274");
+    expect(corsOrigins(" http://app.example, http://localhost:6274", true)).toBe(
+      "http://app.example,http://localhost:6274,http://127.0.0.1:6274",
+    );
   });
 
   it("builds the Inspector command line for a bundle", () => {

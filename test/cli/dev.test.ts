@@ -3,7 +3,8 @@
  * client connects through dev's endpoint; a tool added to the contract (and its handler) is listed by the
  * restarted server and called once the client has opened a new session (its old one ends with a 404,
  * never a refused connection); a type error planted in a handler is printed as file:line:col and the last
- * good server keeps answering. The times are printed for the record; the bound is bench/dev.ts's.
+ * good server keeps answering. The times are printed for the record; the bound is bench/dev.ts's. Run with
+ * --allow-inspector, the MCP Inspector's web UI origins get CORS answers through dev's endpoint.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -82,6 +83,7 @@ beforeAll(async () => {
       "dev",
       "--port",
       "0",
+      "--allow-inspector",
     ],
     { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -105,6 +107,47 @@ prompts:
 `;
 
 describe("mcp-codegen dev over HTTP", () => {
+  it("--allow-inspector: the Inspector's origins get CORS answers through dev's endpoint, others none", async () => {
+    const url = new URL(
+      (await waitFor(/MCP over Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(kept/, 0))[1]!,
+    );
+    await waitFor(/dev: started the server/, 0, 60_000);
+    expect(output).toContain(
+      "dev: --allow-inspector: pages on http://localhost:6274 and http://127.0.0.1:6274 may call the server",
+    );
+    const preflight = (origin: string) =>
+      fetch(url, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type, mcp-protocol-version",
+        },
+      });
+    for (const origin of ["http://localhost:6274", "http://127.0.0.1:6274"]) {
+      const asked = await preflight(origin);
+      expect(asked.status).toBe(204);
+      expect(asked.headers.get("access-control-allow-origin")).toBe(origin);
+      // An answer (here a 400: no session) is readable by the page, its MCP headers exposed.
+      const answer = await fetch(url, {
+        method: "POST",
+        headers: {
+          origin,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get("access-control-allow-origin")).toBe(origin);
+      expect(answer.headers.get("access-control-expose-headers")).toContain("Mcp-Session-Id");
+      await answer.body?.cancel();
+    }
+    const other = await preflight("http://localhost:6275");
+    expect(other.status).toBe(403);
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  }, 120_000);
+
   it("serves a contract edit through the same endpoint; a type error keeps the last good server", async () => {
     const url = new URL(
       (await waitFor(/MCP over Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(kept/, 0))[1]!,
