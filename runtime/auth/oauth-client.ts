@@ -111,6 +111,10 @@ export class OAuthClient implements Authorizer {
   readonly #sent = new WeakMap<AuthorizedRequest, string | undefined>();
 
   constructor(options: OAuthClientOptions) {
+    const cimd = options.clientMetadataUrl;
+    // A Client ID Metadata Document URL is an https URL with a path (the CIMD draft): anything else is a typo.
+    if (cimd !== undefined && !/^https:\/\/[^/]+\/./.test(cimd))
+      throw new TypeError(`clientMetadataUrl must be an https URL with a path, not ${JSON.stringify(cimd)}`);
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
     this.#serverUrl = new URL(options.serverUrl);

@@ -231,6 +231,17 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
     expect(await store.getTokens({ issuer: `${as.base}/as`, resource: mcp.url })).toMatchObject({
       scope: "mcp:read offline_access mcp:write",
     });
+
+    // The server stops taking the access token before it expires: the 401 is answered by a refresh.
+    as.tokens.clear();
+    await client.listTools();
+    expect(as.log.filter((l) => l.path === "/as/token").map((l) => l.params.grant_type)).toEqual([
+      "authorization_code",
+      "refresh_token",
+      "authorization_code",
+      "refresh_token",
+    ]);
+    expect(as.log.filter((l) => l.path === "/as/authorize")).toHaveLength(2);
     await client.close();
   });
 

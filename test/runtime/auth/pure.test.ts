@@ -5,6 +5,7 @@
  * checks them over the wire.
  */
 import { describe, expect, it } from "vitest";
+import { authorizationUrl } from "../../../runtime/auth/authorization-request.js";
 import {
   acceptAuthorizationResponse,
   authorizationResponseFrom,
@@ -234,5 +235,37 @@ describe("token endpoint", () => {
       },
     );
     expect(() => tokensFrom({ token_type: "Bearer" }, undefined)).toThrow(/no access_token/);
+  });
+});
+
+describe("authorization request", () => {
+  const request = {
+    clientId: "c",
+    redirectUri: "http://127.0.0.1:9/cb",
+    pkce: { verifier: "v", challenge: "ch", method: "S256" as const },
+    state: "st",
+  };
+  it("carries PKCE, state, resource, and scope only when there is one", () => {
+    const url = authorizationUrl({
+      ...request,
+      authorizationEndpoint: "https://as/authorize?x=1",
+      resource: "https://m/mcp",
+    });
+    expect([...url.searchParams.keys()]).toEqual([
+      "x",
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "code_challenge",
+      "code_challenge_method",
+      "state",
+      "resource",
+    ]);
+  });
+  it("refuses an endpoint that is not http(s): it is about to be opened", () => {
+    for (const endpoint of ["javascript:alert(1)", "file:///etc/passwd", "calc:", "not a url"])
+      expect(() => authorizationUrl({ ...request, authorizationEndpoint: endpoint })).toThrow(
+        /authorization endpoint/,
+      );
   });
 });
