@@ -47,6 +47,7 @@ export {
 } from "./registration.js";
 export { canonicalResource, resourceCovers } from "./resource.js";
 export { joinScope, type ScopeInputs, selectScopes, splitScope, stepUpScopes, unionScopes } from "./scope.js";
+export type { SenderConstraint } from "./sender-constraint.js";
 export { requestToken, type TokenRequest, tokenRequestBody, tokensFrom } from "./token-request.js";
 export {
   MemoryTokenStore,

@@ -30,6 +30,7 @@ import { assertS256, createPkce, randomState } from "./pkce.js";
 import { type ClientMetadata, clientFor, type PreRegisteredClient } from "./registration.js";
 import { canonicalResource } from "./resource.js";
 import { joinScope, selectScopes, splitScope, stepUpScopes } from "./scope.js";
+import type { SenderConstraint } from "./sender-constraint.js";
 import { requestToken } from "./token-request.js";
 import {
   MemoryTokenStore,
@@ -79,6 +80,8 @@ export interface OAuthClientOptions {
   readonly clientAuthentication?: Readonly<Record<string, ClientAuthentication>>;
   /** Replaces the authorization code flow (a machine client). */
   readonly grant?: Grant;
+  /** Sender-constrained tokens (DPoP): proofs on token and MCP requests; bearer tokens without it. */
+  readonly senderConstraint?: SenderConstraint;
   /** Makes the metadata, registration and token requests; the global fetch by default. */
   readonly fetch?: typeof fetch;
   /** Sent as MCP-Protocol-Version with metadata requests. */
@@ -131,9 +134,12 @@ export class OAuthClient implements Authorizer {
     const session = this.#session;
     if (session?.tokens && this.#expiring(session.tokens) && session.tokens.refresh_token)
       await this.#serialized(() => this.#refresh(session).catch(() => false));
-    const token = this.#session?.tokens?.access_token;
-    this.#sent.set(request, token);
-    return this.#session?.tokens ? bearer(this.#session.tokens) : {};
+    const tokens = this.#session?.tokens;
+    this.#sent.set(request, tokens?.access_token);
+    if (!tokens) return {};
+    return this.#options.senderConstraint
+      ? this.#options.senderConstraint.present(tokens, request)
+      : bearer(tokens);
   }
 
   challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
@@ -160,6 +166,7 @@ export class OAuthClient implements Authorizer {
   }
 
   async #challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
+    if (await this.#options.senderConstraint?.challenged?.(response, request)) return true;
     const sent = this.#sent.get(request);
     // Another request renewed the token while this one was refused with the old one: just retry.
     if (this.#session?.tokens && this.#session.tokens.access_token !== sent) return true;
@@ -248,6 +255,7 @@ export class OAuthClient implements Authorizer {
       authenticate: this.#auth[method]!,
       context: { client, issuer, tokenEndpoint: server.token_endpoint, server },
       ...(this.#options.fetch && { fetch: this.#options.fetch }),
+      ...(this.#options.senderConstraint && { constraint: this.#options.senderConstraint }),
     });
   }
 

@@ -6,6 +6,7 @@
 
 import type { ClientAuthentication, ClientAuthenticationContext } from "./client-auth.js";
 import { OAuthClientError } from "./errors.js";
+import type { SenderConstraint } from "./sender-constraint.js";
 import type { StoredTokens } from "./token-store.js";
 
 export interface TokenRequest {
@@ -16,6 +17,8 @@ export interface TokenRequest {
   readonly authenticate: ClientAuthentication;
   readonly context: ClientAuthenticationContext;
   readonly fetch?: typeof fetch;
+  /** Adds proofs (DPoP) and may ask for one more try on a refusal. */
+  readonly constraint?: SenderConstraint;
 }
 
 /** The form a token request sends, before authentication is added. */
@@ -57,14 +60,21 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
     accept: "application/json",
   });
   await request.authenticate({ headers, body }, request.context);
-  let response: Response;
-  try {
-    response = await (request.fetch ?? fetch)(endpoint, { method: "POST", headers, body, redirect: "error" });
-  } catch (error) {
-    throw new OAuthClientError(
-      "token_request_failed",
-      `the token request to ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+  const send = async () => {
+    await request.constraint?.tokenRequest({ url: endpoint, method: "POST", headers });
+    try {
+      return await (request.fetch ?? fetch)(endpoint, { method: "POST", headers, body, redirect: "error" });
+    } catch (error) {
+      throw new OAuthClientError(
+        "token_request_failed",
+        `the token request to ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+  let response = await send();
+  if (!response.ok && request.constraint?.tokenRefused && (await request.constraint.tokenRefused(response))) {
+    void response.body?.cancel().catch(() => {});
+    response = await send();
   }
   const doc: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {

@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { handlers, info } from "../../../examples/everything-server/handlers.js";
 import { createClient, createServer } from "../../../generated/2026-07-28/index.js";
-import { OAuthClient } from "../../../runtime/auth/oauth-client.js";
+import { OAuthClient, type OAuthClientOptions } from "../../../runtime/auth/oauth-client.js";
+import type { SenderConstraint } from "../../../runtime/auth/sender-constraint.js";
 import { MemoryTokenStore } from "../../../runtime/auth/token-store.js";
 import { HttpError } from "../../../runtime/http/http-error.js";
 import { connectHttp } from "../../../runtime/http-client/connect.js";
@@ -38,7 +39,7 @@ const body = (request: IncomingMessage) =>
   });
 
 /** An authorization server that does what a real one must check: PKCE, redirect URI, resource, refresh. */
-async function authorizationServer(options: { accessTtl: number }) {
+async function authorizationServer(options: { accessTtl: number; proofNonce?: string }) {
   const log: Array<{ path: string; params: Record<string, string> }> = [];
   const codes = new Map<
     string,
@@ -115,6 +116,11 @@ async function authorizationServer(options: { accessTtl: number }) {
         return;
       }
       case "/as/token": {
+        if (options.proofNonce !== undefined && request.headers.dpop !== `proof ${options.proofNonce}`) {
+          response.writeHead(400, { "content-type": "application/json", "dpop-nonce": options.proofNonce });
+          response.end(JSON.stringify({ error: "use_dpop_nonce" }));
+          return;
+        }
         if (params.grant_type === "authorization_code") {
           const grant = codes.get(params.code!);
           codes.delete(params.code!);
@@ -161,9 +167,11 @@ async function protectedServer(as: Awaited<ReturnType<typeof authorizationServer
   const http = await serveHttp(server, {
     port: 0,
     authenticate: (request) => {
-      const token = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+      const [, scheme, token] = /^(Bearer|DPoP) (.+)$/.exec(request.headers.get("authorization") ?? "") ?? [];
       const issued = token === undefined ? undefined : as.tokens.get(token);
-      seen.push(`${request.headers.get("mcp-method")} ${issued ? issued.scopes.join("+") : "-"}`);
+      seen.push(
+        `${request.headers.get("mcp-method")} ${issued ? `${scheme} ${issued.scopes.join("+")}` : "-"}`,
+      );
       if (!issued || issued.expiresAt <= Date.now() || issued.resource !== resource)
         throw new HttpError(401, "token required", { "www-authenticate": challenge(', scope="mcp:read"') });
       if (request.headers.get("mcp-name") === "test_simple_text" && !issued.scopes.includes("mcp:write"))
@@ -179,8 +187,13 @@ async function protectedServer(as: Awaited<ReturnType<typeof authorizationServer
   return { url: http.url, seen };
 }
 
-function oauthClient(serverUrl: string, store = new MemoryTokenStore()) {
+function oauthClient(
+  serverUrl: string,
+  store = new MemoryTokenStore(),
+  extra: Partial<OAuthClientOptions> = {},
+) {
   return new OAuthClient({
+    ...extra,
     serverUrl,
     refreshLeewaySeconds: 0,
     redirectUri: "http://127.0.0.1:9/callback",
@@ -254,5 +267,35 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
       client.connect(await connectHttp(mcp.url, { authorizer: oauthClient(mcp.url) })),
     ).rejects.toThrow(/is for "https:\/\/evil.example.com\/mcp"/);
     expect(as.log.map((l) => l.path)).not.toContain("/as/authorize");
+  });
+
+  it("takes a sender constraint: proofs on token requests (one retry with a nonce), its own token presentation", async () => {
+    const as = await authorizationServer({ accessTtl: 3600, proofNonce: "n1" });
+    const mcp = await protectedServer(as);
+    let nonce = "";
+    const constraint: SenderConstraint = {
+      tokenRequest: async ({ headers, url, method }) => {
+        expect([url, method]).toEqual([`${as.base}/as/token`, "POST"]);
+        headers.set("dpop", `proof ${nonce}`);
+      },
+      tokenRefused: (response) => {
+        nonce = response.headers.get("dpop-nonce") ?? "";
+        return nonce !== "";
+      },
+      present: async (tokens) => ({ authorization: `DPoP ${tokens.access_token}` }),
+    };
+    const client = createClient({ info: { name: "oauth-test", version: "1" } });
+    await client.connect(
+      await connectHttp(mcp.url, {
+        authorizer: oauthClient(mcp.url, undefined, { senderConstraint: constraint }),
+      }),
+    );
+    await client.listTools();
+    expect(as.log.filter((l) => l.path === "/as/token")).toHaveLength(2);
+    expect(mcp.seen.slice(1)).toEqual([
+      "server/discover DPoP mcp:read+offline_access",
+      "tools/list DPoP mcp:read+offline_access",
+    ]);
+    await client.close();
   });
 });
