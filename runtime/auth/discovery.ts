@@ -68,7 +68,8 @@ export interface DiscoveredResource {
 }
 
 /**
- * The Protected Resource Metadata of the MCP server at `serverUrl`, or undefined when it publishes none
+ * The Protected Resource Metadata of the MCP server at `serverUrl` (at `resourceMetadataUrl` when the 401
+ * named one, else at the well-known addresses), or undefined when it publishes none
  * (a 2025-03-26 server). Its `resource` must identify this server (`resource_mismatch` otherwise): a
  * document naming another resource would have the client ask for a token meant for someone else.
  */
@@ -77,9 +78,10 @@ export async function discoverProtectedResource(
   resourceMetadataUrl: string | undefined,
   options: DiscoveryOptions = {},
 ): Promise<DiscoveredResource | undefined> {
-  const candidates = resourceMetadataUrl
-    ? [new URL(resourceMetadataUrl, serverUrl)]
-    : protectedResourceMetadataUrls(serverUrl);
+  // The challenge's address first; the well-known ones still when it has no document.
+  const wellKnown = protectedResourceMetadataUrls(serverUrl);
+  const named = resourceMetadataUrl === undefined ? undefined : new URL(resourceMetadataUrl, serverUrl);
+  const candidates = named ? [named, ...wellKnown.filter((u) => u.href !== named.href)] : wellKnown;
   for (const url of candidates) {
     const doc = await getJson(url, options);
     if (doc === undefined) continue;
