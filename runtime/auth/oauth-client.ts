@@ -138,9 +138,15 @@ export class OAuthClient implements Authorizer {
 
   async headers(request: AuthorizedRequest): Promise<Record<string, string>> {
     await this.#busy;
-    const session = this.#session;
-    if (session?.tokens && this.#expiring(session.tokens) && session.tokens.refresh_token)
-      await this.#serialized(() => this.#refresh(session).catch(() => false));
+    const due = (session: Session | undefined): session is Session =>
+      session?.tokens?.refresh_token !== undefined && this.#expiring(session.tokens);
+    // Checked again in turn: of requests that found the token expiring together, one refreshes.
+    if (due(this.#session))
+      await this.#serialized(async () => {
+        const session = this.#session;
+        // A refused refresh drops the tokens: the request goes without, and its 401 starts a login.
+        if (due(session)) await this.#refresh(session).catch(() => false);
+      });
     const tokens = this.#session?.tokens;
     this.#sent.set(request, tokens?.access_token);
     if (!tokens) return {};
