@@ -6,6 +6,7 @@
  * 2025-03-26 server: its origin is the authorization base, with metadata there or the default endpoints.
  */
 
+import { readJson, requestDeadline } from "./bounded-json.js";
 import { OAuthClientError } from "./errors.js";
 import {
   type AuthorizationServerMetadata,
@@ -35,7 +36,7 @@ async function getJson(url: URL, options: DiscoveryOptions): Promise<unknown> {
   if (options.protocolVersion) headers["mcp-protocol-version"] = options.protocolVersion;
   let response: Response;
   try {
-    response = await fetcher(options)(url, { headers, redirect: "error" });
+    response = await fetcher(options)(url, { headers, redirect: "error", signal: requestDeadline() });
   } catch (error) {
     throw new OAuthClientError(
       "discovery_failed",
@@ -54,11 +55,14 @@ async function getJson(url: URL, options: DiscoveryOptions): Promise<unknown> {
       response.status,
     );
   }
+  let doc: unknown;
   try {
-    return await response.json();
-  } catch {
-    throw new OAuthClientError("discovery_failed", `${url.href} did not answer JSON`);
+    doc = await readJson(response, url.href);
+  } catch (error) {
+    throw new OAuthClientError("discovery_failed", error instanceof Error ? error.message : String(error));
   }
+  if (doc === undefined) throw new OAuthClientError("discovery_failed", `${url.href} did not answer JSON`);
+  return doc;
 }
 
 export interface DiscoveredResource {

@@ -5,6 +5,7 @@
  * the issuer that issued them: they are stored under it and never offered to another.
  */
 
+import { readJson, requestDeadline } from "./bounded-json.js";
 import { OAuthClientError } from "./errors.js";
 import type { AuthorizationServerMetadata } from "./metadata.js";
 import type { StoredClient, TokenStore } from "./token-store.js";
@@ -74,6 +75,7 @@ export async function registerClient(
       headers: { "content-type": "application/json", accept: "application/json" },
       body: JSON.stringify(body),
       redirect: "error",
+      signal: requestDeadline(),
     });
   } catch (error) {
     throw new OAuthClientError(
@@ -81,7 +83,12 @@ export async function registerClient(
       `dynamic client registration at ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const doc: unknown = await response.json().catch(() => undefined);
+  const doc: unknown = await readJson(response, `the registration response of ${endpoint}`).catch((error) => {
+    throw new OAuthClientError(
+      "registration_unavailable",
+      error instanceof Error ? error.message : String(error),
+    );
+  });
   const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
   if (!response.ok || typeof d.client_id !== "string" || d.client_id === "") {
     const why = typeof d.error === "string" ? ` ${d.error}` : "";

@@ -91,4 +91,17 @@ describe("discover", () => {
       /`authorization_servers` is not a list of strings/,
     );
   });
+
+  it("refuses a document over the size bound instead of reading it all", async () => {
+    serve({
+      "/.well-known/oauth-protected-resource/mcp": {
+        resource: `${base}/mcp`,
+        padding: "x".repeat(2 * 1024 * 1024),
+      },
+    });
+    await expect(discover(`${base}/mcp`, undefined)).rejects.toMatchObject({
+      code: "discovery_failed",
+      message: expect.stringMatching(/over the 1048576-byte bound/),
+    });
+  });
 });
