@@ -41,9 +41,23 @@ export interface RegistrationOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** `refresh_token` beside `authorization_code` unless the caller chose the grant types. */
+/**
+ * SEP-837 (2026-07-28): a registering client states its application type. A loopback or custom-scheme
+ * redirect is a native app's (CLI, desktop); an https page elsewhere is a web app's.
+ */
+export function applicationTypeOf(redirectUri: string): "native" | "web" {
+  const url = new URL(redirectUri);
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  return url.protocol === "https:" && !loopback ? "web" : "native";
+}
+
+/** `refresh_token` beside `authorization_code` unless the caller chose the grant types; the application type. */
 export const withDefaultGrants = (metadata: ClientMetadata): ClientMetadata => ({
   ...metadata,
+  ...(metadata.application_type === undefined &&
+    metadata.redirect_uris[0] !== undefined && {
+      application_type: applicationTypeOf(metadata.redirect_uris[0]),
+    }),
   grant_types: metadata.grant_types ?? ["authorization_code", "refresh_token"],
   response_types: metadata.response_types ?? ["code"],
 });

@@ -215,7 +215,7 @@ function oauthClient(
       const response = await fetch(url, { redirect: "manual" });
       return new URL(response.headers.get("location")!);
     },
-    clientMetadata: { client_name: "oauth-client-test", application_type: "native" },
+    clientMetadata: { client_name: "oauth-client-test" },
     store,
   });
 }
@@ -232,6 +232,12 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
     expect(tools.length).toBeGreaterThan(0);
     const paths = as.log.map((l) => l.path);
     expect(paths.filter((p) => p === "/as/register")).toHaveLength(1);
+    // DCR states a native app (loopback redirect) that wants refresh tokens.
+    expect(as.log.find((l) => l.path === "/as/register")?.params).toMatchObject({
+      application_type: "native",
+      grant_types: ["authorization_code", "refresh_token"],
+      redirect_uris: ["http://127.0.0.1:9/callback"],
+    });
     const authorize = as.log.find((l) => l.path === "/as/authorize")!.params;
     // Scope from the challenge, offline_access because the AS lists it, resource as the PRM names it.
     expect(authorize.scope).toBe("mcp:read offline_access");
