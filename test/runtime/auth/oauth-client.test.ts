@@ -10,6 +10,7 @@ import { createServer as createNodeServer, type IncomingMessage, type Server as 
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { handlers, info } from "../../../examples/everything-server/handlers.js";
+import { createClient as createHandshakeClient } from "../../../generated/2025-11-25/index.js";
 import { createClient, createServer } from "../../../generated/2026-07-28/index.js";
 import { OAuthClient, type OAuthClientOptions } from "../../../runtime/auth/oauth-client.js";
 import type { SenderConstraint } from "../../../runtime/auth/sender-constraint.js";
@@ -170,12 +171,15 @@ async function protectedServer(first: As, options: { refuseAll?: boolean } = {})
   const challenge = (extra: string) =>
     `Bearer resource_metadata="${as.current.base}/.well-known/oauth-protected-resource/mcp"${extra}`;
   const seen: string[] = [];
+  /** The HTTP method of each request and whether it carried a token the AS issued. */
+  const verbs: string[] = [];
   const server = createServer({ info, handlers, capabilities: { tools: {} }, onError: () => {} });
   const http = await serveHttp(server, {
     port: 0,
     authenticate: (request) => {
       const [, scheme, token] = /^(Bearer|DPoP) (.+)$/.exec(request.headers.get("authorization") ?? "") ?? [];
       const issued = token === undefined ? undefined : as.current.tokens.get(token);
+      verbs.push(`${request.method} ${issued ? "token" : "-"}`);
       seen.push(
         `${request.headers.get("mcp-method")} ${issued ? `${scheme} ${issued.scopes.join("+")}` : "-"}`,
       );
@@ -194,6 +198,7 @@ async function protectedServer(first: As, options: { refuseAll?: boolean } = {})
   return {
     url: http.url,
     seen,
+    verbs,
     moveTo(next: As) {
       next.setResource(resource);
       as.current = next;
@@ -355,5 +360,20 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
     expect(ids.length).toBeGreaterThan(0);
     expect(ids).not.toContain("pre-1");
     await client.close();
+  });
+
+  it("serves the handshake era too: a 2025-11-25 client's session, its GET stream and DELETE carry the token", async () => {
+    const as = await authorizationServer({ accessTtl: 3600 });
+    const mcp = await protectedServer(as);
+    const client = createHandshakeClient({ info: { name: "oauth-test-2025", version: "1" } });
+    await client.connect(await connectHttp(mcp.url, { authorizer: oauthClient(mcp.url) }));
+    const { tools } = await client.listTools();
+    expect(tools.length).toBeGreaterThan(0);
+    await client.close();
+    expect(as.log.filter((l) => l.path === "/as/authorize")).toHaveLength(1);
+    // Only the first request went without a token; initialize, the session's requests, its GET and DELETE had it.
+    expect(mcp.verbs[0]).toBe("POST -");
+    expect(mcp.verbs.slice(1).every((v) => v.endsWith(" token"))).toBe(true);
+    expect(new Set(mcp.verbs.slice(1))).toEqual(new Set(["POST token", "GET token", "DELETE token"]));
   });
 });
