@@ -282,6 +282,18 @@ export class OAuthClient implements Authorizer {
     });
   }
 
+  /**
+   * `invalid_client` from the token endpoint: the server no longer knows the registration (a DCR client it
+   * purged). The stored one is dropped, so the next login registers anew instead of failing forever.
+   */
+  async #forgetClientIfRefused(session: Session, error: OAuthClientError): Promise<void> {
+    if (error.code !== "invalid_client" || !session.client) return;
+    const { issuer } = session.discovery;
+    if ((await this.#store.getClient(issuer))?.client_id === session.client.client_id)
+      await this.#store.setClient(issuer, undefined);
+    session.client = undefined;
+  }
+
   async #keep(session: Session, tokens: StoredTokens): Promise<void> {
     session.tokens = tokens;
     await this.#store.setTokens(session.key, tokens);
@@ -305,6 +317,7 @@ export class OAuthClient implements Authorizer {
       return true;
     } catch (error) {
       if (!(error instanceof OAuthClientError)) throw error;
+      await this.#forgetClientIfRefused(session, error);
       session.tokens = undefined;
       await this.#store.setTokens(session.key, undefined);
       return false;
@@ -360,16 +373,15 @@ export class OAuthClient implements Authorizer {
         issSupported: server.authorization_response_iss_parameter_supported === true,
       },
     );
-    const tokens = await this.#requestToken(
-      session,
-      {
-        grant_type: "authorization_code",
-        code,
-        code_verifier: pkce.verifier,
-        redirect_uri: this.#options.redirectUri,
-      },
-      undefined,
-    );
+    const tokens = await this.#requestToken(session, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pkce.verifier,
+      redirect_uri: this.#options.redirectUri,
+    }).catch(async (error: unknown) => {
+      if (error instanceof OAuthClientError) await this.#forgetClientIfRefused(session, error);
+      throw error;
+    });
     await this.#keep(
       session,
       tokens.scope === undefined && scope !== undefined ? { ...tokens, scope } : tokens,

@@ -134,6 +134,7 @@ async function authorizationServer(options: { accessTtl: number; proofNonce?: st
           return json(200, issue(grant.scopes, grant.resource));
         }
         if (params.grant_type === "refresh_token") {
+          if (!clients.has(params.client_id!)) return json(401, { error: "invalid_client" });
           const grant = refreshTokens.get(params.refresh_token!);
           if (!grant || params.resource !== grant.resource) return json(400, { error: "invalid_grant" });
           refreshTokens.delete(params.refresh_token!);
@@ -152,6 +153,10 @@ async function authorizationServer(options: { accessTtl: number; proofNonce?: st
     base,
     log,
     tokens,
+    /** Purges every registration (what an AS does with stale dynamic clients). */
+    forgetClients() {
+      clients.clear();
+    },
     setResource(resource: string) {
       prm = { resource, authorization_servers: [`${base}/as`], scopes_supported: ["mcp:read"] };
     },
@@ -375,5 +380,27 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
     expect(mcp.verbs[0]).toBe("POST -");
     expect(mcp.verbs.slice(1).every((v) => v.endsWith(" token"))).toBe(true);
     expect(new Set(mcp.verbs.slice(1))).toEqual(new Set(["POST token", "GET token", "DELETE token"]));
+  });
+
+  it("registers anew when the authorization server no longer knows its stored client", async () => {
+    const as = await authorizationServer({ accessTtl: 3600 });
+    const mcp = await protectedServer(as);
+    const store = new MemoryTokenStore();
+    const client = createClient({ info: { name: "oauth-test", version: "1" } });
+    await client.connect(await connectHttp(mcp.url, { authorizer: oauthClient(mcp.url, store) }));
+    const first = await store.getClient(`${as.base}/as`);
+    as.forgetClients();
+    as.tokens.clear();
+    // 401 → refresh refused with invalid_client → the stored client dropped → a new registration and login.
+    await client.listTools();
+    const registrations = as.log.filter((l) => l.path === "/as/register");
+    expect(registrations).toHaveLength(2);
+    const second = await store.getClient(`${as.base}/as`);
+    expect(second?.client_id).not.toBe(first?.client_id);
+    expect(as.log.filter((l) => l.path === "/as/authorize").map((l) => l.params.client_id)).toEqual([
+      first?.client_id,
+      second?.client_id,
+    ]);
+    await client.close();
   });
 });
