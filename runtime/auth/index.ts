@@ -5,6 +5,14 @@
  */
 
 export { type AuthInfo, InsufficientScope, isAuthInfo, missingScopes } from "../mcp/auth-info.js";
+export { type AuthorizationRequest, authorizationUrl } from "./authorization-request.js";
+export {
+  type AuthorizationResponse,
+  acceptAuthorizationResponse,
+  authorizationResponseFrom,
+  type ExpectedResponse,
+  issuerProblem,
+} from "./authorization-response.js";
 export {
   bearerChallenge,
   type Challenge,
@@ -15,6 +23,22 @@ export {
   formatChallenges,
   parseChallenges,
 } from "./challenge.js";
+export { type BearerChallenge, responseChallenge } from "./challenge-parse.js";
+export {
+  BUILT_IN_CLIENT_AUTHENTICATION,
+  type ClientAuthentication,
+  type ClientAuthenticationContext,
+  chooseClientAuthentication,
+  type TokenRequestParts,
+} from "./client-auth.js";
+export {
+  type DiscoveredResource,
+  type Discovery,
+  type DiscoveryOptions,
+  discover,
+  discoverAuthorizationServer,
+  discoverProtectedResource,
+} from "./discovery.js";
 export {
   DEFAULT_DPOP_ALGORITHMS,
   type DpopCheck,
@@ -23,17 +47,32 @@ export {
   DpopVerifier,
   tokenHash,
 } from "./dpop-verify.js";
+export { OAuthClientError, type OAuthClientReason } from "./errors.js";
 export type { Refusal, ResourceGuard, Verdict } from "./guard.js";
 export { type IntrospectionOptions, introspectionVerifier } from "./introspect.js";
+export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from "./metadata.js";
+export { type Grant, type GrantContext, OAuthClient, type OAuthClientOptions } from "./oauth-client.js";
+export { assertS256, createPkce, type Pkce, randomState, s256 } from "./pkce.js";
 export {
   canonicalResource,
   type MetadataOptions,
   PRM_WELL_KNOWN,
-  type ProtectedResourceMetadata,
   protectedResourceMetadata,
   protectedResourceMetadataUrls,
 } from "./protected-resource.js";
+export {
+  applicationTypeOf,
+  type ClientMetadata,
+  clientFor,
+  type PreRegisteredClient,
+  type RegistrationOptions,
+  registerClient,
+} from "./registration.js";
+export { resourceCovers } from "./resource.js";
 export { DEFAULT_MAX_AUTHORIZATION_BYTES, type ProtectOptions, protect } from "./resource-server.js";
+export { joinScope, type ScopeInputs, selectScopes, splitScope, stepUpScopes, unionScopes } from "./scope.js";
+export type { SenderConstraint } from "./sender-constraint.js";
+export { requestToken, type TokenRequest, tokenRequestBody, tokensFrom } from "./token-request.js";
 export {
   MemoryTokenStore,
   type StoredClient,
@@ -56,3 +95,4 @@ export {
   jwtVerifier,
   MAX_CLOCK_TOLERANCE_SEC,
 } from "./verify-jwt.js";
+export { authorizationServerMetadataUrls, resourceMetadataCandidates } from "./well-known.js";

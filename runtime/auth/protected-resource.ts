@@ -4,20 +4,9 @@
  * canonical resource URI (RFC 8707), the audience its tokens must name.
  */
 
-export const PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource";
+import type { ProtectedResourceMetadata } from "./metadata.js";
 
-/** The fields MCP uses of RFC 9728 §2 (others may be added by the caller). */
-export interface ProtectedResourceMetadata {
-  resource: string;
-  authorization_servers?: string[];
-  scopes_supported?: string[];
-  bearer_methods_supported?: string[];
-  resource_name?: string;
-  resource_documentation?: string;
-  dpop_signing_alg_values_supported?: string[];
-  dpop_bound_access_tokens_required?: boolean;
-  [field: string]: unknown;
-}
+export const PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
 export interface MetadataOptions {
   /** URL of the MCP endpoint (made canonical). */
@@ -63,18 +52,20 @@ export function protectedResourceMetadataUrls(resource: string | URL): { pathAwa
 
 /** The metadata document for `options.resource`. */
 export function protectedResourceMetadata(options: MetadataOptions): ProtectedResourceMetadata {
-  const doc: ProtectedResourceMetadata = {
+  const scopes = [...new Set((options.scopesSupported ?? []).filter((s) => s !== "offline_access"))];
+  const dpop = options.dpopAlgorithms ?? [];
+  return {
     resource: canonicalResource(options.resource),
     authorization_servers: [...options.authorizationServers],
     bearer_methods_supported: ["header"],
+    ...(scopes.length > 0 && { scopes_supported: scopes }),
+    ...(options.resourceName !== undefined && { resource_name: options.resourceName }),
+    ...(options.resourceDocumentation !== undefined && {
+      resource_documentation: options.resourceDocumentation,
+    }),
+    ...(dpop.length > 0 && {
+      dpop_signing_alg_values_supported: [...dpop],
+      ...(options.dpopBoundRequired && { dpop_bound_access_tokens_required: true }),
+    }),
   };
-  const scopes = (options.scopesSupported ?? []).filter((s) => s !== "offline_access");
-  if (scopes.length > 0) doc.scopes_supported = [...new Set(scopes)];
-  if (options.resourceName !== undefined) doc.resource_name = options.resourceName;
-  if (options.resourceDocumentation !== undefined) doc.resource_documentation = options.resourceDocumentation;
-  if (options.dpopAlgorithms !== undefined && options.dpopAlgorithms.length > 0) {
-    doc.dpop_signing_alg_values_supported = [...options.dpopAlgorithms];
-    if (options.dpopBoundRequired) doc.dpop_bound_access_tokens_required = true;
-  }
-  return doc;
 }

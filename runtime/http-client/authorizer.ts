@@ -36,8 +36,16 @@ export function authorizedFetch(inner: typeof fetch, authorizer: Authorizer): ty
       for (const [name, value] of Object.entries(await authorizer.headers(request))) headers.set(name, value);
       const response = await inner(input, { ...init, headers });
       if (response.status !== 401 && response.status !== 403) return response;
-      if (attempt >= MAX_AUTHORIZATION_RETRIES || !(await authorizer.challenged(response, request)))
-        return response;
+      if (attempt >= MAX_AUTHORIZATION_RETRIES) return response;
+      let retry: boolean;
+      try {
+        retry = await authorizer.challenged(response, request);
+      } catch (error) {
+        // The login failed: its error is the caller's answer, and the refusal's body is not read.
+        await response.body?.cancel().catch(() => {});
+        throw error;
+      }
+      if (!retry) return response;
       await response.body?.cancel().catch(() => {});
     }
   };
