@@ -6,6 +6,53 @@
 
 export { type AuthInfo, InsufficientScope, isAuthInfo, missingScopes } from "../mcp/auth-info.js";
 export {
+  CLIENT_ASSERTION_TYPE,
+  type ClientAssertionOptions,
+  importClientKey,
+  signClientAssertion,
+} from "./client-assertion.js";
+export {
+  type ClientAuthenticator,
+  clientSecretBasic,
+  clientSecretPost,
+  privateKeyJwt,
+  publicClient,
+  type TokenRequestParts,
+} from "./client-authenticators.js";
+export {
+  accessTokenHash,
+  DPOP_ALGORITHMS,
+  type DpopAlgorithm,
+  type DpopProofRequest,
+  DpopProver,
+  dpopTarget,
+} from "./dpop-proof.js";
+export { GrantAuthorizer, type GrantAuthorizerOptions, type GrantTarget } from "./grant-authorizer.js";
+export { type GrantRequest, OAuthError, requestGrant, type TokenResponse } from "./grant-request.js";
+export {
+  clientCredentialsGrant,
+  GRANT_CLIENT_CREDENTIALS,
+  GRANT_JWT_BEARER,
+  GRANT_TOKEN_EXCHANGE,
+  type GrantScope,
+  type IdJagExchange,
+  idJagTokenExchange,
+  jwtBearerGrant,
+  TOKEN_TYPE_ID_JAG,
+  TOKEN_TYPE_ID_TOKEN,
+} from "./grants.js";
+export {
+  type ClientCredentialsOptions,
+  clientCredentialsToken,
+  type EnterpriseManagedOptions,
+  enterpriseManagedToken,
+  type Fresh,
+  type JwtBearerOptions,
+  jwtBearerToken,
+  type ObtainToken,
+} from "./machine-grants.js";
+export { isDpopToken, type PresentedToken, tokenHeaders } from "./token-presentation.js";
+export {
   MemoryTokenStore,
   type StoredClient,
   type StoredTokens,

@@ -1,0 +1,99 @@
+/**
+ * The client's side of DPoP (RFC 9449): one key pair per client, a fresh proof JWT for every HTTP request
+ * (token endpoint and resource alike), and the nonces servers hand out (§8 authorization server, §9
+ * resource server), remembered per origin because each server issues its own.
+ */
+
+import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+
+/** Asymmetric algorithms a proof may use (RFC 9449 §4.2: never `none`, never a MAC). */
+export const DPOP_ALGORITHMS = ["ES256", "ES384", "ES512", "RS256", "PS256", "EdDSA"] as const;
+export type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
+
+export interface DpopProofRequest {
+  readonly method: string;
+  readonly url: string;
+  /** Present when the proof goes with an access token: its hash becomes `ath` (RFC 9449 §4.2). */
+  readonly accessToken?: string;
+}
+
+/** `htu` is the target URI without query and fragment (RFC 9449 §4.2). */
+export function dpopTarget(url: string): string {
+  const target = new URL(url);
+  target.search = "";
+  target.hash = "";
+  return target.href;
+}
+
+/** base64url(SHA-256(token)): the `ath` claim binding a proof to the access token it travels with. */
+export async function accessTokenHash(accessToken: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken));
+  return base64url.encode(new Uint8Array(digest));
+}
+
+/**
+ * Signs DPoP proofs with one key pair, and keeps the last nonce each origin asked for. The private key is
+ * not extractable; only the public JWK travels (in each proof's header).
+ */
+export class DpopProver {
+  readonly algorithm: DpopAlgorithm;
+  /** RFC 7638 thumbprint of the public key: what a bound token's `cnf.jkt` names. */
+  readonly thumbprint: string;
+  readonly #privateKey: CryptoKey;
+  readonly #publicJwk: JWK;
+  readonly #nonces = new Map<string, string>();
+
+  private constructor(algorithm: DpopAlgorithm, privateKey: CryptoKey, publicJwk: JWK, thumbprint: string) {
+    this.algorithm = algorithm;
+    this.#privateKey = privateKey;
+    this.#publicJwk = publicJwk;
+    this.thumbprint = thumbprint;
+  }
+
+  /** A new key pair for `algorithm` (ES256 by default, the one every DPoP server supports). */
+  static async generate(algorithm: DpopAlgorithm = "ES256"): Promise<DpopProver> {
+    if (!DPOP_ALGORITHMS.includes(algorithm)) throw new TypeError(`unsupported DPoP algorithm: ${algorithm}`);
+    const { privateKey, publicKey } = await generateKeyPair(algorithm, { extractable: false });
+    const jwk = await exportJWK(publicKey);
+    // Only the members that identify the key: no `key_ops`/`ext`, which some servers refuse in `jwk`.
+    const publicJwk: JWK = Object.fromEntries(
+      Object.entries(jwk).filter(([name]) => ["kty", "crv", "x", "y", "n", "e"].includes(name)),
+    );
+    return new DpopProver(
+      algorithm,
+      privateKey,
+      publicJwk,
+      await calculateJwkThumbprint(publicJwk, "sha256"),
+    );
+  }
+
+  /** A proof for one request: fresh `jti`, current `iat`, the origin's nonce when one is known. */
+  async proof(request: DpopProofRequest): Promise<string> {
+    const claims: Record<string, string> = {
+      htm: request.method.toUpperCase(),
+      htu: dpopTarget(request.url),
+    };
+    const nonce = this.#nonces.get(new URL(request.url).origin);
+    if (nonce !== undefined) claims.nonce = nonce;
+    if (request.accessToken !== undefined) claims.ath = await accessTokenHash(request.accessToken);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: this.algorithm, typ: "dpop+jwt", jwk: this.#publicJwk })
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .sign(this.#privateKey);
+  }
+
+  /**
+   * Remembers the `DPoP-Nonce` a response from `url` carries. True when it is a nonce other than the one
+   * already held for that origin: only then can a request refused for its nonce succeed when sent again.
+   */
+  learnNonce(url: string, response: Response): boolean {
+    const nonce = response.headers.get("dpop-nonce")?.trim();
+    // RFC 9449 §8.1: the nonce is NQCHAR (printable ASCII without quote and backslash), never empty.
+    if (!nonce || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) return false;
+    const origin = new URL(url).origin;
+    if (this.#nonces.get(origin) === nonce) return false;
+    this.#nonces.set(origin, nonce);
+    return true;
+  }
+}
