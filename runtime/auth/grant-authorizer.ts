@@ -76,8 +76,10 @@ export class GrantAuthorizer implements Authorizer {
     this.#target = target;
     const token = await this.#options.obtain(target, this.#options.dpop);
     const skew = (this.#options.expirySkewSeconds ?? 30) * 1000;
+    // A lifetime shorter than the skew still gets half of itself, so a short-lived token is used at all.
+    const lifetime = token.expires_in === undefined ? undefined : token.expires_in * 1000;
     this.#expiresAt =
-      token.expires_in === undefined ? undefined : Date.now() + token.expires_in * 1000 - skew;
+      lifetime === undefined ? undefined : Date.now() + Math.max(lifetime - skew, lifetime / 2);
     this.#token = token;
     this.#uses = 0;
   }
