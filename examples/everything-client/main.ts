@@ -14,8 +14,10 @@
  */
 
 import type { Transport } from "@mcp-codegen/runtime";
+import type { Authorizer } from "@mcp-codegen/runtime/http-client";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../generated/2025-11-25/index.js";
+import { authorizerFor } from "./auth.js";
 import { argumentsFor, callTool, echoFocalSchema, handlers, listTools, log } from "./handlers.js";
 import { createStatelessClient, STATELESS_SCENARIOS } from "./stateless.js";
 
@@ -51,15 +53,20 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 
 /** The 2026-07-28 client takes any HTTP server (connectHttp); the 2025 one Streamable HTTP, as the suite's. */
-async function transportFor(target: string[], stateless: boolean): Promise<Transport> {
+async function transportFor(
+  target: string[],
+  stateless: boolean,
+  authorize?: (url: string) => Authorizer,
+): Promise<Transport> {
   const [first, ...rest] = target;
   if (!first) throw new UsageError("a server URL or a server command is required");
   if (/^https?:\/\//i.test(first)) {
     if (rest.length > 0) throw new UsageError(`unexpected arguments after the URL: ${rest.join(" ")}`);
+    const options = authorize ? { authorizer: authorize(first) } : {};
     // Loaded only for URLs, so stdio works without the HTTP client.
-    if (stateless) return (await import("@mcp-codegen/runtime/http-client")).connectHttp(first);
+    if (stateless) return (await import("@mcp-codegen/runtime/http-client")).connectHttp(first, options);
     const { StreamableHttpClientTransport } = await import("@mcp-codegen/runtime/http-client");
-    return new StreamableHttpClientTransport(first);
+    return new StreamableHttpClientTransport(first, options);
   }
   return new StdioClientTransport({ command: first, args: rest, stderr: "inherit" });
 }
@@ -75,7 +82,10 @@ async function main(): Promise<number> {
       !Object.hasOwn(SCENARIOS, scenarioName) &&
       Object.hasOwn(STATELESS_SCENARIOS, scenarioName));
   const table: Record<string, (client: never) => Promise<void>> = stateless ? STATELESS_SCENARIOS : SCENARIOS;
-  const scenario = Object.hasOwn(table, scenarioName) ? table[scenarioName] : undefined;
+  // Every auth/* scenario is a login in front of a tools call: the scenario is in how the login goes.
+  const auth = scenarioName.startsWith("auth/");
+  const bodyName = auth ? "tools_call" : scenarioName;
+  const scenario = Object.hasOwn(table, bodyName) ? table[bodyName] : undefined;
   if (!scenario) {
     throw new UsageError(
       `unknown scenario "${scenarioName}" (MCP_CONFORMANCE_SCENARIO) at protocol ${stateless ? STATELESS_VERSION : (wanted ?? "2025-11-25")}; this client runs: ${Object.keys(table).join(", ")}`,
@@ -91,7 +101,11 @@ async function main(): Promise<number> {
         requestTimeoutMs: DEADLINE_MS,
         onError: (error) => log(`error: ${error instanceof Error ? error.message : String(error)}`),
       });
-  const transport = await transportFor(process.argv.slice(2), stateless);
+  const transport = await transportFor(
+    process.argv.slice(2),
+    stateless,
+    auth ? (url) => authorizerFor(scenarioName, url, wanted) : undefined,
+  );
   const server = await client.connect(transport);
   log(
     `connected to ${server.serverInfo.name || "(unnamed server)"} ${server.serverInfo.version}, protocol ${server.protocolVersion}`,

@@ -5,6 +5,49 @@
  */
 
 export { type AuthInfo, InsufficientScope, isAuthInfo, missingScopes } from "../mcp/auth-info.js";
+export { type AuthorizationRequest, authorizationUrl } from "./authorization-request.js";
+export {
+  type AuthorizationResponse,
+  acceptAuthorizationResponse,
+  authorizationResponseFrom,
+  type ExpectedResponse,
+  issuerProblem,
+} from "./authorization-response.js";
+export {
+  type AuthChallenge,
+  type BearerChallenge,
+  bearerChallenge,
+  parseWwwAuthenticate,
+} from "./challenge-parse.js";
+export {
+  BUILT_IN_CLIENT_AUTHENTICATION,
+  type ClientAuthentication,
+  type ClientAuthenticationContext,
+  chooseClientAuthentication,
+  type TokenRequestParts,
+} from "./client-auth.js";
+export {
+  type DiscoveredResource,
+  type Discovery,
+  type DiscoveryOptions,
+  discover,
+  discoverAuthorizationServer,
+  discoverProtectedResource,
+} from "./discovery.js";
+export { OAuthClientError, type OAuthClientReason } from "./errors.js";
+export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from "./metadata.js";
+export { type Grant, type GrantContext, OAuthClient, type OAuthClientOptions } from "./oauth-client.js";
+export { assertS256, createPkce, type Pkce, randomState, s256 } from "./pkce.js";
+export {
+  type ClientMetadata,
+  clientFor,
+  type PreRegisteredClient,
+  type RegistrationOptions,
+  registerClient,
+} from "./registration.js";
+export { canonicalResource, resourceCovers } from "./resource.js";
+export { joinScope, type ScopeInputs, selectScopes, splitScope, stepUpScopes, unionScopes } from "./scope.js";
+export { requestToken, type TokenRequest, tokenRequestBody, tokensFrom } from "./token-request.js";
 export {
   CLIENT_ASSERTION_TYPE,
   type ClientAssertionOptions,
@@ -59,3 +102,4 @@ export {
   type TokenStore,
   type TokenStoreKey,
 } from "./token-store.js";
+export { authorizationServerMetadataUrls, protectedResourceMetadataUrls } from "./well-known.js";
