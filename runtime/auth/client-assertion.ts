@@ -4,6 +4,7 @@
  */
 
 import { importPKCS8, SignJWT } from "jose";
+import type { ClientAuthentication } from "./client-auth.js";
 
 export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
@@ -59,4 +60,28 @@ export async function signClientAssertion(options: ClientAssertionOptions): Prom
     .setIssuedAt()
     .setExpirationTime(`${lifetime}s`)
     .sign(options.privateKey);
+}
+
+/**
+ * The `private_key_jwt` method for `OAuthClientOptions.clientAuthentication`: a fresh assertion for every
+ * token request, audience the server's issuer. `key` is a private CryptoKey or a PKCS#8 PEM, imported on
+ * first use.
+ */
+export function privateKeyJwt(key: CryptoKey | string, algorithm: string): ClientAuthentication {
+  let imported: Promise<CryptoKey> | undefined;
+  const privateKey = () => {
+    imported ??= typeof key === "string" ? importClientKey(key, algorithm) : Promise.resolve(key);
+    return imported;
+  };
+  return async ({ body }, { client, issuer }) => {
+    const assertion = await signClientAssertion({
+      clientId: client.client_id,
+      audience: issuer,
+      privateKey: await privateKey(),
+      algorithm,
+    });
+    body.set("client_id", client.client_id);
+    body.set("client_assertion_type", CLIENT_ASSERTION_TYPE);
+    body.set("client_assertion", assertion);
+  };
 }

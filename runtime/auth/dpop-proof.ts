@@ -5,6 +5,7 @@
  */
 
 import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import type { DpopSigner } from "./token-presentation.js";
 
 /** Asymmetric algorithms a proof may use (RFC 9449 §4.2: never `none`, never a MAC). */
 export const DPOP_ALGORITHMS = ["ES256", "ES384", "ES512", "RS256", "PS256", "EdDSA"] as const;
@@ -31,44 +32,51 @@ export async function accessTokenHash(accessToken: string): Promise<string> {
   return base64url.encode(new Uint8Array(digest));
 }
 
-/**
- * Signs DPoP proofs with one key pair, and keeps the last nonce each origin asked for. The private key is
- * not extractable; only the public JWK travels (in each proof's header).
- */
-export class DpopProver {
-  readonly algorithm: DpopAlgorithm;
-  /** RFC 7638 thumbprint of the public key: what a bound token's `cnf.jkt` names. */
+interface DpopKey {
+  readonly privateKey: CryptoKey;
+  readonly publicJwk: JWK;
   readonly thumbprint: string;
-  readonly #privateKey: CryptoKey;
-  readonly #publicJwk: JWK;
+}
+
+async function generateDpopKey(algorithm: DpopAlgorithm): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair(algorithm, { extractable: false });
+  const jwk = await exportJWK(publicKey);
+  // Only the members that identify the key: no `key_ops`/`ext`, which some servers refuse in `jwk`.
+  const publicJwk: JWK = Object.fromEntries(
+    Object.entries(jwk).filter(([name]) => ["kty", "crv", "x", "y", "n", "e"].includes(name)),
+  );
+  return { privateKey, publicJwk, thumbprint: await calculateJwkThumbprint(publicJwk, "sha256") };
+}
+
+/**
+ * Signs DPoP proofs with one key pair, made on first use (so a client can be configured synchronously),
+ * and keeps the last nonce each origin asked for. The private key is not extractable; only the public
+ * JWK travels, in each proof's header.
+ */
+export class DpopProver implements DpopSigner {
+  readonly algorithm: DpopAlgorithm;
+  #key: Promise<DpopKey> | undefined;
   readonly #nonces = new Map<string, string>();
 
-  private constructor(algorithm: DpopAlgorithm, privateKey: CryptoKey, publicJwk: JWK, thumbprint: string) {
+  /** ES256 by default: the one algorithm every DPoP server supports. */
+  constructor(algorithm: DpopAlgorithm = "ES256") {
+    if (!DPOP_ALGORITHMS.includes(algorithm)) throw new TypeError(`unsupported DPoP algorithm: ${algorithm}`);
     this.algorithm = algorithm;
-    this.#privateKey = privateKey;
-    this.#publicJwk = publicJwk;
-    this.thumbprint = thumbprint;
   }
 
-  /** A new key pair for `algorithm` (ES256 by default, the one every DPoP server supports). */
-  static async generate(algorithm: DpopAlgorithm = "ES256"): Promise<DpopProver> {
-    if (!DPOP_ALGORITHMS.includes(algorithm)) throw new TypeError(`unsupported DPoP algorithm: ${algorithm}`);
-    const { privateKey, publicKey } = await generateKeyPair(algorithm, { extractable: false });
-    const jwk = await exportJWK(publicKey);
-    // Only the members that identify the key: no `key_ops`/`ext`, which some servers refuse in `jwk`.
-    const publicJwk: JWK = Object.fromEntries(
-      Object.entries(jwk).filter(([name]) => ["kty", "crv", "x", "y", "n", "e"].includes(name)),
-    );
-    return new DpopProver(
-      algorithm,
-      privateKey,
-      publicJwk,
-      await calculateJwkThumbprint(publicJwk, "sha256"),
-    );
+  #keyPair(): Promise<DpopKey> {
+    this.#key ??= generateDpopKey(this.algorithm);
+    return this.#key;
+  }
+
+  /** RFC 7638 thumbprint of the public key: what a bound token's `cnf.jkt` names. */
+  async thumbprint(): Promise<string> {
+    return (await this.#keyPair()).thumbprint;
   }
 
   /** A proof for one request: fresh `jti`, current `iat`, the origin's nonce when one is known. */
   async proof(request: DpopProofRequest): Promise<string> {
+    const key = await this.#keyPair();
     const claims: Record<string, string> = {
       htm: request.method.toUpperCase(),
       htu: dpopTarget(request.url),
@@ -77,10 +85,10 @@ export class DpopProver {
     if (nonce !== undefined) claims.nonce = nonce;
     if (request.accessToken !== undefined) claims.ath = await accessTokenHash(request.accessToken);
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: this.algorithm, typ: "dpop+jwt", jwk: this.#publicJwk })
+      .setProtectedHeader({ alg: this.algorithm, typ: "dpop+jwt", jwk: key.publicJwk })
       .setJti(crypto.randomUUID())
       .setIssuedAt()
-      .sign(this.#privateKey);
+      .sign(key.privateKey);
   }
 
   /**

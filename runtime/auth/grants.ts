@@ -1,10 +1,16 @@
 /**
- * The grants that need no browser: client credentials (OAuth 2.1 §4.2, the MCP extension SEP-1046), JWT
- * bearer (RFC 7523 §2.1: workload identity federation, SEP-1933, and the second step of enterprise-managed
- * authorization, SEP-990), and token exchange (RFC 8693) of an ID token for an Identity Assertion JWT
- * Authorization Grant (ID-JAG), the first step of SEP-990. Each returns the form of a token request;
- * `requestGrant` sends it.
+ * The grants that need no browser, as `OAuthClientOptions.grant`: client credentials (OAuth 2.1 §4.2, the
+ * MCP extension SEP-1046), JWT bearer (RFC 7523 §2.1: workload identity federation, SEP-1933), and
+ * enterprise-managed authorization (SEP-990): the user's ID token exchanged (RFC 8693) at the enterprise
+ * identity provider for an Identity Assertion JWT Authorization Grant (ID-JAG), which is then the JWT
+ * bearer assertion at the MCP server's authorization server. The OAuth client adds `resource`, `scope`
+ * and the client's authentication; a refusal is thrown to the caller as is, never retried with another
+ * grant.
  */
+
+import { BUILT_IN_CLIENT_AUTHENTICATION } from "./client-auth.js";
+import type { Grant } from "./oauth-client.js";
+import { requestToken } from "./token-request.js";
 
 export const GRANT_CLIENT_CREDENTIALS = "client_credentials";
 export const GRANT_JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -12,48 +18,67 @@ export const GRANT_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exch
 export const TOKEN_TYPE_ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token";
 export const TOKEN_TYPE_ID_JAG = "urn:ietf:params:oauth:token-type:id-jag";
 
-export interface GrantScope {
-  /** Space-separated scopes; left out when undefined or empty. */
-  readonly scope?: string;
-  /** The protected resource (RFC 8707), the MCP server's canonical URI. */
-  readonly resource?: string;
+/** A value, or a function giving the current one (a workload token is rotated by its platform). */
+export type Fresh<T> = T | (() => T | Promise<T>);
+const current = async <T>(value: Fresh<T>): Promise<T> =>
+  typeof value === "function" ? (value as () => T | Promise<T>)() : value;
+
+/** The client authenticates as itself (its registration's method) and gets a token for itself. */
+export function clientCredentials(): Grant {
+  return (context) => context.requestToken({ grant_type: GRANT_CLIENT_CREDENTIALS });
 }
 
-function withScope(grant: Record<string, string>, { scope, resource }: GrantScope): Record<string, string> {
-  if (scope) grant.scope = scope;
-  if (resource) grant.resource = resource;
-  return grant;
+/** RFC 7523 §2.1: the assertion (a workload's JWT, audience the authorization server) is the grant. */
+export function jwtBearer(assertion: Fresh<string>): Grant {
+  return async (context) => {
+    const value = await current(assertion);
+    if (!value) throw new TypeError("a JWT bearer grant needs an assertion");
+    return context.requestToken({ grant_type: GRANT_JWT_BEARER, assertion: value });
+  };
 }
 
-export function clientCredentialsGrant(options: GrantScope = {}): Record<string, string> {
-  return withScope({ grant_type: GRANT_CLIENT_CREDENTIALS }, options);
+export interface EnterpriseIdentityProvider {
+  /** The identity provider's issuer identifier and token endpoint. */
+  readonly issuer: string;
+  readonly tokenEndpoint: string;
+  /** This client's registration at the identity provider (a secret makes it `client_secret_basic`). */
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  /** The user's ID token from signing in at the identity provider. */
+  readonly idToken: Fresh<string>;
+  readonly fetch?: typeof fetch;
 }
 
-/** RFC 7523 §2.1: the assertion (a workload JWT, or an ID-JAG) is the grant. */
-export function jwtBearerGrant(options: GrantScope & { readonly assertion: string }): Record<string, string> {
-  if (!options.assertion) throw new TypeError("a JWT bearer grant needs an assertion");
-  return withScope({ grant_type: GRANT_JWT_BEARER, assertion: options.assertion }, options);
-}
-
-export interface IdJagExchange extends GrantScope {
-  /** The user's ID token from the enterprise identity provider. */
-  readonly idToken: string;
-  /** The issuer identifier of the authorization server that will accept the ID-JAG. */
-  readonly audience: string;
-}
-
-/** At the identity provider: the ID token in, an ID-JAG for `audience` and `resource` out. */
-export function idJagTokenExchange(options: IdJagExchange): Record<string, string> {
-  if (!options.idToken) throw new TypeError("a token exchange needs the ID token");
-  if (!options.audience) throw new TypeError("a token exchange for an ID-JAG needs the audience");
-  return withScope(
-    {
-      grant_type: GRANT_TOKEN_EXCHANGE,
-      requested_token_type: TOKEN_TYPE_ID_JAG,
-      audience: options.audience,
-      subject_token: options.idToken,
-      subject_token_type: TOKEN_TYPE_ID_TOKEN,
-    },
-    options,
-  );
+/**
+ * SEP-990: at the identity provider, the ID token in and an ID-JAG out, for the MCP server's
+ * authorization server (`audience`, its issuer) and resource; then the ID-JAG as a JWT bearer grant there.
+ */
+export function enterpriseManaged(idp: EnterpriseIdentityProvider): Grant {
+  return async (context) => {
+    const client = {
+      client_id: idp.clientId,
+      ...(idp.clientSecret !== undefined && { client_secret: idp.clientSecret }),
+    };
+    const idJag = await requestToken({
+      grant: {
+        grant_type: GRANT_TOKEN_EXCHANGE,
+        requested_token_type: TOKEN_TYPE_ID_JAG,
+        audience: context.issuer,
+        subject_token: await current(idp.idToken),
+        subject_token_type: TOKEN_TYPE_ID_TOKEN,
+      },
+      ...(context.resource !== undefined && { resource: context.resource }),
+      ...(context.scope !== undefined && { scope: context.scope }),
+      authenticate:
+        BUILT_IN_CLIENT_AUTHENTICATION[idp.clientSecret === undefined ? "none" : "client_secret_basic"]!,
+      context: {
+        client,
+        issuer: idp.issuer,
+        tokenEndpoint: idp.tokenEndpoint,
+        server: { issuer: idp.issuer, token_endpoint: idp.tokenEndpoint },
+      },
+      ...(idp.fetch && { fetch: idp.fetch }),
+    });
+    return context.requestToken({ grant_type: GRANT_JWT_BEARER, assertion: idJag.access_token });
+  };
 }

@@ -20,6 +20,13 @@ export {
   parseWwwAuthenticate,
 } from "./challenge-parse.js";
 export {
+  CLIENT_ASSERTION_TYPE,
+  type ClientAssertionOptions,
+  importClientKey,
+  privateKeyJwt,
+  signClientAssertion,
+} from "./client-assertion.js";
+export {
   BUILT_IN_CLIENT_AUTHENTICATION,
   type ClientAuthentication,
   type ClientAuthenticationContext,
@@ -34,7 +41,27 @@ export {
   discoverAuthorizationServer,
   discoverProtectedResource,
 } from "./discovery.js";
+export {
+  accessTokenHash,
+  DPOP_ALGORITHMS,
+  type DpopAlgorithm,
+  type DpopProofRequest,
+  DpopProver,
+  dpopTarget,
+} from "./dpop-proof.js";
 export { OAuthClientError, type OAuthClientReason } from "./errors.js";
+export {
+  clientCredentials,
+  type EnterpriseIdentityProvider,
+  enterpriseManaged,
+  type Fresh,
+  GRANT_CLIENT_CREDENTIALS,
+  GRANT_JWT_BEARER,
+  GRANT_TOKEN_EXCHANGE,
+  jwtBearer,
+  TOKEN_TYPE_ID_JAG,
+  TOKEN_TYPE_ID_TOKEN,
+} from "./grants.js";
 export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from "./metadata.js";
 export { type Grant, type GrantContext, OAuthClient, type OAuthClientOptions } from "./oauth-client.js";
 export { assertS256, createPkce, type Pkce, randomState, s256 } from "./pkce.js";
@@ -47,54 +74,8 @@ export {
 } from "./registration.js";
 export { canonicalResource, resourceCovers } from "./resource.js";
 export { joinScope, type ScopeInputs, selectScopes, splitScope, stepUpScopes, unionScopes } from "./scope.js";
+export { type DpopSigner, isDpopToken, type PresentedToken, tokenHeaders } from "./token-presentation.js";
 export { requestToken, type TokenRequest, tokenRequestBody, tokensFrom } from "./token-request.js";
-export {
-  CLIENT_ASSERTION_TYPE,
-  type ClientAssertionOptions,
-  importClientKey,
-  signClientAssertion,
-} from "./client-assertion.js";
-export {
-  type ClientAuthenticator,
-  clientSecretBasic,
-  clientSecretPost,
-  privateKeyJwt,
-  publicClient,
-  type TokenRequestParts,
-} from "./client-authenticators.js";
-export {
-  accessTokenHash,
-  DPOP_ALGORITHMS,
-  type DpopAlgorithm,
-  type DpopProofRequest,
-  DpopProver,
-  dpopTarget,
-} from "./dpop-proof.js";
-export { GrantAuthorizer, type GrantAuthorizerOptions, type GrantTarget } from "./grant-authorizer.js";
-export { type GrantRequest, OAuthError, requestGrant, type TokenResponse } from "./grant-request.js";
-export {
-  clientCredentialsGrant,
-  GRANT_CLIENT_CREDENTIALS,
-  GRANT_JWT_BEARER,
-  GRANT_TOKEN_EXCHANGE,
-  type GrantScope,
-  type IdJagExchange,
-  idJagTokenExchange,
-  jwtBearerGrant,
-  TOKEN_TYPE_ID_JAG,
-  TOKEN_TYPE_ID_TOKEN,
-} from "./grants.js";
-export {
-  type ClientCredentialsOptions,
-  clientCredentialsToken,
-  type EnterpriseManagedOptions,
-  enterpriseManagedToken,
-  type Fresh,
-  type JwtBearerOptions,
-  jwtBearerToken,
-  type ObtainToken,
-} from "./machine-grants.js";
-export { isDpopToken, type PresentedToken, tokenHeaders } from "./token-presentation.js";
 export {
   MemoryTokenStore,
   type StoredClient,

@@ -18,7 +18,7 @@ import {
   acceptAuthorizationResponse,
   authorizationResponseFrom,
 } from "./authorization-response.js";
-import { bearerChallenge } from "./challenge-parse.js";
+import { bearerChallenge, parseWwwAuthenticate } from "./challenge-parse.js";
 import {
   BUILT_IN_CLIENT_AUTHENTICATION,
   type ClientAuthentication,
@@ -30,6 +30,7 @@ import { assertS256, createPkce, randomState } from "./pkce.js";
 import { type ClientMetadata, clientFor, type PreRegisteredClient } from "./registration.js";
 import { canonicalResource } from "./resource.js";
 import { joinScope, selectScopes, splitScope, stepUpScopes } from "./scope.js";
+import { type DpopSigner, tokenHeaders } from "./token-presentation.js";
 import { requestToken } from "./token-request.js";
 import {
   MemoryTokenStore,
@@ -83,6 +84,11 @@ export interface OAuthClientOptions {
   readonly fetch?: typeof fetch;
   /** Sent as MCP-Protocol-Version with metadata requests. */
   readonly protocolVersion?: string;
+  /**
+   * Ask for DPoP-bound tokens (RFC 9449) and prove possession of this key (a `DpopProver`) at the token
+   * endpoint and on every request; nonces from either server are learned and the request sent again.
+   */
+  readonly dpop?: DpopSigner;
   /** Refresh this many seconds before `expires_at` (default 30). */
   readonly refreshLeewaySeconds?: number;
 }
@@ -97,7 +103,11 @@ interface Session {
   readonly steppedUp: Set<string>;
 }
 
-const bearer = (tokens: StoredTokens) => ({ authorization: `Bearer ${tokens.access_token}` });
+/** A `DPoP` challenge with `error="use_dpop_nonce"`, wherever it stands among the response's challenges. */
+const wantsDpopNonce = (response: Response) =>
+  parseWwwAuthenticate(response.headers.get("www-authenticate") ?? "").some(
+    (c) => c.scheme === "dpop" && c.params.error === "use_dpop_nonce",
+  );
 
 export class OAuthClient implements Authorizer {
   readonly #options: OAuthClientOptions;
@@ -129,7 +139,8 @@ export class OAuthClient implements Authorizer {
       await this.#serialized(() => this.#refresh(session).catch(() => false));
     const token = this.#session?.tokens?.access_token;
     this.#sent.set(request, token);
-    return this.#session?.tokens ? bearer(this.#session.tokens) : {};
+    const tokens = this.#session?.tokens;
+    return tokens ? tokenHeaders(tokens, request, this.#options.dpop) : {};
   }
 
   challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
@@ -157,9 +168,13 @@ export class OAuthClient implements Authorizer {
 
   async #challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
     const sent = this.#sent.get(request);
+    const challenge = bearerChallenge(response);
+    // RFC 9449 §9: the resource server wants a nonce in the proof; a nonce already tried is final.
+    const dpop = this.#options.dpop;
+    if (response.status === 401 && dpop && wantsDpopNonce(response))
+      return dpop.learnNonce(request.url, response);
     // Another request renewed the token while this one was refused with the old one: just retry.
     if (this.#session?.tokens && this.#session.tokens.access_token !== sent) return true;
-    const challenge = bearerChallenge(response);
     if (response.status === 403) {
       if (challenge?.error !== "insufficient_scope" || !this.#session?.tokens) return false;
       return this.#stepUp(this.#session, challenge.scope);
@@ -244,6 +259,7 @@ export class OAuthClient implements Authorizer {
       authenticate: this.#auth[method]!,
       context: { client, issuer, tokenEndpoint: server.token_endpoint, server },
       ...(this.#options.fetch && { fetch: this.#options.fetch }),
+      ...(this.#options.dpop && { dpop: this.#options.dpop }),
     });
   }
 

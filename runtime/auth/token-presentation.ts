@@ -1,11 +1,23 @@
 /**
  * How an access token goes with a request: `Authorization: Bearer <token>` (RFC 6750 §2.1), or for a
  * DPoP-bound token `Authorization: DPoP <token>` with a fresh proof carrying the token's hash (RFC 9449
- * §7.1). The scheme follows the token type the server issued, not what the client asked for.
+ * §7.1). The scheme follows the token type the server issued, not what the client asked for. JOSE-free:
+ * the proofs come from a `DpopSigner` (`DpopProver` in dpop-proof.ts).
  */
 
 import type { AuthorizedRequest } from "../http-client/authorizer.js";
-import type { DpopProver } from "./dpop-proof.js";
+
+/** What the OAuth client needs of a DPoP key holder. */
+export interface DpopSigner {
+  /** A fresh proof for one request; with `accessToken`, bound to it by `ath`. */
+  proof(request: {
+    readonly method: string;
+    readonly url: string;
+    readonly accessToken?: string;
+  }): Promise<string>;
+  /** Keeps the `DPoP-Nonce` of a response from `url`; true when it is new (a retry can then succeed). */
+  learnNonce(url: string, response: Response): boolean;
+}
 
 export interface PresentedToken {
   readonly access_token: string;
@@ -17,7 +29,7 @@ export const isDpopToken = (token: PresentedToken): boolean => token.token_type.
 export async function tokenHeaders(
   token: PresentedToken,
   request: AuthorizedRequest,
-  dpop: DpopProver | undefined,
+  dpop: DpopSigner | undefined,
 ): Promise<Record<string, string>> {
   if (!isDpopToken(token)) return { authorization: `Bearer ${token.access_token}` };
   if (!dpop) throw new TypeError("a DPoP-bound token can only be presented with the DPoP key it is bound to");

@@ -6,6 +6,7 @@
 
 import type { ClientAuthentication, ClientAuthenticationContext } from "./client-auth.js";
 import { OAuthClientError } from "./errors.js";
+import type { DpopSigner } from "./token-presentation.js";
 import type { StoredTokens } from "./token-store.js";
 
 export interface TokenRequest {
@@ -16,6 +17,8 @@ export interface TokenRequest {
   readonly authenticate: ClientAuthentication;
   readonly context: ClientAuthenticationContext;
   readonly fetch?: typeof fetch;
+  /** Ask for a token bound to this DPoP key (RFC 9449 §5): each attempt carries a fresh proof. */
+  readonly dpop?: DpopSigner;
 }
 
 /** The form a token request sends, before authentication is added. */
@@ -51,25 +54,36 @@ export function tokensFrom(doc: unknown, requestedScope: string | undefined, now
 
 export async function requestToken(request: TokenRequest): Promise<StoredTokens> {
   const endpoint = request.context.tokenEndpoint;
-  const body = tokenRequestBody(request);
-  const headers = new Headers({
-    "content-type": "application/x-www-form-urlencoded",
-    accept: "application/json",
-  });
-  await request.authenticate({ headers, body }, request.context);
-  let response: Response;
-  try {
-    response = await (request.fetch ?? fetch)(endpoint, { method: "POST", headers, body, redirect: "error" });
-  } catch (error) {
-    throw new OAuthClientError(
-      "token_request_failed",
-      `the token request to ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  const doc: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) {
+  // Sent at most twice: again only with a DPoP nonce the server just gave and the last attempt lacked.
+  for (let attempt = 0; ; attempt++) {
+    const body = tokenRequestBody(request);
+    const headers = new Headers({
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    });
+    // Per attempt: a client assertion or DPoP proof is good for one request only.
+    await request.authenticate({ headers, body }, request.context);
+    if (request.dpop) headers.set("dpop", await request.dpop.proof({ method: "POST", url: endpoint }));
+    let response: Response;
+    try {
+      response = await (request.fetch ?? fetch)(endpoint, {
+        method: "POST",
+        headers,
+        body,
+        redirect: "error",
+      });
+    } catch (error) {
+      throw new OAuthClientError(
+        "token_request_failed",
+        `the token request to ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const doc: unknown = await response.json().catch(() => undefined);
+    if (response.ok) return tokensFrom(doc, request.scope);
     const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
     const code = typeof d.error === "string" ? d.error : "token_request_failed";
+    // RFC 9449 §8: the authorization server wants a nonce in the proof.
+    if (code === "use_dpop_nonce" && attempt === 0 && request.dpop?.learnNonce(endpoint, response)) continue;
     const description = typeof d.error_description === "string" ? `: ${d.error_description}` : "";
     throw new OAuthClientError(
       code,
@@ -77,5 +91,4 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
       response.status,
     );
   }
-  return tokensFrom(doc, request.scope);
 }

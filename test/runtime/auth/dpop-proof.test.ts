@@ -7,7 +7,7 @@ const nonceResponse = (nonce: string) =>
 
 describe("DpopProver", () => {
   it("signs a proof that verifies with the key in its own header: typ, htm, htu without query, jti, iat", async () => {
-    const prover = await DpopProver.generate();
+    const prover = new DpopProver();
     const proof = await prover.proof({ method: "post", url: "https://as.example/token?x=1#frag" });
     const { payload, protectedHeader } = await jwtVerify(proof, EmbeddedJWK, { typ: "dpop+jwt" });
     expect(protectedHeader.alg).toBe("ES256");
@@ -23,11 +23,11 @@ describe("DpopProver", () => {
     expect(Math.abs((payload.iat ?? 0) - Date.now() / 1000)).toBeLessThan(5);
     expect(payload.ath).toBeUndefined();
     expect(payload.nonce).toBeUndefined();
-    expect(prover.thumbprint).toBe(await calculateJwkThumbprint(protectedHeader.jwk!, "sha256"));
+    expect(await prover.thumbprint()).toBe(await calculateJwkThumbprint(protectedHeader.jwk!, "sha256"));
   });
 
   it("makes every proof fresh (its own jti) and binds it to the access token by ath", async () => {
-    const prover = await DpopProver.generate();
+    const prover = new DpopProver();
     const request = { method: "POST", url: "https://rs.example/mcp", accessToken: "token-value" };
     const [a, b] = await Promise.all([prover.proof(request), prover.proof(request)]);
     const one = (await jwtVerify(a!, EmbeddedJWK)).payload;
@@ -41,7 +41,7 @@ describe("DpopProver", () => {
   });
 
   it("keeps one nonce per origin and says whether a response taught it a new one", async () => {
-    const prover = await DpopProver.generate();
+    const prover = new DpopProver();
     expect(prover.learnNonce("https://as.example/token", nonceResponse("n-1"))).toBe(true);
     expect(prover.learnNonce("https://as.example/other", nonceResponse("n-1"))).toBe(false);
     expect(prover.learnNonce("https://as.example/token", new Response(null, { status: 401 }))).toBe(false);
@@ -61,19 +61,19 @@ describe("DpopProver", () => {
   });
 
   it("refuses a nonce with characters RFC 9449 does not allow (a quote could break the proof's use)", async () => {
-    const prover = await DpopProver.generate();
+    const prover = new DpopProver();
     expect(prover.learnNonce("https://as.example/", nonceResponse('bad"nonce'))).toBe(false);
     expect(prover.learnNonce("https://as.example/", nonceResponse("bad nonce"))).toBe(false);
     const proof = await prover.proof({ method: "GET", url: "https://as.example/" });
     expect((await jwtVerify(proof, EmbeddedJWK)).payload.nonce).toBeUndefined();
   });
 
-  it("generates other algorithms and refuses an unknown one", async () => {
-    const prover = await DpopProver.generate("ES384");
+  it("signs with another algorithm and refuses an unknown one", async () => {
+    const prover = new DpopProver("ES384");
     expect(decodeProtectedHeader(await prover.proof({ method: "GET", url: "https://x.example/" })).alg).toBe(
       "ES384",
     );
-    await expect(DpopProver.generate("HS256" as never)).rejects.toThrow(/unsupported DPoP algorithm/);
+    expect(() => new DpopProver("HS256" as never)).toThrow(/unsupported DPoP algorithm/);
   });
 
   it("htu keeps scheme, host, port and path", () => {
