@@ -1,11 +1,13 @@
 /**
  * The official MCP conformance suite against this repository's everything-server and everything-client.
  *
- *   tsx --conditions=mcp-codegen-source test/conformance/run.ts [--only server|client] [--verbose]
+ *   tsx --conditions=mcp-codegen-source test/conformance/run.ts [--only server|client|auth] [--verbose]
  *
  * Starts examples/everything-server on a free 127.0.0.1 port, runs every active server scenario of
  * `--spec-version 2025-06-18` and `2025-11-25` against it (and the pending ones it implements), stops it,
- * then runs the client scenarios with examples/everything-client as the client. Prints one row per
+ * then runs the client scenarios with examples/everything-client as the client: the hand-listed ones below,
+ * and every `auth/*` scenario at every version `conformance list --client` gives it (an extension scenario
+ * once, without a version); the number of auth rows run is printed and checked against that list. Prints one row per
  * scenario and version and exits 1 when any failed (a scenario fails on any FAILURE check; a client
  * scenario also on warnings or a bad exit, as the suite itself judges). Every run is bounded; full output
  * and checks.json files stay in test/.tmp/conformance/.
@@ -41,6 +43,7 @@ const PENDING_SERVER_SCENARIOS: ReadonlyArray<readonly [scenario: string, versio
   ["json-schema-2020-12", "2025-11-25"],
   ["server-sse-polling", "2025-11-25"],
 ];
+/** Client scenarios other than `auth/*` (those come from `conformance list --client`, see authScenarios). */
 const CLIENT_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: string]> = [
   ["initialize", "2025-06-18"],
   ["initialize", "2025-11-25"],
@@ -88,8 +91,8 @@ const { values: options } = parseArgs({
     verbose: { type: "boolean", default: false },
   },
 });
-if (options.only !== undefined && options.only !== "server" && options.only !== "client") {
-  process.stderr.write("usage: run.ts [--only server|client] [--verbose]\n");
+if (options.only !== undefined && !["server", "client", "auth"].includes(options.only)) {
+  process.stderr.write("usage: run.ts [--only server|client|auth] [--verbose]\n");
   process.exit(2);
 }
 
@@ -308,10 +311,32 @@ async function serverSuite(url: string, version: string, scenario?: string, suit
   return rows;
 }
 
+/** The `version` of an extension scenario's row: it is run once, without --spec-version. */
+const EXTENSION = "extension";
+
+/**
+ * Every `auth/*` client scenario and version the installed suite lists, from lines like
+ * `  - auth/metadata-default [2025-11-25,2026-07-28]` and `  - auth/dpop [extension]`.
+ */
+async function authScenarios(): Promise<Array<readonly [scenario: string, version: string]>> {
+  const listed = await run(CONFORMANCE, ["list", "--client"], 60_000, join(OUT, "list-client.log"));
+  if (listed.code !== 0)
+    throw new Error(`conformance list --client exited ${listed.code}:\n${listed.output}`);
+  const rows: Array<readonly [string, string]> = [];
+  for (const [, scenario, versions] of listed.output.matchAll(/^\s*-\s+(auth\/\S+)\s+\[([^\]]*)\]\s*$/gm))
+    for (const version of versions!.split(",").map((v) => v.trim()))
+      if (version) rows.push([scenario!, version]);
+  if (rows.length === 0)
+    throw new Error(`conformance list --client lists no auth/* scenario:\n${listed.output}`);
+  return rows;
+}
+
 async function clientScenario(scenario: string, version: string): Promise<Row> {
-  const name = `client-${scenario}-${version}`;
+  const name = `client-${scenario.replace(/\//g, "-")}-${version}`;
   const dir = join(OUT, name);
-  say(`conformance client --scenario ${scenario} --spec-version ${version} …`);
+  say(
+    `conformance client --scenario ${scenario}${version === EXTENSION ? "" : ` --spec-version ${version}`} …`,
+  );
   const result = await run(
     CONFORMANCE,
     [
@@ -320,8 +345,7 @@ async function clientScenario(scenario: string, version: string): Promise<Row> {
       CLIENT_COMMAND,
       "--scenario",
       scenario,
-      "--spec-version",
-      version,
+      ...(version === EXTENSION ? [] : ["--spec-version", version]),
       "--timeout",
       String(SCENARIO_TIMEOUT_MS),
       "-o",
@@ -330,7 +354,9 @@ async function clientScenario(scenario: string, version: string): Promise<Row> {
     CLIENT_SCENARIO_MS,
     join(OUT, `${name}.log`),
   );
-  const checks = [...resultsIn(dir, "").values()][0] ?? [];
+  // An `auth/x` scenario's results are in `auth/x-<timestamp>/`, one folder down.
+  const slash = scenario.lastIndexOf("/");
+  const checks = [...resultsIn(slash < 0 ? dir : join(dir, scenario.slice(0, slash)), "").values()][0] ?? [];
   const { warned, firstFailure, ...t } = tally(checks);
   const why = result.timedOut
     ? `timed out after ${CLIENT_SCENARIO_MS} ms`
@@ -363,7 +389,7 @@ function table(rows: Row[]): string {
 }
 
 const rows: Row[] = [];
-if (options.only !== "client") {
+if (options.only === undefined || options.only === "server") {
   let server: StartedServer | undefined;
   try {
     server = await startServer();
@@ -389,7 +415,39 @@ if (options.only !== "client") {
   }
 }
 if (options.only !== "server") {
-  for (const [scenario, version] of CLIENT_SCENARIOS) rows.push(await clientScenario(scenario, version));
+  if (options.only !== "auth")
+    for (const [scenario, version] of CLIENT_SCENARIOS) rows.push(await clientScenario(scenario, version));
+  let listed: Array<readonly [string, string]> = [];
+  try {
+    listed = await authScenarios();
+  } catch (error) {
+    const note = (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 3).join(" ");
+    rows.push({
+      scenario: "(list auth)",
+      version: "-",
+      side: "client",
+      ok: false,
+      passed: 0,
+      failed: 1,
+      warnings: 0,
+      note,
+    });
+  }
+  const authRows: Row[] = [];
+  for (const [scenario, version] of listed) authRows.push(await clientScenario(scenario, version));
+  rows.push(...authRows);
+  say(`auth rows: ${authRows.length} run of ${listed.length} listed by conformance list --client`);
+  if (authRows.length !== listed.length || authRows.length === 0)
+    rows.push({
+      scenario: "(auth row count)",
+      version: "-",
+      side: "client",
+      ok: false,
+      passed: 0,
+      failed: 1,
+      warnings: 0,
+      note: `${authRows.length} auth rows run, ${listed.length} listed`,
+    });
 }
 
 const failed = rows.filter((r) => !r.ok);
