@@ -78,6 +78,8 @@ export function enterpriseManaged(idp: EnterpriseIdentityProvider): Grant {
         server: { issuer: idp.issuer, token_endpoint: idp.tokenEndpoint },
       },
       ...(idp.fetch && { fetch: idp.fetch }),
+      // Anything else (an access token for the IdP itself) is not a grant the authorization server takes.
+      issuedTokenType: TOKEN_TYPE_ID_JAG,
     });
     return context.requestToken({ grant_type: GRANT_JWT_BEARER, assertion: idJag.access_token });
   };

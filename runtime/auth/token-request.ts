@@ -19,6 +19,8 @@ export interface TokenRequest {
   readonly fetch?: typeof fetch;
   /** Ask for a token bound to this DPoP key (RFC 9449 §5): each attempt carries a fresh proof. */
   readonly dpop?: DpopSigner;
+  /** A token exchange (RFC 8693 §2.2.1): the `issued_token_type` the answer must name. */
+  readonly issuedTokenType?: string;
 }
 
 /** The form a token request sends, before authentication is added. */
@@ -79,7 +81,15 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
       );
     }
     const doc: unknown = await response.json().catch(() => undefined);
-    if (response.ok) return tokensFrom(doc, request.scope);
+    if (response.ok) {
+      const issued = (doc as { issued_token_type?: unknown } | undefined)?.issued_token_type;
+      if (request.issuedTokenType !== undefined && issued !== request.issuedTokenType)
+        throw new OAuthClientError(
+          "invalid_token_response",
+          `the token endpoint ${endpoint} issued ${typeof issued === "string" ? issued : "no issued_token_type"}, not ${request.issuedTokenType}`,
+        );
+      return tokensFrom(doc, request.scope);
+    }
     const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
     const code = typeof d.error === "string" ? d.error : "token_request_failed";
     // RFC 9449 §8: the authorization server wants a nonce in the proof.

@@ -170,6 +170,33 @@ describe("extension grants through OAuthClient", () => {
     expect(atAs!.form.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
     expect(atAs!.headers.authorization).toBe(`Basic ${btoa("machine:s3cret")}`);
   });
+
+  it("enterprise-managed: an exchange that issues something other than an ID-JAG stops before the AS", async () => {
+    const idp = await peer(() => ({
+      json: {
+        access_token: "an-access-token",
+        issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+        token_type: "Bearer",
+      },
+    }));
+    const w = await world(
+      () => ({ json: { access_token: "ema-token", token_type: "Bearer" } }),
+      () => ({ json: {} }),
+    );
+    const authorizer = client(w, {
+      grant: enterpriseManaged({
+        issuer: idp.url,
+        tokenEndpoint: `${idp.url}/token`,
+        clientId: "idp-client",
+        idToken: "user-id-token",
+      }),
+    });
+    const error = await post(w, authorizer).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "OAuthClientError", code: "invalid_token_response" });
+    expect(String(error)).toContain("not urn:ietf:params:oauth:token-type:id-jag");
+    expect(String(error)).not.toContain("an-access-token");
+    expect(w.tokenRequests()).toEqual([]);
+  });
 });
 
 describe("DPoP through OAuthClient", () => {
