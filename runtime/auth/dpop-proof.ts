@@ -76,12 +76,13 @@ export class DpopProver implements DpopSigner {
 
   /** A proof for one request: fresh `jti`, current `iat`, the origin's nonce when one is known. */
   async proof(request: DpopProofRequest): Promise<string> {
+    // Read before any await, so the proof carries the nonce a caller saw in nonce() just before.
+    const nonce = this.nonce(request.url);
     const key = await this.#keyPair();
     const claims: Record<string, string> = {
       htm: request.method.toUpperCase(),
       htu: dpopTarget(request.url),
     };
-    const nonce = this.#nonces.get(new URL(request.url).origin);
     if (nonce !== undefined) claims.nonce = nonce;
     if (request.accessToken !== undefined) claims.ath = await accessTokenHash(request.accessToken);
     return new SignJWT(claims)
@@ -91,17 +92,16 @@ export class DpopProver implements DpopSigner {
       .sign(key.privateKey);
   }
 
-  /**
-   * Remembers the `DPoP-Nonce` a response from `url` carries. True when it is a nonce other than the one
-   * already held for that origin: only then can a request refused for its nonce succeed when sent again.
-   */
-  learnNonce(url: string, response: Response): boolean {
+  nonce(url: string): string | undefined {
+    return this.#nonces.get(new URL(url).origin);
+  }
+
+  /** Remembers the `DPoP-Nonce` a response from `url` carries, for that origin, and returns it. */
+  learnNonce(url: string, response: Response): string | undefined {
     const nonce = response.headers.get("dpop-nonce")?.trim();
     // RFC 9449 §8.1: the nonce is NQCHAR (printable ASCII without quote and backslash), never empty.
-    if (!nonce || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) return false;
-    const origin = new URL(url).origin;
-    if (this.#nonces.get(origin) === nonce) return false;
-    this.#nonces.set(origin, nonce);
-    return true;
+    if (!nonce || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) return undefined;
+    this.#nonces.set(new URL(url).origin, nonce);
+    return nonce;
   }
 }

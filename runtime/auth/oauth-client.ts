@@ -119,6 +119,8 @@ export class OAuthClient implements Authorizer {
   #busy: Promise<unknown> = Promise.resolve();
   /** The token each in-flight request carried, to tell a stale refusal from a fresh one. */
   readonly #sent = new WeakMap<AuthorizedRequest, string | undefined>();
+  /** The DPoP nonce each in-flight request's proof carried: a retry helps only with another one. */
+  readonly #sentNonce = new WeakMap<AuthorizedRequest, string | undefined>();
 
   constructor(options: OAuthClientOptions) {
     this.#options = options;
@@ -140,7 +142,9 @@ export class OAuthClient implements Authorizer {
     const token = this.#session?.tokens?.access_token;
     this.#sent.set(request, token);
     const tokens = this.#session?.tokens;
-    return tokens ? tokenHeaders(tokens, request, this.#options.dpop) : {};
+    if (!tokens) return {};
+    this.#sentNonce.set(request, this.#options.dpop?.nonce(request.url));
+    return tokenHeaders(tokens, request, this.#options.dpop);
   }
 
   challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
@@ -171,8 +175,10 @@ export class OAuthClient implements Authorizer {
     const challenge = bearerChallenge(response);
     // RFC 9449 §9: the resource server wants a nonce in the proof; a nonce already tried is final.
     const dpop = this.#options.dpop;
-    if (response.status === 401 && dpop && wantsDpopNonce(response))
-      return dpop.learnNonce(request.url, response);
+    if (response.status === 401 && dpop && wantsDpopNonce(response)) {
+      const nonce = dpop.learnNonce(request.url, response);
+      return nonce !== undefined && nonce !== this.#sentNonce.get(request);
+    }
     // Another request renewed the token while this one was refused with the old one: just retry.
     if (this.#session?.tokens && this.#session.tokens.access_token !== sent) return true;
     if (response.status === 403) {

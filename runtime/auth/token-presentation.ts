@@ -15,8 +15,14 @@ export interface DpopSigner {
     readonly url: string;
     readonly accessToken?: string;
   }): Promise<string>;
-  /** Keeps the `DPoP-Nonce` of a response from `url`; true when it is new (a retry can then succeed). */
-  learnNonce(url: string, response: Response): boolean;
+  /** The nonce the next proof for `url` carries (the last one its origin gave), if any. */
+  nonce(url: string): string | undefined;
+  /**
+   * Keeps the `DPoP-Nonce` of a response from `url` for later proofs and returns it; undefined when the
+   * response has none (or a malformed one). A refused request is worth sending again only when this
+   * differs from the nonce it carried.
+   */
+  learnNonce(url: string, response: Response): string | undefined;
 }
 
 export interface PresentedToken {

@@ -65,6 +65,7 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
     });
     // Per attempt: a client assertion or DPoP proof is good for one request only.
     await request.authenticate({ headers, body }, request.context);
+    const sentNonce = request.dpop?.nonce(endpoint);
     if (request.dpop) headers.set("dpop", await request.dpop.proof({ method: "POST", url: endpoint }));
     let response: Response;
     try {
@@ -93,7 +94,10 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
     const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
     const code = typeof d.error === "string" ? d.error : "token_request_failed";
     // RFC 9449 §8: the authorization server wants a nonce in the proof.
-    if (code === "use_dpop_nonce" && attempt === 0 && request.dpop?.learnNonce(endpoint, response)) continue;
+    if (code === "use_dpop_nonce" && attempt === 0 && request.dpop) {
+      const nonce = request.dpop.learnNonce(endpoint, response);
+      if (nonce !== undefined && nonce !== sentNonce) continue;
+    }
     const description = typeof d.error_description === "string" ? `: ${d.error_description}` : "";
     throw new OAuthClientError(
       code,

@@ -40,11 +40,15 @@ describe("DpopProver", () => {
     expect(await accessTokenHash("token-value")).toBe(one.ath);
   });
 
-  it("keeps one nonce per origin and says whether a response taught it a new one", async () => {
+  it("keeps the last nonce each origin gave and puts it in that origin's proofs only", async () => {
     const prover = new DpopProver();
-    expect(prover.learnNonce("https://as.example/token", nonceResponse("n-1"))).toBe(true);
-    expect(prover.learnNonce("https://as.example/other", nonceResponse("n-1"))).toBe(false);
-    expect(prover.learnNonce("https://as.example/token", new Response(null, { status: 401 }))).toBe(false);
+    expect(prover.learnNonce("https://as.example/token", nonceResponse("n-1"))).toBe("n-1");
+    expect(prover.nonce("https://as.example/other")).toBe("n-1");
+    expect(prover.nonce("https://rs.example/mcp")).toBeUndefined();
+    expect(
+      prover.learnNonce("https://as.example/token", new Response(null, { status: 401 })),
+    ).toBeUndefined();
+    expect(prover.nonce("https://as.example/token")).toBe("n-1");
     const atAs = (
       await jwtVerify(await prover.proof({ method: "POST", url: "https://as.example/token" }), EmbeddedJWK)
     ).payload;
@@ -53,7 +57,7 @@ describe("DpopProver", () => {
     ).payload;
     expect(atAs.nonce).toBe("n-1");
     expect(atRs.nonce).toBeUndefined();
-    expect(prover.learnNonce("https://as.example/token", nonceResponse("n-2"))).toBe(true);
+    expect(prover.learnNonce("https://as.example/token", nonceResponse("n-2"))).toBe("n-2");
     expect(
       (await jwtVerify(await prover.proof({ method: "POST", url: "https://as.example/token" }), EmbeddedJWK))
         .payload.nonce,
@@ -62,8 +66,8 @@ describe("DpopProver", () => {
 
   it("refuses a nonce with characters RFC 9449 does not allow (a quote could break the proof's use)", async () => {
     const prover = new DpopProver();
-    expect(prover.learnNonce("https://as.example/", nonceResponse('bad"nonce'))).toBe(false);
-    expect(prover.learnNonce("https://as.example/", nonceResponse("bad nonce"))).toBe(false);
+    expect(prover.learnNonce("https://as.example/", nonceResponse('bad"nonce'))).toBeUndefined();
+    expect(prover.learnNonce("https://as.example/", nonceResponse("bad nonce"))).toBeUndefined();
     const proof = await prover.proof({ method: "GET", url: "https://as.example/" });
     expect((await jwtVerify(proof, EmbeddedJWK)).payload.nonce).toBeUndefined();
   });

@@ -236,6 +236,28 @@ describe("DPoP through OAuthClient", () => {
     expect(new Set(jtis).size).toBe(3);
   });
 
+  it("retries every request refused for a nonce, also when a concurrent one learned that nonce first", async () => {
+    let nonce = "n1";
+    const w = await world(
+      () => ({ json: { access_token: "bound-token", token_type: "DPoP" } }),
+      async (request) => {
+        const { payload } = await jwtVerify(String(request.headers.dpop), EmbeddedJWK);
+        if (payload.nonce === nonce) return { json: {} };
+        return {
+          status: 401,
+          headers: { "WWW-Authenticate": 'DPoP error="use_dpop_nonce"', "DPoP-Nonce": nonce },
+          json: {},
+        };
+      },
+      "DPoP",
+    );
+    const authorizer = client(w, { grant: clientCredentials(), dpop: new DpopProver() });
+    expect((await post(w, authorizer)).status).toBe(200);
+    nonce = "n2";
+    const statuses = (await Promise.all([post(w, authorizer), post(w, authorizer)])).map((r) => r.status);
+    expect(statuses).toEqual([200, 200]);
+  });
+
   it("gives up on a resource server that asks again for the nonce it was just sent", async () => {
     const w = await world(
       () => ({ json: { access_token: "bound-token", token_type: "DPoP" } }),
