@@ -14,7 +14,8 @@ export type OAuthClientReason =
   | "iss_missing"
   | "authorization_failed"
   | "token_request_failed"
-  | "invalid_token_response";
+  | "invalid_token_response"
+  | "dpop_unsupported";
 
 export class OAuthClientError extends Error {
   constructor(

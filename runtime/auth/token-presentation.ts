@@ -9,6 +9,8 @@ import type { AuthorizedRequest } from "../http-client/authorizer.js";
 
 /** What the OAuth client needs of a DPoP key holder. */
 export interface DpopSigner {
+  /** The JWS algorithm of the proofs (`ES256`, …). */
+  readonly algorithm: string;
   /** A fresh proof for one request; with `accessToken`, bound to it by `ath`. */
   proof(request: {
     readonly method: string;

@@ -56,6 +56,13 @@ export function tokensFrom(doc: unknown, requestedScope: string | undefined, now
 
 export async function requestToken(request: TokenRequest): Promise<StoredTokens> {
   const endpoint = request.context.tokenEndpoint;
+  const algorithms = request.context.server.dpop_signing_alg_values_supported;
+  // RFC 9449 §5.1: a server that lists its proof algorithms would refuse any other.
+  if (request.dpop && Array.isArray(algorithms) && !algorithms.includes(request.dpop.algorithm))
+    throw new OAuthClientError(
+      "dpop_unsupported",
+      `the authorization server ${request.context.issuer} takes DPoP proofs signed with ${algorithms.join(", ") || "no algorithm"}, not ${request.dpop.algorithm}`,
+    );
   // Sent at most twice: again only with a DPoP nonce the server just gave and the last attempt lacked.
   for (let attempt = 0; ; attempt++) {
     const body = tokenRequestBody(request);

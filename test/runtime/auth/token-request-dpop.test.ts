@@ -87,4 +87,27 @@ describe("requestToken with DPoP and private_key_jwt, against a real token endpo
     expect(peer.seen).toHaveLength(2);
     expect(peer.seen[0]!.headers.dpop).toBeUndefined();
   });
+
+  it("refuses before any request when the server lists DPoP algorithms without the key's", async () => {
+    peer = await startPeer(() => ({ json: { access_token: "x", token_type: "DPoP" } }));
+    const context = contextFor(peer.url);
+    const listing = (algorithms: string[]) => ({
+      ...context,
+      server: { ...context.server, dpop_signing_alg_values_supported: algorithms },
+    });
+    const request = (server: ReturnType<typeof listing>) =>
+      requestToken({
+        grant: { grant_type: "client_credentials" },
+        authenticate: BUILT_IN_CLIENT_AUTHENTICATION.none!,
+        context: server,
+        dpop: new DpopProver(),
+      });
+    await expect(request(listing(["RS256", "PS256"]))).rejects.toMatchObject({
+      code: "dpop_unsupported",
+      message: expect.stringContaining("RS256, PS256, not ES256"),
+    });
+    expect(peer.seen).toHaveLength(0);
+    await expect(request(listing(["RS256", "ES256"]))).resolves.toMatchObject({ token_type: "DPoP" });
+    expect(peer.seen).toHaveLength(1);
+  });
 });
