@@ -6,7 +6,7 @@
 
 import {
   clientCredentials,
-  DpopProver,
+  DpopConstraint,
   enterpriseManaged,
   jwtBearer,
   type OAuthClientOptions,
@@ -45,6 +45,6 @@ export const EXTENSION_SCENARIO_OPTIONS: Record<string, (context: Context) => Pa
   // SEP-1933: the workload's JWT is the grant; a refusal ends the run (no retry, no other grant).
   "auth/wif-jwt-bearer": (context) => ({ grant: jwtBearer(given(context, "valid_jwt")) }),
   // SEP-1932: the browser login, with DPoP-bound tokens and a proof on every request.
-  "auth/dpop": () => ({ dpop: new DpopProver() }),
-  "auth/dpop-nonce": () => ({ dpop: new DpopProver() }),
+  "auth/dpop": () => ({ senderConstraint: new DpopConstraint() }),
+  "auth/dpop-nonce": () => ({ senderConstraint: new DpopConstraint() }),
 };

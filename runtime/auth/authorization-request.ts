@@ -1,5 +1,6 @@
 /** The authorization request URL (OAuth 2.1 §4.1.1 with PKCE, RFC 8707 `resource`). */
 
+import { OAuthClientError } from "./errors.js";
 import type { Pkce } from "./pkce.js";
 
 export interface AuthorizationRequest {
@@ -13,8 +14,26 @@ export interface AuthorizationRequest {
   readonly resource?: string;
 }
 
+/**
+ * The URL to send the user to. The endpoint comes from metadata a server chose, and the URL is about to
+ * be opened by a browser or the OS: anything but an http(s) URL (`javascript:`, `file:`, a custom scheme
+ * that starts a program) is refused.
+ */
 export function authorizationUrl(request: AuthorizationRequest): URL {
-  const url = new URL(request.authorizationEndpoint);
+  let url: URL;
+  try {
+    url = new URL(request.authorizationEndpoint);
+  } catch {
+    throw new OAuthClientError(
+      "discovery_failed",
+      `the authorization endpoint is not a URL: ${JSON.stringify(request.authorizationEndpoint)}`,
+    );
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new OAuthClientError(
+      "discovery_failed",
+      `the authorization endpoint ${JSON.stringify(request.authorizationEndpoint)} is not an http(s) URL: refused`,
+    );
   const set = (name: string, value: string | undefined) => {
     if (value !== undefined) url.searchParams.set(name, value);
   };

@@ -5,7 +5,6 @@
  */
 
 import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
-import type { DpopSigner } from "./token-presentation.js";
 
 /** Asymmetric algorithms a proof may use (RFC 9449 §4.2: never `none`, never a MAC). */
 export const DPOP_ALGORITHMS = ["ES256", "ES384", "ES512", "RS256", "PS256", "EdDSA"] as const;
@@ -53,7 +52,7 @@ async function generateDpopKey(algorithm: DpopAlgorithm): Promise<DpopKey> {
  * and keeps the last nonce each origin asked for. The private key is not extractable; only the public
  * JWK travels, in each proof's header.
  */
-export class DpopProver implements DpopSigner {
+export class DpopProver {
   readonly algorithm: DpopAlgorithm;
   #key: Promise<DpopKey> | undefined;
   readonly #nonces = new Map<string, string>();
@@ -92,6 +91,7 @@ export class DpopProver implements DpopSigner {
       .sign(key.privateKey);
   }
 
+  /** The nonce the next proof for `url` carries: the last one its origin gave, if any. */
   nonce(url: string): string | undefined {
     return this.#nonces.get(new URL(url).origin);
   }

@@ -14,8 +14,7 @@ export type OAuthClientReason =
   | "iss_missing"
   | "authorization_failed"
   | "token_request_failed"
-  | "invalid_token_response"
-  | "dpop_unsupported";
+  | "invalid_token_response";
 
 export class OAuthClientError extends Error {
   constructor(

@@ -41,6 +41,7 @@ export {
   discoverAuthorizationServer,
   discoverProtectedResource,
 } from "./discovery.js";
+export { DpopConstraint } from "./dpop-constraint.js";
 export {
   accessTokenHash,
   DPOP_ALGORITHMS,
@@ -74,7 +75,7 @@ export {
 } from "./registration.js";
 export { canonicalResource, resourceCovers } from "./resource.js";
 export { joinScope, type ScopeInputs, selectScopes, splitScope, stepUpScopes, unionScopes } from "./scope.js";
-export { type DpopSigner, isDpopToken, type PresentedToken, tokenHeaders } from "./token-presentation.js";
+export type { SenderConstraint } from "./sender-constraint.js";
 export { requestToken, type TokenRequest, tokenRequestBody, tokensFrom } from "./token-request.js";
 export {
   MemoryTokenStore,

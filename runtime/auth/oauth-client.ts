@@ -18,7 +18,7 @@ import {
   acceptAuthorizationResponse,
   authorizationResponseFrom,
 } from "./authorization-response.js";
-import { bearerChallenge, parseWwwAuthenticate } from "./challenge-parse.js";
+import { bearerChallenge } from "./challenge-parse.js";
 import {
   BUILT_IN_CLIENT_AUTHENTICATION,
   type ClientAuthentication,
@@ -30,7 +30,7 @@ import { assertS256, createPkce, randomState } from "./pkce.js";
 import { type ClientMetadata, clientFor, type PreRegisteredClient } from "./registration.js";
 import { canonicalResource } from "./resource.js";
 import { joinScope, selectScopes, splitScope, stepUpScopes } from "./scope.js";
-import { type DpopSigner, tokenHeaders } from "./token-presentation.js";
+import type { SenderConstraint } from "./sender-constraint.js";
 import { requestToken } from "./token-request.js";
 import {
   MemoryTokenStore,
@@ -80,15 +80,12 @@ export interface OAuthClientOptions {
   readonly clientAuthentication?: Readonly<Record<string, ClientAuthentication>>;
   /** Replaces the authorization code flow (a machine client). */
   readonly grant?: Grant;
+  /** Sender-constrained tokens (DPoP): proofs on token and MCP requests; bearer tokens without it. */
+  readonly senderConstraint?: SenderConstraint;
   /** Makes the metadata, registration and token requests; the global fetch by default. */
   readonly fetch?: typeof fetch;
   /** Sent as MCP-Protocol-Version with metadata requests. */
   readonly protocolVersion?: string;
-  /**
-   * Ask for DPoP-bound tokens (RFC 9449) and prove possession of this key (a `DpopProver`) at the token
-   * endpoint and on every request; nonces from either server are learned and the request sent again.
-   */
-  readonly dpop?: DpopSigner;
   /** Refresh this many seconds before `expires_at` (default 30). */
   readonly refreshLeewaySeconds?: number;
 }
@@ -103,11 +100,7 @@ interface Session {
   readonly steppedUp: Set<string>;
 }
 
-/** A `DPoP` challenge with `error="use_dpop_nonce"`, wherever it stands among the response's challenges. */
-const wantsDpopNonce = (response: Response) =>
-  parseWwwAuthenticate(response.headers.get("www-authenticate") ?? "").some(
-    (c) => c.scheme === "dpop" && c.params.error === "use_dpop_nonce",
-  );
+const bearer = (tokens: StoredTokens) => ({ authorization: `Bearer ${tokens.access_token}` });
 
 export class OAuthClient implements Authorizer {
   readonly #options: OAuthClientOptions;
@@ -119,10 +112,12 @@ export class OAuthClient implements Authorizer {
   #busy: Promise<unknown> = Promise.resolve();
   /** The token each in-flight request carried, to tell a stale refusal from a fresh one. */
   readonly #sent = new WeakMap<AuthorizedRequest, string | undefined>();
-  /** The DPoP nonce each in-flight request's proof carried: a retry helps only with another one. */
-  readonly #sentNonce = new WeakMap<AuthorizedRequest, string | undefined>();
 
   constructor(options: OAuthClientOptions) {
+    const cimd = options.clientMetadataUrl;
+    // A Client ID Metadata Document URL is an https URL with a path (the CIMD draft): anything else is a typo.
+    if (cimd !== undefined && !/^https:\/\/[^/]+\/./.test(cimd))
+      throw new TypeError(`clientMetadataUrl must be an https URL with a path, not ${JSON.stringify(cimd)}`);
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
     this.#serverUrl = new URL(options.serverUrl);
@@ -139,12 +134,12 @@ export class OAuthClient implements Authorizer {
     const session = this.#session;
     if (session?.tokens && this.#expiring(session.tokens) && session.tokens.refresh_token)
       await this.#serialized(() => this.#refresh(session).catch(() => false));
-    const token = this.#session?.tokens?.access_token;
-    this.#sent.set(request, token);
     const tokens = this.#session?.tokens;
+    this.#sent.set(request, tokens?.access_token);
     if (!tokens) return {};
-    this.#sentNonce.set(request, this.#options.dpop?.nonce(request.url));
-    return tokenHeaders(tokens, request, this.#options.dpop);
+    return this.#options.senderConstraint
+      ? this.#options.senderConstraint.present(tokens, request)
+      : bearer(tokens);
   }
 
   challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
@@ -171,16 +166,11 @@ export class OAuthClient implements Authorizer {
   }
 
   async #challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
+    if (await this.#options.senderConstraint?.challenged?.(response, request)) return true;
     const sent = this.#sent.get(request);
-    const challenge = bearerChallenge(response);
-    // RFC 9449 §9: the resource server wants a nonce in the proof; a nonce already tried is final.
-    const dpop = this.#options.dpop;
-    if (response.status === 401 && dpop && wantsDpopNonce(response)) {
-      const nonce = dpop.learnNonce(request.url, response);
-      return nonce !== undefined && nonce !== this.#sentNonce.get(request);
-    }
     // Another request renewed the token while this one was refused with the old one: just retry.
     if (this.#session?.tokens && this.#session.tokens.access_token !== sent) return true;
+    const challenge = bearerChallenge(response);
     if (response.status === 403) {
       if (challenge?.error !== "insufficient_scope" || !this.#session?.tokens) return false;
       return this.#stepUp(this.#session, challenge.scope);
@@ -265,7 +255,7 @@ export class OAuthClient implements Authorizer {
       authenticate: this.#auth[method]!,
       context: { client, issuer, tokenEndpoint: server.token_endpoint, server },
       ...(this.#options.fetch && { fetch: this.#options.fetch }),
-      ...(this.#options.dpop && { dpop: this.#options.dpop }),
+      ...(this.#options.senderConstraint && { constraint: this.#options.senderConstraint }),
     });
   }
 

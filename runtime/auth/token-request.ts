@@ -6,7 +6,7 @@
 
 import type { ClientAuthentication, ClientAuthenticationContext } from "./client-auth.js";
 import { OAuthClientError } from "./errors.js";
-import type { DpopSigner } from "./token-presentation.js";
+import type { SenderConstraint } from "./sender-constraint.js";
 import type { StoredTokens } from "./token-store.js";
 
 export interface TokenRequest {
@@ -17,8 +17,8 @@ export interface TokenRequest {
   readonly authenticate: ClientAuthentication;
   readonly context: ClientAuthenticationContext;
   readonly fetch?: typeof fetch;
-  /** Ask for a token bound to this DPoP key (RFC 9449 §5): each attempt carries a fresh proof. */
-  readonly dpop?: DpopSigner;
+  /** Adds proofs (DPoP) and may ask for one more try on a refusal. */
+  readonly constraint?: SenderConstraint;
   /** A token exchange (RFC 8693 §2.2.1): the `issued_token_type` the answer must name. */
   readonly issuedTokenType?: string;
 }
@@ -56,55 +56,33 @@ export function tokensFrom(doc: unknown, requestedScope: string | undefined, now
 
 export async function requestToken(request: TokenRequest): Promise<StoredTokens> {
   const endpoint = request.context.tokenEndpoint;
-  const algorithms = request.context.server.dpop_signing_alg_values_supported;
-  // RFC 9449 §5.1: a server that lists its proof algorithms would refuse any other.
-  if (request.dpop && Array.isArray(algorithms) && !algorithms.includes(request.dpop.algorithm))
-    throw new OAuthClientError(
-      "dpop_unsupported",
-      `the authorization server ${request.context.issuer} takes DPoP proofs signed with ${algorithms.join(", ") || "no algorithm"}, not ${request.dpop.algorithm}`,
-    );
-  // Sent at most twice: again only with a DPoP nonce the server just gave and the last attempt lacked.
-  for (let attempt = 0; ; attempt++) {
-    const body = tokenRequestBody(request);
-    const headers = new Headers({
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    });
-    // Per attempt: a client assertion or DPoP proof is good for one request only.
+  const body = tokenRequestBody(request);
+  const headers = new Headers({
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  });
+  const send = async () => {
+    // Per attempt: a client assertion, like a DPoP proof, is good for one request only.
     await request.authenticate({ headers, body }, request.context);
-    const sentNonce = request.dpop?.nonce(endpoint);
-    if (request.dpop) headers.set("dpop", await request.dpop.proof({ method: "POST", url: endpoint }));
-    let response: Response;
+    await request.constraint?.tokenRequest({ url: endpoint, method: "POST", headers });
     try {
-      response = await (request.fetch ?? fetch)(endpoint, {
-        method: "POST",
-        headers,
-        body,
-        redirect: "error",
-      });
+      return await (request.fetch ?? fetch)(endpoint, { method: "POST", headers, body, redirect: "error" });
     } catch (error) {
       throw new OAuthClientError(
         "token_request_failed",
         `the token request to ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const doc: unknown = await response.json().catch(() => undefined);
-    if (response.ok) {
-      const issued = (doc as { issued_token_type?: unknown } | undefined)?.issued_token_type;
-      if (request.issuedTokenType !== undefined && issued !== request.issuedTokenType)
-        throw new OAuthClientError(
-          "invalid_token_response",
-          `the token endpoint ${endpoint} issued ${typeof issued === "string" ? issued : "no issued_token_type"}, not ${request.issuedTokenType}`,
-        );
-      return tokensFrom(doc, request.scope);
-    }
+  };
+  let response = await send();
+  if (!response.ok && request.constraint?.tokenRefused && (await request.constraint.tokenRefused(response))) {
+    void response.body?.cancel().catch(() => {});
+    response = await send();
+  }
+  const doc: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
     const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
     const code = typeof d.error === "string" ? d.error : "token_request_failed";
-    // RFC 9449 §8: the authorization server wants a nonce in the proof.
-    if (code === "use_dpop_nonce" && attempt === 0 && request.dpop) {
-      const nonce = request.dpop.learnNonce(endpoint, response);
-      if (nonce !== undefined && nonce !== sentNonce) continue;
-    }
     const description = typeof d.error_description === "string" ? `: ${d.error_description}` : "";
     throw new OAuthClientError(
       code,
@@ -112,4 +90,11 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
       response.status,
     );
   }
+  const issued = (doc as { issued_token_type?: unknown } | undefined)?.issued_token_type;
+  if (request.issuedTokenType !== undefined && issued !== request.issuedTokenType)
+    throw new OAuthClientError(
+      "invalid_token_response",
+      `the token endpoint ${endpoint} issued ${typeof issued === "string" ? issued : "no issued_token_type"}, not ${request.issuedTokenType}`,
+    );
+  return tokensFrom(doc, request.scope);
 }

@@ -5,10 +5,10 @@
  */
 import { EmbeddedJWK, jwtVerify } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
-import { DpopProver } from "../../../runtime/auth/dpop-proof.js";
+import { DpopConstraint } from "../../../runtime/auth/dpop-constraint.js";
 import { clientCredentials, enterpriseManaged, jwtBearer } from "../../../runtime/auth/grants.js";
 import { type Grant, OAuthClient, type OAuthClientOptions } from "../../../runtime/auth/oauth-client.js";
-import { authorizedFetch } from "../../../runtime/http-client/authorizer.js";
+import { authorizedFetch, MAX_AUTHORIZATION_RETRIES } from "../../../runtime/http-client/authorizer.js";
 import { type Answer, type HttpPeer, type SeenRequest, startPeer } from "./http-peer.js";
 
 const peers: HttpPeer[] = [];
@@ -201,7 +201,6 @@ describe("extension grants through OAuthClient", () => {
 
 describe("DPoP through OAuthClient", () => {
   it("binds the token at the token endpoint (with the AS nonce), then presents it with the DPoP scheme, a fresh proof per request and the RS nonce", async () => {
-    const dpop = new DpopProver();
     const w = await world(
       async (request) => {
         const { payload } = await jwtVerify(String(request.headers.dpop), EmbeddedJWK);
@@ -224,7 +223,7 @@ describe("DPoP through OAuthClient", () => {
       },
       "DPoP",
     );
-    const authorizer = client(w, { grant: clientCredentials(), dpop });
+    const authorizer = client(w, { grant: clientCredentials(), senderConstraint: new DpopConstraint() });
     expect((await post(w, authorizer)).status).toBe(200);
     expect((await post(w, authorizer)).status).toBe(200);
     expect(w.tokenRequests()).toHaveLength(2);
@@ -251,7 +250,7 @@ describe("DPoP through OAuthClient", () => {
       },
       "DPoP",
     );
-    const authorizer = client(w, { grant: clientCredentials(), dpop: new DpopProver() });
+    const authorizer = client(w, { grant: clientCredentials(), senderConstraint: new DpopConstraint() });
     expect((await post(w, authorizer)).status).toBe(200);
     nonce = "n2";
     const statuses = (await Promise.all([post(w, authorizer), post(w, authorizer)])).map((r) => r.status);
@@ -268,10 +267,14 @@ describe("DPoP through OAuthClient", () => {
       }),
       "DPoP",
     );
-    const response = await post(w, client(w, { grant: clientCredentials(), dpop: new DpopProver() }));
+    const response = await post(
+      w,
+      client(w, { grant: clientCredentials(), senderConstraint: new DpopConstraint() }),
+    );
     expect(response.status).toBe(401);
-    expect(w.tokenRequests()).toHaveLength(1);
-    // Without a token, with the token, with the nonce: then the same nonce again is final.
-    expect(w.mcpRequests()).toHaveLength(3);
+    // The client may log in once more (the refusal names no cause it can fix otherwise), never in a loop:
+    // one request is sent at most 1 + MAX_AUTHORIZATION_RETRIES times.
+    expect(w.tokenRequests().length).toBeLessThanOrEqual(2);
+    expect(w.mcpRequests().length).toBeLessThanOrEqual(1 + MAX_AUTHORIZATION_RETRIES);
   });
 });
