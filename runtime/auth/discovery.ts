@@ -6,6 +6,7 @@
  * 2025-03-26 server: its origin is the authorization base, with metadata there or the default endpoints.
  */
 
+import { readJson, requestDeadline } from "./bounded-json.js";
 import { OAuthClientError } from "./errors.js";
 import {
   type AuthorizationServerMetadata,
@@ -35,7 +36,7 @@ async function getJson(url: URL, options: DiscoveryOptions): Promise<unknown> {
   if (options.protocolVersion) headers["mcp-protocol-version"] = options.protocolVersion;
   let response: Response;
   try {
-    response = await fetcher(options)(url, { headers, redirect: "error" });
+    response = await fetcher(options)(url, { headers, redirect: "error", signal: requestDeadline() });
   } catch (error) {
     throw new OAuthClientError(
       "discovery_failed",
@@ -54,11 +55,14 @@ async function getJson(url: URL, options: DiscoveryOptions): Promise<unknown> {
       response.status,
     );
   }
+  let doc: unknown;
   try {
-    return await response.json();
-  } catch {
-    throw new OAuthClientError("discovery_failed", `${url.href} did not answer JSON`);
+    doc = await readJson(response, url.href);
+  } catch (error) {
+    throw new OAuthClientError("discovery_failed", error instanceof Error ? error.message : String(error));
   }
+  if (doc === undefined) throw new OAuthClientError("discovery_failed", `${url.href} did not answer JSON`);
+  return doc;
 }
 
 export interface DiscoveredResource {
@@ -68,7 +72,8 @@ export interface DiscoveredResource {
 }
 
 /**
- * The Protected Resource Metadata of the MCP server at `serverUrl`, or undefined when it publishes none
+ * The Protected Resource Metadata of the MCP server at `serverUrl` (at `resourceMetadataUrl` when the 401
+ * named one, else at the well-known addresses), or undefined when it publishes none
  * (a 2025-03-26 server). Its `resource` must identify this server (`resource_mismatch` otherwise): a
  * document naming another resource would have the client ask for a token meant for someone else.
  */
@@ -77,9 +82,10 @@ export async function discoverProtectedResource(
   resourceMetadataUrl: string | undefined,
   options: DiscoveryOptions = {},
 ): Promise<DiscoveredResource | undefined> {
-  const candidates = resourceMetadataUrl
-    ? [new URL(resourceMetadataUrl, serverUrl)]
-    : protectedResourceMetadataUrls(serverUrl);
+  // The challenge's address first; the well-known ones still when it has no document.
+  const wellKnown = protectedResourceMetadataUrls(serverUrl);
+  const named = resourceMetadataUrl === undefined ? undefined : new URL(resourceMetadataUrl, serverUrl);
+  const candidates = named ? [named, ...wellKnown.filter((u) => u.href !== named.href)] : wellKnown;
   for (const url of candidates) {
     const doc = await getJson(url, options);
     if (doc === undefined) continue;

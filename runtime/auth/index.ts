@@ -67,6 +67,7 @@ export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from "./m
 export { type Grant, type GrantContext, OAuthClient, type OAuthClientOptions } from "./oauth-client.js";
 export { assertS256, createPkce, type Pkce, randomState, s256 } from "./pkce.js";
 export {
+  applicationTypeOf,
   type ClientMetadata,
   clientFor,
   type PreRegisteredClient,

@@ -70,7 +70,10 @@ export interface OAuthClientOptions {
   readonly clientMetadata?: Partial<ClientMetadata>;
   /** An HTTPS URL serving the client's metadata document, used as its `client_id` where supported. */
   readonly clientMetadataUrl?: string;
-  /** Clients registered out of band; one without `issuer` is used with whichever server the resource names. */
+  /**
+   * Clients registered out of band. One without `issuer` goes to the first authorization server the
+   * resource names, and to no other afterwards: credentials are never offered to a second issuer.
+   */
   readonly preRegistered?: ReadonlyArray<PreRegisteredClient | Omit<PreRegisteredClient, "issuer">>;
   /** Tokens and registrations; in memory by default. */
   readonly store?: TokenStore;
@@ -112,6 +115,10 @@ export class OAuthClient implements Authorizer {
   #busy: Promise<unknown> = Promise.resolve();
   /** The token each in-flight request carried, to tell a stale refusal from a fresh one. */
   readonly #sent = new WeakMap<AuthorizedRequest, string | undefined>();
+  /** Requests that already led to a new token: a second 401 for one of them is given to the caller. */
+  readonly #renewed = new WeakSet<AuthorizedRequest>();
+  /** The issuer an issuer-less pre-registered client was first used with. */
+  #unboundIssuer: string | undefined;
 
   constructor(options: OAuthClientOptions) {
     const cimd = options.clientMetadataUrl;
@@ -131,9 +138,15 @@ export class OAuthClient implements Authorizer {
 
   async headers(request: AuthorizedRequest): Promise<Record<string, string>> {
     await this.#busy;
-    const session = this.#session;
-    if (session?.tokens && this.#expiring(session.tokens) && session.tokens.refresh_token)
-      await this.#serialized(() => this.#refresh(session).catch(() => false));
+    const due = (session: Session | undefined): session is Session =>
+      session?.tokens?.refresh_token !== undefined && this.#expiring(session.tokens);
+    // Checked again in turn: of requests that found the token expiring together, one refreshes.
+    if (due(this.#session))
+      await this.#serialized(async () => {
+        const session = this.#session;
+        // A refused refresh drops the tokens: the request goes without, and its 401 starts a login.
+        if (due(session)) await this.#refresh(session).catch(() => false);
+      });
     const tokens = this.#session?.tokens;
     this.#sent.set(request, tokens?.access_token);
     if (!tokens) return {};
@@ -180,6 +193,9 @@ export class OAuthClient implements Authorizer {
     const discovery = await discover(this.#serverUrl, challenge?.resourceMetadata, this.#discoveryOptions());
     const session = await this.#sessionFor(discovery);
     if (session.tokens && session.tokens.access_token !== sent) return true;
+    // A server that refuses the token this request just got will refuse the next one too: no login loop.
+    if (this.#renewed.has(request)) return false;
+    this.#renewed.add(request);
     if (session.tokens?.refresh_token && (await this.#refresh(session))) return true;
     const scopes = selectScopes({
       challenged: challenge?.scope,
@@ -229,7 +245,14 @@ export class OAuthClient implements Authorizer {
   async #client(session: Session): Promise<StoredClient> {
     if (session.client) return session.client;
     const { issuer, server } = session.discovery;
-    const preRegistered = (this.#options.preRegistered ?? []).map((c) => ({ issuer, ...c }));
+    this.#unboundIssuer ??= issuer;
+    const preRegistered = (this.#options.preRegistered ?? []).flatMap((c) =>
+      "issuer" in c && c.issuer !== undefined
+        ? [c as PreRegisteredClient]
+        : this.#unboundIssuer === issuer
+          ? [{ ...c, issuer }]
+          : [],
+    );
     session.client = await clientFor(issuer, server, {
       metadata: {
         redirect_uris: [this.#options.redirectUri],

@@ -5,6 +5,7 @@
  * the issuer that issued them: they are stored under it and never offered to another.
  */
 
+import { readJson, requestDeadline } from "./bounded-json.js";
 import { OAuthClientError } from "./errors.js";
 import type { AuthorizationServerMetadata } from "./metadata.js";
 import type { StoredClient, TokenStore } from "./token-store.js";
@@ -40,9 +41,23 @@ export interface RegistrationOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** `refresh_token` beside `authorization_code` unless the caller chose the grant types. */
+/**
+ * SEP-837 (2026-07-28): a registering client states its application type. A loopback or custom-scheme
+ * redirect is a native app's (CLI, desktop); an https page elsewhere is a web app's.
+ */
+export function applicationTypeOf(redirectUri: string): "native" | "web" {
+  const url = new URL(redirectUri);
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  return url.protocol === "https:" && !loopback ? "web" : "native";
+}
+
+/** `refresh_token` beside `authorization_code` unless the caller chose the grant types; the application type. */
 export const withDefaultGrants = (metadata: ClientMetadata): ClientMetadata => ({
   ...metadata,
+  ...(metadata.application_type === undefined &&
+    metadata.redirect_uris[0] !== undefined && {
+      application_type: applicationTypeOf(metadata.redirect_uris[0]),
+    }),
   grant_types: metadata.grant_types ?? ["authorization_code", "refresh_token"],
   response_types: metadata.response_types ?? ["code"],
 });
@@ -74,6 +89,7 @@ export async function registerClient(
       headers: { "content-type": "application/json", accept: "application/json" },
       body: JSON.stringify(body),
       redirect: "error",
+      signal: requestDeadline(),
     });
   } catch (error) {
     throw new OAuthClientError(
@@ -81,7 +97,12 @@ export async function registerClient(
       `dynamic client registration at ${endpoint} failed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const doc: unknown = await response.json().catch(() => undefined);
+  const doc: unknown = await readJson(response, `the registration response of ${endpoint}`).catch((error) => {
+    throw new OAuthClientError(
+      "registration_unavailable",
+      error instanceof Error ? error.message : String(error),
+    );
+  });
   const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
   if (!response.ok || typeof d.client_id !== "string" || d.client_id === "") {
     const why = typeof d.error === "string" ? ` ${d.error}` : "";

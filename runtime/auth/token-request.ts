@@ -4,6 +4,7 @@
  * `StoredTokens`; an error answer an `OAuthClientError` with the server's `error` code (no secret in it).
  */
 
+import { readJson, requestDeadline } from "./bounded-json.js";
 import type { ClientAuthentication, ClientAuthenticationContext } from "./client-auth.js";
 import { OAuthClientError } from "./errors.js";
 import type { SenderConstraint } from "./sender-constraint.js";
@@ -66,7 +67,13 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
     await request.authenticate({ headers, body }, request.context);
     await request.constraint?.tokenRequest({ url: endpoint, method: "POST", headers });
     try {
-      return await (request.fetch ?? fetch)(endpoint, { method: "POST", headers, body, redirect: "error" });
+      return await (request.fetch ?? fetch)(endpoint, {
+        method: "POST",
+        headers,
+        body,
+        redirect: "error",
+        signal: requestDeadline(),
+      });
     } catch (error) {
       throw new OAuthClientError(
         "token_request_failed",
@@ -79,7 +86,12 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
     void response.body?.cancel().catch(() => {});
     response = await send();
   }
-  const doc: unknown = await response.json().catch(() => undefined);
+  const doc: unknown = await readJson(response, `the token response of ${endpoint}`).catch((error) => {
+    throw new OAuthClientError(
+      "token_request_failed",
+      error instanceof Error ? error.message : String(error),
+    );
+  });
   if (!response.ok) {
     const d = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
     const code = typeof d.error === "string" ? d.error : "token_request_failed";

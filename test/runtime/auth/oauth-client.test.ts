@@ -39,7 +39,7 @@ const body = (request: IncomingMessage) =>
   });
 
 /** An authorization server that does what a real one must check: PKCE, redirect URI, resource, refresh. */
-async function authorizationServer(options: { accessTtl: number; proofNonce?: string }) {
+async function authorizationServer(options: { accessTtl: number; proofNonce?: string; known?: string[] }) {
   const log: Array<{ path: string; params: Record<string, string> }> = [];
   const codes = new Map<
     string,
@@ -47,7 +47,7 @@ async function authorizationServer(options: { accessTtl: number; proofNonce?: st
   >();
   const tokens = new Map<string, Issued>();
   const refreshTokens = new Map<string, { scopes: string[]; resource: string }>();
-  const clients = new Set<string>();
+  const clients = new Set<string>(options.known);
   let base = "";
   let prm: Record<string, unknown> = {};
   const issue = (scopes: string[], resource: string) => {
@@ -91,7 +91,7 @@ async function authorizationServer(options: { accessTtl: number; proofNonce?: st
           scopes_supported: ["mcp:read", "mcp:write", "offline_access"],
         });
       case "/as/register": {
-        const id = `client-${clients.size + 1}`;
+        const id = `client-${randomUUID()}`;
         clients.add(id);
         return json(201, {
           client_id: id,
@@ -158,21 +158,28 @@ async function authorizationServer(options: { accessTtl: number; proofNonce?: st
 }
 
 /** A 2026-07-28 server that takes only live tokens issued for it, and wants mcp:write for one tool. */
-async function protectedServer(as: Awaited<ReturnType<typeof authorizationServer>>) {
+type As = Awaited<ReturnType<typeof authorizationServer>>;
+
+/**
+ * A 2026-07-28 server that takes only live tokens issued for it by `as.current` (which a test may switch:
+ * a migration), and wants mcp:write for one tool; `refuseAll` refuses every token.
+ */
+async function protectedServer(first: As, options: { refuseAll?: boolean } = {}) {
+  const as = { current: first };
   let resource = "";
   const challenge = (extra: string) =>
-    `Bearer resource_metadata="${as.base}/.well-known/oauth-protected-resource/mcp"${extra}`;
+    `Bearer resource_metadata="${as.current.base}/.well-known/oauth-protected-resource/mcp"${extra}`;
   const seen: string[] = [];
   const server = createServer({ info, handlers, capabilities: { tools: {} }, onError: () => {} });
   const http = await serveHttp(server, {
     port: 0,
     authenticate: (request) => {
       const [, scheme, token] = /^(Bearer|DPoP) (.+)$/.exec(request.headers.get("authorization") ?? "") ?? [];
-      const issued = token === undefined ? undefined : as.tokens.get(token);
+      const issued = token === undefined ? undefined : as.current.tokens.get(token);
       seen.push(
         `${request.headers.get("mcp-method")} ${issued ? `${scheme} ${issued.scopes.join("+")}` : "-"}`,
       );
-      if (!issued || issued.expiresAt <= Date.now() || issued.resource !== resource)
+      if (options.refuseAll || !issued || issued.expiresAt <= Date.now() || issued.resource !== resource)
         throw new HttpError(401, "token required", { "www-authenticate": challenge(', scope="mcp:read"') });
       if (request.headers.get("mcp-name") === "test_simple_text" && !issued.scopes.includes("mcp:write"))
         throw new HttpError(403, "insufficient scope", {
@@ -183,8 +190,15 @@ async function protectedServer(as: Awaited<ReturnType<typeof authorizationServer
   });
   cleanups.push(() => http.close());
   resource = http.url;
-  as.setResource(resource);
-  return { url: http.url, seen };
+  first.setResource(resource);
+  return {
+    url: http.url,
+    seen,
+    moveTo(next: As) {
+      next.setResource(resource);
+      as.current = next;
+    },
+  };
 }
 
 function oauthClient(
@@ -201,14 +215,14 @@ function oauthClient(
       const response = await fetch(url, { redirect: "manual" });
       return new URL(response.headers.get("location")!);
     },
-    clientMetadata: { client_name: "oauth-client-test", application_type: "native" },
+    clientMetadata: { client_name: "oauth-client-test" },
     store,
   });
 }
 
 describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
   it("logs in on the first 401, refreshes an expired token, steps up for a wider scope", async () => {
-    const as = await authorizationServer({ accessTtl: 1 });
+    const as = await authorizationServer({ accessTtl: 2 });
     const mcp = await protectedServer(as);
     const store = new MemoryTokenStore();
     const client = createClient({ info: { name: "oauth-test", version: "1" } });
@@ -218,6 +232,12 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
     expect(tools.length).toBeGreaterThan(0);
     const paths = as.log.map((l) => l.path);
     expect(paths.filter((p) => p === "/as/register")).toHaveLength(1);
+    // DCR states a native app (loopback redirect) that wants refresh tokens.
+    expect(as.log.find((l) => l.path === "/as/register")?.params).toMatchObject({
+      application_type: "native",
+      grant_types: ["authorization_code", "refresh_token"],
+      redirect_uris: ["http://127.0.0.1:9/callback"],
+    });
     const authorize = as.log.find((l) => l.path === "/as/authorize")!.params;
     // Scope from the challenge, offline_access because the AS lists it, resource as the PRM names it.
     expect(authorize.scope).toBe("mcp:read offline_access");
@@ -226,9 +246,10 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
     expect(as.log.filter((l) => l.path === "/as/token").map((l) => l.params.grant_type)).toEqual([
       "authorization_code",
     ]);
-    // The access token lives 1 s: once it has expired, a refresh, no new login.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    await client.listTools();
+    // The access token lives 2 s (1 to 2 s to the client, which counts whole seconds): once it has
+    // expired, one refresh for the two requests that find it so together, and no new login.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await Promise.all([client.listTools(), client.listTools()]);
     const grants = as.log.filter((l) => l.path === "/as/token").map((l) => l.params.grant_type);
     expect(grants).toEqual(["authorization_code", "refresh_token"]);
     expect(as.log.filter((l) => l.path === "/as/authorize")).toHaveLength(1);
@@ -296,6 +317,43 @@ describe("OAuthClient through connectHttp (2026-07-28, stateless)", () => {
       "server/discover DPoP mcp:read+offline_access",
       "tools/list DPoP mcp:read+offline_access",
     ]);
+    await client.close();
+  });
+
+  it("gets one token for a request the server keeps refusing, then gives the 401 to the caller", async () => {
+    const as = await authorizationServer({ accessTtl: 3600 });
+    const mcp = await protectedServer(as, { refuseAll: true });
+    const client = createClient({ info: { name: "oauth-test", version: "1" }, requestTimeoutMs: 5000 });
+    await expect(
+      client.connect(await connectHttp(mcp.url, { authorizer: oauthClient(mcp.url) })),
+    ).rejects.toThrow(/401/);
+    expect(as.log.filter((l) => l.path === "/as/authorize")).toHaveLength(1);
+    // One new token per request: the server/discover probe got a login, the initialize it falls back to a
+    // refresh; each was sent once more with its token and its second 401 went to the caller.
+    expect(as.log.filter((l) => l.path === "/as/token").map((l) => l.params.grant_type)).toEqual([
+      "authorization_code",
+      "refresh_token",
+    ]);
+    expect(mcp.seen).toHaveLength(4);
+  });
+
+  it("never offers a pre-registered client to a second authorization server: it registers there", async () => {
+    const as1 = await authorizationServer({ accessTtl: 3600, known: ["pre-1"] });
+    const as2 = await authorizationServer({ accessTtl: 3600 });
+    const mcp = await protectedServer(as1);
+    const client = createClient({ info: { name: "oauth-test", version: "1" } });
+    const authorizer = oauthClient(mcp.url, undefined, { preRegistered: [{ client_id: "pre-1" }] });
+    await client.connect(await connectHttp(mcp.url, { authorizer }));
+    expect(as1.log.filter((l) => l.path === "/as/register")).toHaveLength(0);
+    expect(as1.log.find((l) => l.path === "/as/authorize")?.params.client_id).toBe("pre-1");
+
+    mcp.moveTo(as2);
+    await client.listTools();
+    expect(authorizer.issuer).toBe(`${as2.base}/as`);
+    expect(as2.log.filter((l) => l.path === "/as/register")).toHaveLength(1);
+    const ids = as2.log.map((l) => l.params.client_id).filter((id) => id !== undefined);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids).not.toContain("pre-1");
     await client.close();
   });
 });

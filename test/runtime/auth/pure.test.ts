@@ -18,6 +18,7 @@ import {
 } from "../../../runtime/auth/client-auth.js";
 import type { AuthorizationServerMetadata } from "../../../runtime/auth/metadata.js";
 import { assertS256, createPkce, s256 } from "../../../runtime/auth/pkce.js";
+import { applicationTypeOf } from "../../../runtime/auth/registration.js";
 import { canonicalResource, resourceCovers } from "../../../runtime/auth/resource.js";
 import { selectScopes, stepUpScopes } from "../../../runtime/auth/scope.js";
 import { tokenRequestBody, tokensFrom } from "../../../runtime/auth/token-request.js";
@@ -267,5 +268,14 @@ describe("authorization request", () => {
       expect(() => authorizationUrl({ ...request, authorizationEndpoint: endpoint })).toThrow(
         /authorization endpoint/,
       );
+  });
+});
+
+describe("registration", () => {
+  it("states the application type from the redirect URI: loopback or custom scheme native, https web", () => {
+    expect(applicationTypeOf("http://127.0.0.1:8765/callback")).toBe("native");
+    expect(applicationTypeOf("http://localhost/cb")).toBe("native");
+    expect(applicationTypeOf("com.example.app:/oauth")).toBe("native");
+    expect(applicationTypeOf("https://app.example.com/oauth/callback")).toBe("web");
   });
 });
