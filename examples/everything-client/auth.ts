@@ -8,6 +8,7 @@
 
 import { OAuthClient, type OAuthClientOptions, type PreRegisteredClient } from "@mcp-codegen/runtime/auth";
 import type { Authorizer } from "@mcp-codegen/runtime/http-client";
+import { EXTENSION_SCENARIO_OPTIONS } from "./auth-extensions.js";
 import { log } from "./handlers.js";
 
 /** The URL the suite expects as a Client ID Metadata Document client_id (auth/basic-cimd). */
@@ -21,8 +22,9 @@ export type AuthContext = Readonly<Record<string, unknown>>;
  * Scenario-specific options, by scenario name, for grants and client authentication beyond the
  * authorization code flow (the suite's extension scenarios). A scenario not listed runs the code flow.
  */
-export const AUTH_SCENARIO_OPTIONS: Record<string, (context: AuthContext) => Partial<OAuthClientOptions>> =
-  {};
+export const AUTH_SCENARIO_OPTIONS: Record<string, (context: AuthContext) => Partial<OAuthClientOptions>> = {
+  ...EXTENSION_SCENARIO_OPTIONS,
+};
 
 export function authContext(): AuthContext {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;

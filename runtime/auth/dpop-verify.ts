@@ -7,7 +7,8 @@
  */
 
 import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify } from "jose";
-import { toBase64Url, utf8Bytes } from "../util/base64.js";
+import { toBase64Url } from "../util/base64.js";
+import { accessTokenHash } from "./access-token-hash.js";
 
 export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = Object.freeze([
   "ES256",
@@ -125,7 +126,7 @@ export class DpopVerifier {
     if (typeof iat !== "number" || iat > now + this.#skew || iat < now - this.#maxAge - this.#skew) {
       return fail("the DPoP proof's iat is outside the accepted window");
     }
-    if (payload.ath !== (await tokenHash(check.token)))
+    if (payload.ath !== (await accessTokenHash(check.token)))
       return fail("the DPoP proof is not bound to this token");
     const jkt = await calculateJwkThumbprint(jwk, "sha256");
     if (check.jkt !== undefined && jkt !== check.jkt)
@@ -158,11 +159,6 @@ export class DpopVerifier {
     this.#seen.set(key, forgetAt);
     return true;
   }
-}
-
-/** `ath`: base64url SHA-256 of the token's ASCII bytes (RFC 9449 §4.2). */
-export async function tokenHash(token: string): Promise<string> {
-  return toBase64Url(new Uint8Array(await crypto.subtle.digest("SHA-256", utf8Bytes(token))));
 }
 
 /** Scheme and host lower case, default port dropped, no trailing slash (RFC 9449 §4.3: syntax-based normalization). */

@@ -5,6 +5,7 @@
  */
 
 export { type AuthInfo, InsufficientScope, isAuthInfo, missingScopes } from "../mcp/auth-info.js";
+export { accessTokenHash } from "./access-token-hash.js";
 export { type AuthorizationRequest, authorizationUrl } from "./authorization-request.js";
 export {
   type AuthorizationResponse,
@@ -25,6 +26,13 @@ export {
 } from "./challenge.js";
 export { type BearerChallenge, responseChallenge } from "./challenge-parse.js";
 export {
+  CLIENT_ASSERTION_TYPE,
+  type ClientAssertionOptions,
+  importClientKey,
+  privateKeyJwt,
+  signClientAssertion,
+} from "./client-assertion.js";
+export {
   BUILT_IN_CLIENT_AUTHENTICATION,
   type ClientAuthentication,
   type ClientAuthenticationContext,
@@ -39,15 +47,34 @@ export {
   discoverAuthorizationServer,
   discoverProtectedResource,
 } from "./discovery.js";
+export { DpopConstraint } from "./dpop-constraint.js";
+export {
+  DPOP_ALGORITHMS,
+  type DpopAlgorithm,
+  type DpopProofRequest,
+  DpopProver,
+  dpopTarget,
+} from "./dpop-proof.js";
 export {
   DEFAULT_DPOP_ALGORITHMS,
   type DpopCheck,
   type DpopOptions,
   type DpopResult,
   DpopVerifier,
-  tokenHash,
 } from "./dpop-verify.js";
 export { OAuthClientError, type OAuthClientReason } from "./errors.js";
+export {
+  clientCredentials,
+  type EnterpriseIdentityProvider,
+  enterpriseManaged,
+  type Fresh,
+  GRANT_CLIENT_CREDENTIALS,
+  GRANT_JWT_BEARER,
+  GRANT_TOKEN_EXCHANGE,
+  jwtBearer,
+  TOKEN_TYPE_ID_JAG,
+  TOKEN_TYPE_ID_TOKEN,
+} from "./grants.js";
 export type { Refusal, ResourceGuard, Verdict } from "./guard.js";
 export { type IntrospectionOptions, introspectionVerifier } from "./introspect.js";
 export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from "./metadata.js";

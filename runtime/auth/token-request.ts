@@ -20,6 +20,8 @@ export interface TokenRequest {
   readonly fetch?: typeof fetch;
   /** Adds proofs (DPoP) and may ask for one more try on a refusal. */
   readonly constraint?: SenderConstraint;
+  /** A token exchange (RFC 8693 §2.2.1): the `issued_token_type` the answer must name. */
+  readonly issuedTokenType?: string;
 }
 
 /** The form a token request sends, before authentication is added. */
@@ -60,8 +62,9 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
     "content-type": "application/x-www-form-urlencoded",
     accept: "application/json",
   });
-  await request.authenticate({ headers, body }, request.context);
   const send = async () => {
+    // Per attempt: a client assertion, like a DPoP proof, is good for one request only.
+    await request.authenticate({ headers, body }, request.context);
     await request.constraint?.tokenRequest({ url: endpoint, method: "POST", headers });
     try {
       return await (request.fetch ?? fetch)(endpoint, {
@@ -99,5 +102,11 @@ export async function requestToken(request: TokenRequest): Promise<StoredTokens>
       response.status,
     );
   }
+  const issued = (doc as { issued_token_type?: unknown } | undefined)?.issued_token_type;
+  if (request.issuedTokenType !== undefined && issued !== request.issuedTokenType)
+    throw new OAuthClientError(
+      "invalid_token_response",
+      `the token endpoint ${endpoint} issued ${typeof issued === "string" ? issued : "no issued_token_type"}, not ${request.issuedTokenType}`,
+    );
   return tokensFrom(doc, request.scope);
 }

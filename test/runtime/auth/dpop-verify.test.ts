@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { type JWTPayload, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tokenHash } from "../../../runtime/auth/dpop-verify.js";
+import { accessTokenHash } from "../../../runtime/auth/access-token-hash.js";
 import type { ProtectOptions } from "../../../runtime/auth/resource-server.js";
 import { dpopKey, startIssuer, type TestIssuer } from "../../fixtures/auth/issuer.js";
 import {
@@ -58,7 +58,7 @@ async function proof(o: ProofOptions): Promise<string> {
     htu: o.htu,
     jti: o.jti ?? crypto.randomUUID(),
     iat: o.iat ?? NOW(),
-    ath: await tokenHash(o.token),
+    ath: await accessTokenHash(o.token),
     ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
   };
   return new SignJWT(claims)
