@@ -14,6 +14,7 @@
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
+import { messageOf, PATH, PROTOCOL_VERSION, post } from "./http-load.js";
 import {
   type BoundedRun,
   type Goal,
@@ -80,8 +81,6 @@ const SETTLE_MS = 500;
 const CPU_SETTLE_MS = 20;
 const POOL_SOCKETS = 64;
 const BENCH_TIMEOUT_MS = 10 * 60_000;
-const PROTOCOL_VERSION = "2025-11-25";
-const PATH = "/mcp";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const SERVER_FILES: Record<Kind, string> = {
@@ -144,67 +143,6 @@ const modernCallBody = (i: number) =>
 
 const callBody = (i: number) =>
   `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"}}}`;
-
-interface Message {
-  id?: unknown;
-  result?: { content?: { text?: unknown }[] };
-  error?: { message?: string };
-}
-
-/** The JSON-RPC message in a response body: the body itself (JSON), or the first SSE data line holding one. */
-function messageOf(contentType: string, text: string, what: string): Message {
-  if (contentType.startsWith("application/json")) return JSON.parse(text) as Message;
-  // Skip a priming event (an id with empty data) and anything else that is not a JSON object.
-  const at = text.indexOf("data: {");
-  if (at < 0) throw new Error(`${what}: no message in the SSE body ${JSON.stringify(text.slice(0, 200))}`);
-  const end = text.indexOf("\n", at);
-  return JSON.parse(text.slice(at + 6, end < 0 ? undefined : end)) as Message;
-}
-
-interface Post {
-  status: number;
-  contentType: string;
-  sessionId: string | undefined;
-  text: string;
-}
-
-/**
- * One POST through the pool's dispatch() with a callback handler: no response stream objects, the body
- * collected as Buffers and decoded once, of the headers only the two the bench reads.
- */
-function post(pool: Pool, headers: Record<string, string>, body: string): Promise<Post> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let contentType = "";
-    let sessionId: string | undefined;
-    const chunks: Buffer[] = [];
-    pool.dispatch(
-      { path: PATH, method: "POST", headers, body },
-      {
-        onConnect() {},
-        onHeaders(statusCode, raw) {
-          status = statusCode;
-          for (let i = 0; i + 1 < raw.length; i += 2) {
-            const name = raw[i]!.toString("latin1").toLowerCase();
-            if (name === "content-type") contentType = raw[i + 1]!.toString("latin1");
-            else if (name === "mcp-session-id") sessionId = raw[i + 1]!.toString("latin1");
-          }
-          return true;
-        },
-        onData(chunk) {
-          chunks.push(chunk);
-          return true;
-        },
-        onComplete() {
-          const text =
-            chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-          resolve({ status, contentType, sessionId, text });
-        },
-        onError: reject,
-      },
-    );
-  });
-}
 
 /** initialize, then notifications/initialized, as a client opening a session does; the session id. */
 async function openSession(pool: Pool): Promise<string> {

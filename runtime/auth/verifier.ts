@@ -36,7 +36,11 @@ export function scopesOf(claims: Record<string, unknown>, claim = "scope"): stri
   return [];
 }
 
-/** The AuthInfo of verified claims (a JWT payload or an introspection answer). */
+/**
+ * The AuthInfo of verified claims (a JWT payload or an introspection answer), frozen through and through:
+ * a verifier's cache hands the same one to every request with that token, so a handler must not be able
+ * to change what a later request is granted.
+ */
 export function authInfoOf(
   claims: Record<string, unknown>,
   resource: string | undefined,
@@ -50,15 +54,24 @@ export function authInfoOf(
         : undefined;
   const subject = typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : clientId;
   if (subject === undefined) throw new InvalidToken("the token names no subject");
-  return {
+  return Object.freeze({
     subject,
     ...(clientId !== undefined ? { clientId } : {}),
-    scopes: scopesOf(claims, scopeClaim),
+    scopes: Object.freeze(scopesOf(claims, scopeClaim)),
     ...(typeof claims.exp === "number" ? { expiresAt: claims.exp } : {}),
     ...(typeof claims.iss === "string" ? { issuer: claims.iss } : {}),
     ...(resource !== undefined ? { resource } : {}),
-    claims: Object.freeze({ ...claims }),
-  };
+    claims: deepFreeze({ ...claims }),
+  });
+}
+
+/** `value` with every object and array in it frozen (each before its members: cycles end). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** The audiences of a claim set (`aud` as a string or a list). */

@@ -2,7 +2,10 @@
  * A TokenVerifier for JWT access tokens (RFC 9068) signed by the authorization server's keys: signature
  * against its JWKS (fetched, cached, refetched on an unknown `kid` at most once per cooldown), issuer,
  * audience (this server's canonical resource URI, RFC 8707), expiry and not-before with a bounded clock
- * skew, and an algorithm allow-list that never admits `none` nor a symmetric (HS*) algorithm.
+ * skew, and an algorithm allow-list that never admits `none` nor a symmetric (HS*) algorithm. A token
+ * accepted once is taken on trust for `cacheTtlSec` (60 s; never past its expiry): what it grants
+ * cannot change meanwhile but by its key leaving the JWKS, and a removed key is trusted until the next
+ * JWKS fetch anyway (up to `jwksCacheMaxAgeMs`, 10 min).
  */
 
 import {
@@ -14,6 +17,7 @@ import {
   jwtVerify,
 } from "jose";
 import { canonicalResource } from "./protected-resource.js";
+import { VerifiedTokens } from "./verified-tokens.js";
 import { authInfoOf, InvalidToken, type TokenVerifier } from "./verifier.js";
 
 /** Asymmetric algorithms only: the keys come from a public JWKS. */
@@ -57,6 +61,10 @@ export interface JwtVerifierOptions {
   jwksCacheMaxAgeMs?: number;
   /** JWKS fetch timeout, ms (default 5 s). */
   jwksTimeoutMs?: number;
+  /** Longest an accepted token is taken on trust without a new check, seconds (default 60; 0: no cache). */
+  cacheTtlSec?: number;
+  /** Accepted tokens remembered at most (default 1000; the oldest goes first). */
+  maxEntries?: number;
   /** Clock (tests), ms since the epoch. */
   now?: () => number;
 }
@@ -93,7 +101,11 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   );
   const issuers = typeof options.issuer === "string" ? [options.issuer] : [...options.issuer];
   const now = options.now;
+  const clock = now ?? Date.now;
+  const accepted = new VerifiedTokens((options.cacheTtlSec ?? 60) * 1000, options.maxEntries ?? 1000);
   return async (token) => {
+    const known = accepted.get(token, clock());
+    if (known !== undefined) return known;
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -110,8 +122,9 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       if (typeof code === "string" && TOKEN_FAULTS.has(code)) throw new InvalidToken(describeFault(error));
       throw error;
     }
-    const resource = audienceMatched(payload.aud, audiences);
-    return authInfoOf(payload, resource, options.scopeClaim);
+    const info = authInfoOf(payload, audienceMatched(payload.aud, audiences), options.scopeClaim);
+    accepted.set(token, info, clock());
+    return info;
   };
 }
 
