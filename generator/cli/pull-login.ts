@@ -50,9 +50,10 @@ export async function logIn(
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: PROBE,
     });
-  const first = await probe(timed);
-  await first.body?.cancel().catch(() => {});
-  if (first.status !== 401) return undefined;
+  // A server that cannot be reached is reported by the connection that follows, as for any server.
+  const first = await probe(timed).catch(() => undefined);
+  await first?.body?.cancel().catch(() => {});
+  if (first?.status !== 401) return undefined;
 
   const [{ OAuthClient }, { authorizedFetch }, node] = await Promise.all([
     import("@mcp-codegen/runtime/auth"),
