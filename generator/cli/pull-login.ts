@@ -55,42 +55,50 @@ export async function logIn(
   await first?.body?.cancel().catch(() => {});
   if (first?.status !== 401) return undefined;
 
-  const [{ OAuthClient }, { authorizedFetch }, node] = await Promise.all([
+  const [{ OAuthClient, OAuthClientError }, { authorizedFetch }, node] = await Promise.all([
     import("@mcp-codegen/runtime/auth"),
     import("@mcp-codegen/runtime/http-client"),
     import("@mcp-codegen/runtime/node"),
   ]);
   const { AuthorizationResponseError, FileTokenStore, LoopbackRedirectError, loopbackRedirect } = node;
-  const redirect = await loopbackRedirect({ timeoutMs: LOOPBACK_LIFETIME_MS });
   const server = `${url.origin}${url.pathname}`;
+  // No login may start: no endpoint to wait on, and no redirectToAuthorization, so that the client stops
+  // before it would register (a stored token is still used and refreshed).
+  const redirect =
+    login.refusal === undefined ? await loopbackRedirect({ timeoutMs: LOOPBACK_LIFETIME_MS }) : undefined;
+  const close = async () => {
+    await redirect?.close();
+  };
   const authorizer = new OAuthClient({
     serverUrl: url,
-    redirectUri: redirect.redirectUri,
+    redirectUri: redirect?.redirectUri ?? "http://127.0.0.1/callback",
     store: new FileTokenStore(login.tokenFile),
     // A native app: the authorization server takes its loopback redirect on whatever port a later login gets.
     clientMetadata: { client_name: "mcp-codegen", application_type: "native" },
-    redirectToAuthorization: async (authorizationUrl) => {
-      if (login.refusal !== undefined)
-        throw new CliError(
-          `${server} needs a login, and ${login.refusal}. Run \`mcp-codegen pull ${url.href}\` in a terminal to log in (the token is kept in ${login.tokenFile}), then run this again`,
-        );
-      say(`Open this URL to log in: ${authorizationUrl.href}`);
-      if (login.open) openInBrowser(authorizationUrl);
-      try {
-        return await within(redirect.wait(authorizationUrl.searchParams.get("state") ?? ""), login.timeoutMs);
-      } catch (error) {
-        if (error === TIMED_OUT)
-          throw new CliError(
-            `no login within ${login.timeoutMs / 1000} s: the browser did not come back to ${redirect.redirectUri}. Run pull again (--login-timeout <seconds> allows longer)`,
+    ...(redirect && {
+      redirectToAuthorization: async (authorizationUrl: URL) => {
+        say(`Open this URL to log in: ${authorizationUrl.href}`);
+        if (login.open) openInBrowser(authorizationUrl);
+        try {
+          return await within(
+            redirect.wait(authorizationUrl.searchParams.get("state") ?? ""),
+            login.timeoutMs,
           );
-        if (error instanceof LoopbackRedirectError && error.reason === "state_mismatch")
-          throw new CliError(
-            `login refused: the redirect to ${redirect.redirectUri} carried a state that is not this login's (a stale or forged response). Run pull again`,
-          );
-        if (error instanceof AuthorizationResponseError) throw new CliError(`login failed: ${error.message}`);
-        throw error;
-      }
-    },
+        } catch (error) {
+          if (error === TIMED_OUT)
+            throw new CliError(
+              `no login within ${login.timeoutMs / 1000} s: the browser did not come back to ${redirect.redirectUri}. Run pull again (--login-timeout <seconds> allows longer)`,
+            );
+          if (error instanceof LoopbackRedirectError && error.reason === "state_mismatch")
+            throw new CliError(
+              `login refused: the redirect to ${redirect.redirectUri} carried a state that is not this login's (a stale or forged response). Run pull again`,
+            );
+          if (error instanceof AuthorizationResponseError)
+            throw new CliError(`login failed: ${error.message}`);
+          throw error;
+        }
+      },
+    }),
   });
   try {
     const second = await probe(authorizedFetch(timed, authorizer));
@@ -98,10 +106,19 @@ export async function logIn(
     if (second.status === 401 || second.status === 403)
       throw new CliError(`${server} refused the token the login gave (HTTP ${second.status})`);
   } catch (error) {
-    await redirect.close();
+    await close();
+    // The client's "needs a login, and has no redirectToAuthorization": the refusal, said for this command.
+    if (
+      login.refusal !== undefined &&
+      error instanceof OAuthClientError &&
+      error.code === "authorization_failed"
+    )
+      throw new CliError(
+        `${server} needs a login, and ${login.refusal}. Run \`mcp-codegen pull ${url.href}\` in a terminal to log in (the token is kept in ${login.tokenFile}), then run this again`,
+      );
     throw error;
   }
-  return { authorizer, close: () => redirect.close() };
+  return { authorizer, close };
 }
 
 const TIMED_OUT = Symbol("timed out");

@@ -5,8 +5,17 @@
  * at the authorization server, and brings the redirect back to the CLI's loopback endpoint.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "../../generated/2026-07-28/index.js";
 import { jwtVerifier, protect } from "../../runtime/auth/index.js";
@@ -69,8 +78,9 @@ function startPull(args: string[], env: NodeJS.ProcessEnv = {}): Started {
   const ended = done.then((run) =>
     Promise.reject(new Error(`pull exited (${run.code}) without a login URL: ${run.stderr}`)),
   );
-  ended.catch(() => {});
-  return { child, loginUrl: Promise.race([loginUrl, ended]), done };
+  const url = Promise.race([loginUrl, ended]);
+  url.catch(() => {}); // a run that prints no URL is only a failure where the test waits for one
+  return { child, loginUrl: url, done };
 }
 
 const pull = (args: string[], env?: NodeJS.ProcessEnv) => startPull(args, env).done;
@@ -225,7 +235,8 @@ describe("pull against a protected server", () => {
 describe("pull's login, refused or failed", () => {
   const fresh = (name: string) => join(TMP, "stores", `${name}.json`);
 
-  it("--check never starts a login: exit 2, telling to run pull in a terminal, no URL", async () => {
+  it("--check never starts a login: exit 2, telling to run pull in a terminal, no URL, no registration", async () => {
+    const registrations = as.log.registrations.length;
     const result = await pull([
       "--check",
       "--out",
@@ -239,6 +250,43 @@ describe("pull's login, refused or failed", () => {
     expect(result.stderr).toContain("needs a login, and --check never starts a login");
     expect(result.stderr).toContain(`mcp-codegen pull ${resource}`);
     expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack
+    expect(as.log.registrations).toHaveLength(registrations);
+    expect(existsSync(fresh("check"))).toBe(false);
+  }, 60_000);
+
+  it("--no-login: the same refusal", async () => {
+    const result = await pull([
+      "--no-login",
+      "--out",
+      join(TMP, "none"),
+      "--token-store",
+      fresh("no-login"),
+      resource,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("needs a login, and --no-login is set");
+    expect(result.stderr).not.toMatch(URL_LINE);
+  }, 60_000);
+
+  it("a token file others may read is refused, naming the fix and nothing it holds", async () => {
+    const path = fresh("open");
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, JSON.stringify({ version: 1, tokens: {}, clients: {}, note: "private-content" }), {
+      mode: 0o644,
+    });
+    chmodSync(path, 0o644);
+    const result = await pull(["--out", join(TMP, "none"), "--token-store", path, resource]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path}: is readable or writable by others (mode 644)`);
+    expect(result.stderr).toContain(`chmod 600 ${path}`);
+    expect(result.stderr).not.toContain("private-content");
+    expect(result.stderr).not.toMatch(URL_LINE);
+  }, 60_000);
+
+  it("--login-timeout must be a positive number of seconds", async () => {
+    const result = await pull(["--login-timeout", "soon", "--out", join(TMP, "none"), resource]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--login-timeout must be a positive number of seconds, got soon");
   }, 60_000);
 
   it("neither does a pull under CI (MCP_CODEGEN_TOKEN_FILE names the store)", async () => {
