@@ -26,6 +26,9 @@ import { REPO } from "./run.js";
 
 const TMP = join(REPO, "test/.tmp", `pull-oauth-${process.pid}`);
 const URL_LINE = /Open this URL to log in: (\S+)/;
+/** A fake `xdg-open` first on the CLI's PATH: it writes the URL it was given to OPENED. */
+const BIN = join(TMP, "bin");
+const OPENED = join(TMP, "opened.txt");
 
 interface Run {
   code: number | null;
@@ -49,7 +52,7 @@ function startPull(args: string[], env: NodeJS.ProcessEnv = {}): Started {
     // The default token file would be under this directory, never the user's.
     {
       cwd: REPO,
-      env: { ...rest, XDG_CONFIG_HOME: join(TMP, "xdg"), ...env },
+      env: { ...rest, XDG_CONFIG_HOME: join(TMP, "xdg"), PATH: `${BIN}:${rest.PATH}`, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -108,6 +111,8 @@ let closeServer: () => Promise<void>;
 
 beforeAll(async () => {
   rmSync(TMP, { recursive: true, force: true });
+  mkdirSync(BIN, { recursive: true });
+  writeFileSync(join(BIN, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${OPENED}'\n`, { mode: 0o755 });
   as = await startAuthorizationServer({ scopes: ["mcp:read"] });
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
@@ -153,6 +158,7 @@ describe("pull against a protected server", () => {
   const out = join(TMP, "out");
   const store = join(TMP, "tokens", "tokens.json");
   const secrets: string[] = [];
+  let firstRedirectUri = "";
   /** Nothing the CLI wrote or printed holds a token. */
   const assertNoToken = (runs: Run[]) => {
     const texts = [...filesUnder(out), ...runs.flatMap((r) => [r.stdout, r.stderr])];
@@ -166,6 +172,7 @@ describe("pull against a protected server", () => {
     expect(loginUrl.origin).toBe(as.issuer);
     const redirectUri = new URL(loginUrl.searchParams.get("redirect_uri")!);
     expect(redirectUri.hostname).toBe("127.0.0.1");
+    firstRedirectUri = redirectUri.href;
     expect(loginUrl.searchParams.get("resource")).toBe(resource);
     // The browser: sign in, then follow the redirect to the CLI's loopback endpoint.
     const back = await as.authorizeRedirect(loginUrl);
@@ -193,6 +200,7 @@ describe("pull against a protected server", () => {
     expect(kept.clients[as.issuer]!.client_id).toBe(as.log.registrations[0]!.clientId);
     expect(as.log.grants.map((g) => g.grantType)).toEqual(["authorization_code"]);
     assertNoToken([result]);
+    expect(existsSync(OPENED)).toBe(false); // no browser without --open
   }, 90_000);
 
   it("pull --check reuses the stored token: no login, no new grant", async () => {
@@ -229,6 +237,30 @@ describe("pull against a protected server", () => {
     expect(as.log.authorizations).toHaveLength(1);
     expect(as.log.grants).toHaveLength(2);
     assertNoToken([check, again]);
+  }, 90_000);
+
+  it("a new login keeps the stored registration, on another loopback port; --open opens the URL", async () => {
+    const file = readTokens(store);
+    const { client_id } = file.clients[as.issuer]!;
+    file.tokens = {}; // logged out, still registered
+    writeFileSync(store, JSON.stringify(file));
+    const run = startPull(["--open", "--out", out, "--token-store", store, resource]);
+    const loginUrl = new URL(await run.loginUrl);
+    expect(loginUrl.searchParams.get("client_id")).toBe(client_id);
+    expect(loginUrl.searchParams.get("redirect_uri")).not.toBe(firstRedirectUri);
+    await expect
+      .poll(() => existsSync(OPENED) && readFileSync(OPENED, "utf8"), { timeout: 10_000 })
+      .toBe(loginUrl.href);
+    const page = await fetch(await as.authorizeRedirect(loginUrl));
+    expect(page.status).toBe(200);
+    await page.text();
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(as.log.registrations).toHaveLength(1);
+    expect(as.log.authorizations).toHaveLength(2);
+    const tokens = readTokens(store).tokens[as.issuer]![resource]!;
+    secrets.push(tokens.access_token, ...(tokens.refresh_token ? [tokens.refresh_token] : []));
+    assertNoToken([result]);
   }, 90_000);
 });
 
