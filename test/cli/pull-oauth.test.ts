@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer as createServer2025 } from "../../generated/2025-11-25/index.js";
 import { createServer } from "../../generated/2026-07-28/index.js";
 import { jwtVerifier, protect } from "../../runtime/auth/index.js";
 import { serveHttp } from "../../runtime/node/index.js";
@@ -108,34 +109,12 @@ const readTokens = (path: string) => JSON.parse(readFileSync(path, "utf8")) as T
 let as: AuthorizationServer;
 let resource: string;
 let closeServer: () => Promise<void>;
+let port2025: number;
+let resource2025: string;
 
-beforeAll(async () => {
-  rmSync(TMP, { recursive: true, force: true });
-  mkdirSync(BIN, { recursive: true });
-  writeFileSync(join(BIN, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${OPENED}'\n`, { mode: 0o755 });
-  as = await startAuthorizationServer({ scopes: ["mcp:read"] });
-  const port = await freePort();
-  resource = `http://127.0.0.1:${port}/mcp`;
-  as.addResource({ uri: resource, scopes: ["mcp:read"] });
-  const server = createServer({
-    info: { name: "weather", version: "1.0.0" },
-    handlers: {
-      listTools: () => ({
-        tools: [
-          {
-            name: "forecast",
-            inputSchema: {
-              type: "object" as const,
-              properties: { city: { type: "string" } },
-              required: ["city"],
-            },
-          },
-        ],
-      }),
-      callTool: () => ({ content: [{ type: "text", text: "sunny" }] }),
-    },
-  });
-  const http = await serveHttp(server, {
+/** `server` on 127.0.0.1:`port`, taking the test authorization server's JWTs for `resource`. */
+function serveProtected(server: Parameters<typeof serveHttp>[0], port: number, resource: string) {
+  return serveHttp(server, {
     port,
     auth: protect({
       resource,
@@ -145,7 +124,48 @@ beforeAll(async () => {
       requiredScopes: ["mcp:read"],
     }),
   });
-  closeServer = () => http.close();
+}
+
+beforeAll(async () => {
+  rmSync(TMP, { recursive: true, force: true });
+  mkdirSync(BIN, { recursive: true });
+  writeFileSync(join(BIN, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${OPENED}'\n`, { mode: 0o755 });
+  as = await startAuthorizationServer({ scopes: ["mcp:read"] });
+  const port = await freePort();
+  resource = `http://127.0.0.1:${port}/mcp`;
+  as.addResource({ uri: resource, scopes: ["mcp:read"] });
+  const handlers = {
+    listTools: () => ({
+      tools: [
+        {
+          name: "forecast",
+          inputSchema: {
+            type: "object" as const,
+            properties: { city: { type: "string" } },
+            required: ["city"],
+          },
+        },
+      ],
+    }),
+    callTool: () => ({ content: [{ type: "text" as const, text: "sunny" }] }),
+  };
+  const http = await serveProtected(
+    createServer({ info: { name: "weather", version: "1.0.0" }, handlers }),
+    port,
+    resource,
+  );
+  port2025 = await freePort();
+  resource2025 = `http://127.0.0.1:${port2025}/mcp`;
+  as.addResource({ uri: resource2025, scopes: ["mcp:read"] });
+  const http2025 = await serveProtected(
+    createServer2025({ info: { name: "weather-2025", version: "1.0.0" }, handlers }),
+    port2025,
+    resource2025,
+  );
+  closeServer = async () => {
+    await http.close();
+    await http2025.close();
+  };
 }, 30_000);
 
 afterAll(async () => {
@@ -261,6 +281,28 @@ describe("pull against a protected server", () => {
     const tokens = readTokens(store).tokens[as.issuer]![resource]!;
     secrets.push(tokens.access_token, ...(tokens.refresh_token ? [tokens.refresh_token] : []));
     assertNoToken([result]);
+  }, 90_000);
+});
+
+describe("pull against a protected 2025-11-25 server (sessions)", () => {
+  it("logs in, then pulls over the initialize handshake with the token; --check reuses it", async () => {
+    const out = join(TMP, "out-2025");
+    const store = join(TMP, "stores", "2025.json");
+    const run = startPull(["--out", out, "--token-store", store, resource2025]);
+    const page = await fetch(await as.authorizeRedirect(await run.loginUrl));
+    expect(page.status).toBe(200);
+    await page.text();
+    const result = await run.done;
+    expect(result.stderr).toContain("weather-2025 1.0.0 (protocol 2025-11-25");
+    expect(result.code).toBe(0);
+    const lock = JSON.parse(readFileSync(join(out, "weather-2025.lock.json"), "utf8"));
+    expect(lock.protocolVersion).toBe("2025-11-25");
+    const check = await pull(["--check", "--out", out, "--token-store", store, resource2025]);
+    expect(check.stderr).not.toMatch(URL_LINE);
+    expect(check.code).toBe(0);
+    const tokens = readTokens(store).tokens[as.issuer]![resource2025]!;
+    for (const text of [...filesUnder(out), result.stdout, result.stderr, check.stdout, check.stderr])
+      expect(text.includes(tokens.access_token)).toBe(false);
   }, 90_000);
 });
 
