@@ -31,7 +31,7 @@ export function registerPull(program: Command, reporter: () => Reporter): void {
     .option("--bearer <token>", "HTTP: Authorization: Bearer <token> (default: $MCP_BEARER_TOKEN)")
     .option(
       "--token-store <file>",
-      "HTTP: the file keeping OAuth logins, mode 0600 (default: $MCP_CODEGEN_TOKEN_FILE, else ~/.config/mcp-codegen/tokens.json)",
+      "HTTP: the file keeping OAuth logins, mode 0600 (default: $MCP_CODEGEN_TOKEN_FILE, else mcp-codegen/tokens.json in $XDG_CONFIG_HOME or ~/.config)",
     )
     .option("--login-timeout <seconds>", "HTTP: how long to wait for the browser to finish a login", "300")
     .option("--open", "HTTP: also open the login URL in a browser (it is always printed)")
@@ -58,7 +58,7 @@ resources and resource templates following every page, and writes
                            per tool, prompt, resource and resource template
 A schema using a keyword the generator cannot check is typed loosely for that tool, with a warning.
 With --no-resources the lock records it ("without": ["resources"]) and --check leaves resources out too.
-Tokens are sent, never printed or written.
+Tokens (--bearer, -H, a login's) are sent, never printed, never put in the lock or the client.
 
 A server that answers 401 (OAuth 2.1, when no --bearer or Authorization header is given) gets a login:
 pull registers as "mcp-codegen" (Dynamic Client Registration), prints "Open this URL to log in: …" on
@@ -70,7 +70,7 @@ in a terminal first. A login that times out, or a redirect with another login's 
 
 --check exits 0 when nothing breaking changed (compatible changes are listed), 1 when something did
 (a removed tool, a new required argument, a narrowed type, an incompatible output), 2 when the server
-cannot be reached or the lock cannot be read.
+cannot be reached, needs a login, or the lock cannot be read.
 
 Examples:
   $ mcp-codegen pull http://127.0.0.1:3000/mcp --out src/servers
