@@ -58,11 +58,19 @@ export async function pullLists(
   if (target.kind === "http" && target.login) {
     where = "logging in";
     try {
-      loggedIn = await logIn(target.url, target.login, target.timeoutMs, options.say ?? (() => {}));
+      loggedIn = await logIn(
+        target.url,
+        target.headers,
+        target.login,
+        target.timeoutMs,
+        options.say ?? (() => {}),
+      );
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError(
-        `cannot pull from ${target.url.origin}${target.url.pathname} while logging in: ${(e as Error).message ?? String(e)}`,
+        redact(
+          `cannot pull from ${target.url.origin}${target.url.pathname} while logging in (it answered 401; --bearer or -H "Authorization: …" give a token of your own instead): ${(e as Error).message ?? String(e)}`,
+        ),
       );
     }
     where = "connecting";

@@ -33,11 +33,12 @@ const PROBE = JSON.stringify({ jsonrpc: "2.0", id: "mcp-codegen-login", method: 
 const LOOPBACK_LIFETIME_MS = 2 ** 31 - 1;
 
 /**
- * An authorizer holding a token for `url`, or undefined when the server asks for none. `say` prints the
+ * An authorizer holding a token for `url`, or undefined when the server, sent `headers`, asks for none. `say` prints the
  * URL to open (on stderr, even with --quiet: the user must see it).
  */
 export async function logIn(
   url: URL,
+  headers: Readonly<Record<string, string>>,
   login: PullLogin,
   requestTimeoutMs: number,
   say: (line: string) => void,
@@ -47,7 +48,12 @@ export async function logIn(
   const probe = (fetchFn: typeof fetch) =>
     fetchFn(url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      // The user's own headers too: a server that wants an API key must not look like one wanting a login.
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: PROBE,
     });
   // A server that cannot be reached is reported by the connection that follows, as for any server.

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer as createServer2025 } from "../../generated/2025-11-25/index.js";
 import { createServer } from "../../generated/2026-07-28/index.js";
 import { jwtVerifier, protect } from "../../runtime/auth/index.js";
+import { HttpError } from "../../runtime/http/http-error.js";
 import { serveHttp } from "../../runtime/node/index.js";
 import { type AuthorizationServer, startAuthorizationServer } from "../auth/oidc-provider.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
@@ -111,6 +112,8 @@ let resource: string;
 let closeServer: () => Promise<void>;
 let port2025: number;
 let resource2025: string;
+/** A server of ours that wants an API key (`X-Api-Key: key-1234`), not OAuth: its 401 has no challenge. */
+let apiKeyUrl: string;
 
 /** `server` on 127.0.0.1:`port`, taking the test authorization server's JWTs for `resource`. */
 function serveProtected(server: Parameters<typeof serveHttp>[0], port: number, resource: string) {
@@ -162,9 +165,18 @@ beforeAll(async () => {
     port2025,
     resource2025,
   );
+  const keyed = await serveHttp(createServer({ info: { name: "keyed", version: "1.0.0" }, handlers }), {
+    port: await freePort(),
+    authenticate: (request) => {
+      if (request.headers.get("x-api-key") !== "key-1234") throw new HttpError(401, "an API key is needed");
+      return "key-holder";
+    },
+  });
+  apiKeyUrl = keyed.url;
   closeServer = async () => {
     await http.close();
     await http2025.close();
+    await keyed.close();
   };
 }, 30_000);
 
@@ -304,6 +316,41 @@ describe("pull against a protected 2025-11-25 server (sessions)", () => {
     for (const text of [...filesUnder(out), result.stdout, result.stderr, check.stdout, check.stderr])
       expect(text.includes(tokens.access_token)).toBe(false);
   }, 90_000);
+});
+
+describe("pull and a server that wants no OAuth", () => {
+  it("a server given its API key with -H starts no login", async () => {
+    const store = join(TMP, "stores", "keyed.json");
+    const result = await pull([
+      "-H",
+      "X-Api-Key: key-1234",
+      "--out",
+      join(TMP, "keyed"),
+      "--token-store",
+      store,
+      apiKeyUrl,
+    ]);
+    expect(result.stderr).not.toMatch(URL_LINE);
+    expect(result.stderr).toContain("keyed 1.0.0");
+    expect(result.code).toBe(0);
+    expect(existsSync(store)).toBe(false);
+  }, 60_000);
+
+  it("its 401 without the key: the login cannot start, exit 2 saying how to give a credential", async () => {
+    const result = await pull([
+      "--out",
+      join(TMP, "keyed"),
+      "--token-store",
+      join(TMP, "stores", "keyed.json"),
+      apiKeyUrl,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `cannot pull from ${apiKeyUrl} while logging in (it answered 401; --bearer or -H`,
+    );
+    expect(result.stderr).not.toMatch(URL_LINE);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
 
 describe("pull's login, refused or failed", () => {
