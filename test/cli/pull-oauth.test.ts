@@ -112,17 +112,29 @@ let resource: string;
 let closeServer: () => Promise<void>;
 let port2025: number;
 let resource2025: string;
+/** Tokens for it live 2 s, and it allows no clock skew: they really expire within a test. */
+let shortResource: string;
 /** A server of ours that wants an API key (`X-Api-Key: key-1234`), not OAuth: its 401 has no challenge. */
 let apiKeyUrl: string;
 
 /** `server` on 127.0.0.1:`port`, taking the test authorization server's JWTs for `resource`. */
-function serveProtected(server: Parameters<typeof serveHttp>[0], port: number, resource: string) {
+function serveProtected(
+  server: Parameters<typeof serveHttp>[0],
+  port: number,
+  resource: string,
+  clockToleranceSec?: number,
+) {
   return serveHttp(server, {
     port,
     auth: protect({
       resource,
       authorizationServers: [as.issuer],
-      verifier: jwtVerifier({ issuer: as.issuer, audience: resource, jwksUri: as.jwksUri }),
+      verifier: jwtVerifier({
+        issuer: as.issuer,
+        audience: resource,
+        jwksUri: as.jwksUri,
+        ...(clockToleranceSec !== undefined && { clockToleranceSec }),
+      }),
       scopesSupported: ["mcp:read"],
       requiredScopes: ["mcp:read"],
     }),
@@ -173,10 +185,20 @@ beforeAll(async () => {
     },
   });
   apiKeyUrl = keyed.url;
+  const shortPort = await freePort();
+  shortResource = `http://127.0.0.1:${shortPort}/mcp`;
+  as.addResource({ uri: shortResource, scopes: ["mcp:read"], accessTokenTtl: 2 });
+  const short = await serveProtected(
+    createServer({ info: { name: "short", version: "1.0.0" }, handlers }),
+    shortPort,
+    shortResource,
+    0,
+  );
   closeServer = async () => {
     await http.close();
     await http2025.close();
     await keyed.close();
+    await short.close();
   };
 }, 30_000);
 
@@ -293,6 +315,39 @@ describe("pull against a protected server", () => {
     const tokens = readTokens(store).tokens[as.issuer]![resource]!;
     secrets.push(tokens.access_token, ...(tokens.refresh_token ? [tokens.refresh_token] : []));
     assertNoToken([result]);
+  }, 90_000);
+});
+
+describe("pull against a server whose tokens live 2 seconds", () => {
+  it("--check after the stored access token really expired: refreshed, no login", async () => {
+    const out = join(TMP, "out-short");
+    const store = join(TMP, "stores", "short.json");
+    const run = startPull(["--out", out, "--token-store", store, shortResource]);
+    const page = await fetch(await as.authorizeRedirect(await run.loginUrl));
+    await page.text();
+    expect((await run.done).code).toBe(0);
+    const stored = readTokens(store).tokens[as.issuer]![shortResource]!;
+    // Past its expiry, at the server too: it refuses the token now.
+    await new Promise((resolve) => setTimeout(resolve, (stored.expires_at! + 1) * 1000 - Date.now()));
+    const refused = await fetch(shortResource, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${stored.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    await refused.text();
+    expect(refused.status).toBe(401);
+    const refreshes = as.log.grants.filter((g) => g.grantType === "refresh_token").length;
+    const authorizations = as.log.authorizations.length;
+    const check = await pull(["--check", "--out", out, "--token-store", store, shortResource]);
+    expect(check.stderr).not.toMatch(URL_LINE);
+    expect(check.code).toBe(0);
+    expect(as.log.grants.filter((g) => g.grantType === "refresh_token").length).toBeGreaterThan(refreshes);
+    expect(as.log.authorizations).toHaveLength(authorizations);
+    expect(readTokens(store).tokens[as.issuer]![shortResource]!.access_token).not.toBe(stored.access_token);
   }, 90_000);
 });
 
