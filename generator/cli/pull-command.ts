@@ -30,6 +30,16 @@ export function registerPull(program: Command, reporter: () => Reporter): void {
     )
     .option("--bearer <token>", "HTTP: Authorization: Bearer <token> (default: $MCP_BEARER_TOKEN)")
     .option(
+      "--token-store <file>",
+      "HTTP: the file keeping OAuth logins, mode 0600 (default: $MCP_CODEGEN_TOKEN_FILE, else mcp-codegen/tokens.json in $XDG_CONFIG_HOME or ~/.config)",
+    )
+    .option("--login-timeout <seconds>", "HTTP: how long to wait for the browser to finish a login", "300")
+    .option("--open", "HTTP: also open the login URL in a browser (it is always printed)")
+    .option(
+      "--no-login",
+      "HTTP: fail instead of starting a login (a stored token is still used and refreshed)",
+    )
+    .option(
       "--no-resources",
       "leave the fixed resources out of the lock and the client (for a server whose resources are its changing data; templates stay)",
     )
@@ -48,15 +58,25 @@ resources and resource templates following every page, and writes
                            per tool, prompt, resource and resource template
 A schema using a keyword the generator cannot check is typed loosely for that tool, with a warning.
 With --no-resources the lock records it ("without": ["resources"]) and --check leaves resources out too.
-Tokens are sent, never printed or written.
+Tokens (--bearer, -H, a login's) are sent, never printed, never put in the lock or the client.
+
+A server that answers 401 (OAuth 2.1, when no --bearer or Authorization header is given) gets a login:
+pull registers as "mcp-codegen" (Dynamic Client Registration), prints "Open this URL to log in: …" on
+stderr and waits (--login-timeout) for the browser to come back to http://127.0.0.1:<random port>/callback.
+The registration and the tokens go to the token store (created 0600), never to the lock, the client,
+stdout or a message; the next pull and pull --check reuse them, refreshing an expired token. --check,
+--no-login and CI (the CI environment variable) never start a login: they fail, exit 2, saying to run pull
+in a terminal first. A login that times out, or a redirect with another login's state, exits 2.
 
 --check exits 0 when nothing breaking changed (compatible changes are listed), 1 when something did
 (a removed tool, a new required argument, a narrowed type, an incompatible output), 2 when the server
-cannot be reached or the lock cannot be read.
+cannot be reached, needs a login, or the lock cannot be read.
 
 Examples:
   $ mcp-codegen pull http://127.0.0.1:3000/mcp --out src/servers
   $ MCP_BEARER_TOKEN=… mcp-codegen pull https://example.com/mcp --name weather
+  $ mcp-codegen pull https://mcp.example.com/mcp --open        # logs in when the server asks
+  $ mcp-codegen pull --check https://mcp.example.com/mcp       # reuses that login
   $ mcp-codegen pull --name memory -- npx -y @modelcontextprotocol/server-memory
   $ mcp-codegen pull --check --out src/servers -- node dist/server.js --stdio
   $ mcp-codegen pull --check --format json http://127.0.0.1:3000/mcp`,

@@ -1,7 +1,8 @@
 /**
  * `pull`'s connection: this project's own generated 2026-07-28 client (a stateless-era server answers its
  * `server/discover`; any older one gets the initialize handshake, negotiated down) over the runtime's transports, Streamable HTTP falling back to legacy SSE (`connectHttp`) or a
- * spawned stdio server, reading each list the server's capabilities offer, every page of it. Whatever goes
+ * spawned stdio server, reading each list the server's capabilities offer, every page of it. A server that
+ * answers 401 gets the login of `pull-login.ts` first. Whatever goes
  * wrong (unreachable, not found, crashed, malformed) becomes one CliError (exit 2) saying where.
  */
 
@@ -11,18 +12,32 @@ import { GENERATOR_VERSION } from "../util/version.js";
 import { CliError } from "./errors.js";
 import { allPages, type Page } from "./list-pages.js";
 import { lenientTables } from "./pull-lists.js";
+import { type LoggedIn, logIn, type PullLogin } from "./pull-login.js";
 
 export type PullTarget =
-  | { kind: "http"; url: URL; headers: Record<string, string>; timeoutMs: number }
+  | {
+      kind: "http";
+      url: URL;
+      headers: Record<string, string>;
+      timeoutMs: number;
+      /** Log in when the server asks for a token (absent when the user gave an Authorization header). */
+      login?: PullLogin;
+    }
   | { kind: "stdio"; command: string; args: string[]; timeoutMs: number };
 
 /** How much of a stdio server's stderr a crash report quotes. */
 const STDERR_TAIL = 2000;
 
-/** `resources: false`: fixed resources are not listed (templates still are). */
+export interface PullListsOptions {
+  /** false: fixed resources are not listed (templates still are). */
+  resources: boolean;
+  /** Prints what the user must see (the login URL). */
+  say?: (line: string) => void;
+}
+
 export async function pullLists(
   target: PullTarget,
-  options: { resources: boolean } = { resources: true },
+  options: PullListsOptions = { resources: true },
 ): Promise<PulledLists & { transport?: string; warnings: string[] }> {
   // Loaded on use: the other commands never need the client.
   const { protocol } = await import("../../generated/2026-07-28/protocol.js");
@@ -39,12 +54,34 @@ export async function pullLists(
   let where = "connecting";
   const secrets = target.kind === "http" ? Object.values(target.headers).filter((v) => v.length >= 4) : [];
   const redact = (text: string) => secrets.reduce((t, s) => t.replaceAll(s, "***"), text);
+  let loggedIn: LoggedIn | undefined;
+  if (target.kind === "http" && target.login) {
+    where = "logging in";
+    try {
+      loggedIn = await logIn(
+        target.url,
+        target.headers,
+        target.login,
+        target.timeoutMs,
+        options.say ?? (() => {}),
+      );
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      throw new CliError(
+        redact(
+          `cannot pull from ${target.url.origin}${target.url.pathname} while logging in (it answered 401; --bearer or -H "Authorization: …" give a token of your own instead): ${(e as Error).message ?? String(e)}`,
+        ),
+      );
+    }
+    where = "connecting";
+  }
   let transport: Awaited<ReturnType<typeof openTransport>>;
   try {
-    transport = await openTransport(target, (chunk) => {
+    transport = await openTransport(target, loggedIn, (chunk) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
     });
   } catch (e) {
+    await loggedIn?.close();
     throw new CliError(redact(`cannot start the server: ${(e as Error).message}`));
   }
   let exited = false;
@@ -85,6 +122,7 @@ export async function pullLists(
       ...("kind" in transport && transport.kind ? { transport: transport.kind } : {}),
     };
   } catch (e) {
+    if (e instanceof CliError) throw e;
     const reason = (e as Error).message ?? String(e);
     const target_ =
       target.kind === "http"
@@ -95,6 +133,7 @@ export async function pullLists(
     throw new CliError(redact(`cannot pull from ${target_} while ${where}${crashed}: ${reason}${tail}`));
   } finally {
     await client.close().catch(() => {});
+    await loggedIn?.close();
   }
 }
 
@@ -103,10 +142,18 @@ const chain = (first: (() => void) | undefined, then: () => void) => (): void =>
   then();
 };
 
-async function openTransport(target: PullTarget, onStderr: (chunk: string) => void) {
+async function openTransport(
+  target: PullTarget,
+  loggedIn: LoggedIn | undefined,
+  onStderr: (chunk: string) => void,
+) {
   if (target.kind === "http") {
     const { connectHttp } = await import("@mcp-codegen/runtime/http-client");
-    return connectHttp(target.url, { headers: target.headers, openStandaloneStream: false });
+    return connectHttp(target.url, {
+      headers: target.headers,
+      openStandaloneStream: false,
+      ...(loggedIn && { authorizer: loggedIn.authorizer }),
+    });
   }
   const { StdioClientTransport } = await import("@mcp-codegen/runtime/node");
   const transport = new StdioClientTransport({ command: target.command, args: target.args, stderr: "pipe" });

@@ -10,6 +10,7 @@ import { visible } from "../protocol/escape.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { type PullTarget, pullLists } from "./pull-connect.js";
+import type { PullLogin } from "./pull-login.js";
 import { type Reporter, terminal } from "./report.js";
 
 export interface PullOptions {
@@ -23,6 +24,12 @@ export interface PullOptions {
   timeout: string;
   /** false with --no-resources. */
   resources: boolean;
+  /** false with --no-login. */
+  login: boolean;
+  /** Seconds. */
+  loginTimeout: string;
+  open?: boolean;
+  tokenStore?: string;
 }
 
 /** A lock file, or a CliError saying why it cannot be read. */
@@ -46,8 +53,35 @@ function parseHeader(text: string): [string, string] {
   return [name, text.slice(colon + 1).trim()];
 }
 
+/** CI=true, CI=1, …: a machine where nobody would open the login URL. */
+const onCi = () => {
+  const ci = process.env.CI?.toLowerCase();
+  return ci !== undefined && ci !== "" && ci !== "0" && ci !== "false";
+};
+
+/** How to log in if the server asks: where tokens are kept, how long to wait, or why not to log in now. */
+async function loginOf(opts: PullOptions): Promise<PullLogin> {
+  const seconds = Number(opts.loginTimeout);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new CliError(`--login-timeout must be a positive number of seconds, got ${opts.loginTimeout}`);
+  const refusal = opts.check
+    ? "--check never starts a login"
+    : !opts.login
+      ? "--no-login is set"
+      : onCi()
+        ? "CI is set (nobody is there to open the URL)"
+        : undefined;
+  const { defaultTokenFilePath } = await import("@mcp-codegen/runtime/node");
+  return {
+    tokenFile: opts.tokenStore || process.env.MCP_CODEGEN_TOKEN_FILE || defaultTokenFilePath(),
+    timeoutMs: Math.round(seconds * 1000),
+    open: opts.open === true,
+    ...(refusal !== undefined && { refusal }),
+  };
+}
+
 /** The target on the command line: one URL, or a command and its arguments. */
-function targetOf(args: string[], opts: PullOptions): PullTarget {
+async function targetOf(args: string[], opts: PullOptions): Promise<PullTarget> {
   const [first, ...rest] = args;
   if (!first) throw new CliError("give the server's URL, or -- and the command that starts it");
   const timeoutMs = Number(opts.timeout);
@@ -68,9 +102,13 @@ function targetOf(args: string[], opts: PullOptions): PullTarget {
     }
     const bearer = opts.bearer ?? process.env.MCP_BEARER_TOKEN;
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
-    return { kind: "http", url, headers, timeoutMs };
+    // A credential of the user's own is sent as given: no login on top of it.
+    const ownCredential = Object.keys(headers).some((n) => n.toLowerCase() === "authorization");
+    return { kind: "http", url, headers, timeoutMs, ...(!ownCredential && { login: await loginOf(opts) }) };
   }
   if (opts.header.length > 0 || opts.bearer) throw new CliError("--header and --bearer apply to a URL only");
+  if (opts.tokenStore !== undefined || opts.open)
+    throw new CliError("--token-store and --open apply to a URL only");
   return { kind: "stdio", command: first, args: rest, timeoutMs };
 }
 
@@ -84,7 +122,7 @@ export function fileSafe(name: string): string {
 }
 
 export async function runPull(args: string[], opts: PullOptions, report: Reporter): Promise<number> {
-  const target = targetOf(args, opts);
+  const target = await targetOf(args, opts);
   if (opts.name !== undefined && fileSafe(opts.name) !== opts.name)
     throw new CliError(
       `--name must be a file name of letters, digits, ".", "_" and "-" (got "${opts.name}")`,
@@ -95,7 +133,7 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
       : `pulling from ${target.command}`,
   );
   const skipResources = opts.resources === false;
-  const pulled = await pullLists(target, { resources: !skipResources });
+  const pulled = await pullLists(target, { resources: !skipResources, say: (line) => report.notice(line) });
   const { lock, warnings } = buildLock(pulled, skipResources ? ["resources"] : []);
   const name = opts.name ?? fileSafe(lock.server.name);
   step.done(

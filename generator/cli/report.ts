@@ -27,8 +27,15 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export function createReporter(opts: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Reporter {
   const out = opts.stream ?? process.stderr;
   const interactive = !opts.quiet && out.isTTY === true && !process.env.CI;
+  /** Steps whose spinner is drawn: a message printed meanwhile first clears the spinner's line. */
+  let spinning = 0;
+  const clear = () => {
+    if (spinning > 0) out.write("\r\x1b[K");
+  };
   const write = (line: string) => {
-    if (!opts.quiet) out.write(`${terminal(line)}\n`);
+    if (opts.quiet) return;
+    clear();
+    out.write(`${terminal(line)}\n`);
   };
   return {
     step: (text) => {
@@ -39,19 +46,29 @@ export function createReporter(opts: { quiet?: boolean; stream?: NodeJS.WriteStr
         ? setInterval(() => out.write(`\r${FRAMES[frame++ % FRAMES.length]} ${message}`), 80)
         : undefined;
       timer?.unref();
-      if (interactive) out.write(`${FRAMES[0]} ${message}`);
+      if (interactive) {
+        spinning++;
+        out.write(`${FRAMES[0]} ${message}`);
+      }
       return {
         done: (m) => {
           if (timer) {
             clearInterval(timer);
             out.write("\r\x1b[K");
+            spinning--;
           }
           write(`✓ ${m} [${Math.round(performance.now() - started)} ms]`);
         },
       };
     },
     info: write,
-    notice: (message) => out.write(`${terminal(message)}\n`),
-    error: (message) => out.write(`error: ${terminal(message)}\n`),
+    notice: (message) => {
+      clear();
+      out.write(`${terminal(message)}\n`);
+    },
+    error: (message) => {
+      clear();
+      out.write(`error: ${terminal(message)}\n`);
+    },
   };
 }

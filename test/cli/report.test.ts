@@ -25,6 +25,32 @@ describe("reporter", () => {
     }
   });
 
+  it("clears the spinner's line before a message printed while it spins (a login URL stays whole)", async () => {
+    const saved = process.env.CI;
+    delete process.env.CI;
+    try {
+      const { chunks, s } = stream(true);
+      const reporter = createReporter({ stream: s });
+      const step = reporter.step("pulling");
+      reporter.notice("Open this URL to log in: http://127.0.0.1:1/auth");
+      reporter.error("bad");
+      step.done("pulled");
+      reporter.notice("after");
+      expect(chunks.slice(0, 5)).toEqual([
+        "⠋ pulling",
+        "\r\x1b[K",
+        "Open this URL to log in: http://127.0.0.1:1/auth\n",
+        "\r\x1b[K",
+        "error: bad\n",
+      ]);
+      // Once the step is done, nothing is left to clear.
+      expect(chunks.at(-2)).toMatch(/^✓ pulled/);
+      expect(chunks.at(-1)).toBe("after\n");
+    } finally {
+      if (saved !== undefined) process.env.CI = saved;
+    }
+  });
+
   it("prints plain lines when piped or under CI, nothing but errors when quiet", async () => {
     const piped = stream(false);
     const step = createReporter({ stream: piped.s }).step("working");
