@@ -1,0 +1,384 @@
+/**
+ * Our authorization code end to end against a real authorization server (test/auth/oidc-provider.ts:
+ * oidc-provider on 127.0.0.1). Our resource server serves a contract with scopes
+ * (test/fixtures/scoped-contract: every request needs `mcp`, `write_note` also `notes:write`) behind
+ * `protect()`, verifying JWTs through the provider's JWKS, or opaque tokens through its introspection
+ * endpoint, or DPoP-bound tokens; our `OAuthClient` logs in to it in both protocol eras (discovery, DCR,
+ * PKCE, refresh after expiry, step-up). Then the official SDK v2 client logs in to our server, and our
+ * client to an SDK v2 server behind `requireBearerAuth`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient as createHandshakeClient } from "../../generated/2025-11-25/index.js";
+import { createClient, createServer } from "../../generated/2026-07-28/index.js";
+import { emitContract } from "../../generator/contract/emit.js";
+import { loadContractText } from "../../generator/contract/load.js";
+import { DpopConstraint } from "../../runtime/auth/dpop-constraint.js";
+import { introspectionVerifier } from "../../runtime/auth/introspect.js";
+import { OAuthClient } from "../../runtime/auth/oauth-client.js";
+import { type ProtectOptions, protect } from "../../runtime/auth/resource-server.js";
+import { MemoryTokenStore } from "../../runtime/auth/token-store.js";
+import { jwtVerifier } from "../../runtime/auth/verify-jwt.js";
+import { connectHttp } from "../../runtime/http-client/connect.js";
+import type { AuthInfo } from "../../runtime/mcp/auth-info.js";
+import { serveHttp } from "../../runtime/node/http.js";
+import { type AuthorizationServer, startAuthorizationServer } from "../auth/oidc-provider.js";
+import { afterLogin, connectWithLogin, SdkOAuthClient } from "../auth/sdk-oauth-client.js";
+import { startSdkProtectedServer } from "../auth/sdk-protected-server.js";
+import { freePort } from "../fixtures/auth/protected-server.js";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const OUT = `${REPO}test/.tmp/oauth-e2e/`;
+const REDIRECT = "http://127.0.0.1:9/callback";
+const SCOPES = ["mcp", "notes:read", "notes:write", "notes:admin"];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const cleanups: (() => Promise<void>)[] = [];
+let as: AuthorizationServer;
+
+beforeAll(async () => {
+  const yaml = readFileSync(`${REPO}test/fixtures/scoped-contract/contract.yaml`, "utf8");
+  const files = await emitContract(await loadContractText(yaml, "contract.yaml"), {
+    protocolVersion: "2026-07-28",
+    protocolDir: "../../../generated/2026-07-28",
+  });
+  mkdirSync(OUT, { recursive: true });
+  for (const [name, body] of Object.entries(files)) writeFileSync(`${OUT}${name}`, body);
+  as = await startAuthorizationServer({ scopes: SCOPES });
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  expect(as.errors).toEqual([]);
+  await as?.close();
+});
+
+interface Ours {
+  url: string;
+  /** `ctx.auth` of each handler call, with the tool's name. */
+  calls: { tool: string; auth: AuthInfo }[];
+}
+
+/**
+ * The scoped contract served by our runtime on 127.0.0.1 behind `protect()`, registered with the
+ * provider as a resource (`format`, `accessTokenTtl`); `verifier` defaults to the provider's JWKS.
+ */
+async function ourServer(
+  options: {
+    format?: "jwt" | "opaque";
+    accessTokenTtl?: number;
+    protect?: (resource: string) => Partial<ProtectOptions>;
+  } = {},
+): Promise<Ours> {
+  const port = await freePort();
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  as.addResource({ uri: resource, format: options.format, accessTokenTtl: options.accessTokenTtl });
+  const contract = await import(/* @vite-ignore */ `${OUT}server.js`);
+  const calls: Ours["calls"] = [];
+  const whoami = (tool: string, auth: AuthInfo) => {
+    calls.push({ tool, auth });
+    return JSON.stringify({ tool, sub: auth.subject, clientId: auth.clientId, scopes: auth.scopes });
+  };
+  const server = createServer({
+    info: { name: "oauth-e2e", version: "1.0.0" },
+    handlers: contract.contractHandlers({
+      tools: {
+        whoami: (_args: unknown, ctx: { auth: AuthInfo }) => whoami("whoami", ctx.auth),
+        write_note: (_args: unknown, ctx: { auth: AuthInfo }) => whoami("write_note", ctx.auth),
+      },
+      prompts: { summarize: () => "summary" },
+      resources: { all: () => "every note" },
+      resourceTemplates: { note: ({ name }: { name: string }) => `note ${name}` },
+    }),
+  });
+  expect(server.scopesSupported).toEqual(["mcp", "notes:admin", "notes:read", "notes:write"]);
+  const http = await serveHttp(server, {
+    port,
+    auth: protect({
+      resource,
+      authorizationServers: [as.issuer],
+      verifier: jwtVerifier({
+        issuer: as.issuer,
+        audience: resource,
+        jwksUri: as.jwksUri,
+        clockToleranceSec: 0,
+      }),
+      scopesSupported: contract.scopesSupported,
+      requiredScopes: ["mcp"],
+      ...options.protect?.(resource),
+    }),
+  });
+  cleanups.push(() => http.close());
+  expect(http.url).toBe(resource);
+  return { url: resource, calls };
+}
+
+/** Our OAuth client whose browser is the provider's automated login as `accountId`. */
+function ourLogin(
+  serverUrl: string,
+  accountId: string,
+  extra: { store?: MemoryTokenStore; dpop?: boolean } = {},
+) {
+  const urls: URL[] = [];
+  const authorizer = new OAuthClient({
+    serverUrl,
+    redirectUri: REDIRECT,
+    redirectToAuthorization: (url) => {
+      urls.push(url);
+      return as.authorize(url, { accountId });
+    },
+    clientMetadata: { client_name: "oauth-e2e" },
+    refreshLeewaySeconds: 0,
+    store: extra.store,
+    senderConstraint: extra.dpop ? new DpopConstraint() : undefined,
+  });
+  return { authorizer, urls };
+}
+
+type Result = { content?: unknown };
+const answer = (result: Result) =>
+  JSON.parse(String((result.content as { type: string; text: string }[])[0]?.text)) as {
+    tool: string;
+    sub: string;
+    clientId: string;
+    scopes: string[];
+  };
+const scopeOf = (url: URL | undefined) => (url?.searchParams.get("scope") ?? "").split(" ");
+
+const ERAS = [
+  {
+    era: "2026-07-28 (stateless)",
+    session: false,
+    make: () => createClient({ info: { name: "ours", version: "1" } }),
+  },
+  {
+    era: "2025-11-25 (session)",
+    session: true,
+    make: () => createHandshakeClient({ info: { name: "ours", version: "1" } }),
+  },
+] as const;
+
+describe("our client logs in to our server through oidc-provider (JWT, JWKS)", () => {
+  for (const { era, session, make } of ERAS) {
+    it(`${era}: discovers, registers, authorizes, calls, refreshes after expiry, steps up`, async () => {
+      const server = await ourServer({ accessTokenTtl: 2 });
+      const account = `bob-${era.slice(0, 4)}`;
+      const { authorizer, urls } = ourLogin(server.url, account);
+      const registrations = as.log.registrations.length;
+      const client = make();
+      const transport = await connectHttp(server.url, { authorizer });
+      await client.connect(transport);
+      try {
+        const first = answer(await client.callTool({ name: "whoami", arguments: {} }));
+        const sessionId = transport.sessionId;
+        expect(sessionId !== undefined).toBe(session);
+
+        // One registration (DCR), one authorization with PKCE S256 and the resource, for the challenged scope.
+        expect(as.log.registrations.length).toBe(registrations + 1);
+        const clientId = as.log.registrations.at(-1)?.clientId;
+        expect(clientId).toEqual(expect.any(String));
+        expect(as.log.registrations.at(-1)?.metadata.redirect_uris).toEqual([REDIRECT]);
+        expect(urls).toHaveLength(1);
+        expect(as.log.authorizations.at(-1)).toMatchObject({
+          clientId,
+          resource: server.url,
+          codeChallengeMethod: "S256",
+        });
+        expect(scopeOf(urls[0])).toContain("mcp");
+        expect(scopeOf(urls[0])).not.toContain("notes:write");
+        expect(first).toEqual({ tool: "whoami", sub: account, clientId, scopes: ["mcp"] });
+        expect(server.calls.at(-1)?.auth).toMatchObject({ subject: account, issuer: as.issuer });
+
+        // The token lives 2 s and the server allows no skew: past it, a refresh and no new login.
+        await sleep(3100);
+        const grants = as.log.grants.length;
+        expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe(account);
+        expect(as.log.grants.slice(grants)).toEqual([
+          expect.objectContaining({ grantType: "refresh_token", clientId }),
+        ]);
+        expect(urls).toHaveLength(1);
+
+        // write_note needs notes:write too: 403 insufficient_scope, a login for the union, then the call.
+        const before = server.calls.length;
+        const note = answer(await client.callTool({ name: "write_note", arguments: { text: "hi" } }));
+        expect(urls).toHaveLength(2);
+        expect(scopeOf(urls[1])).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+        expect(as.log.authorizations.at(-1)?.scope?.split(" ")).toEqual(
+          expect.arrayContaining(["mcp", "notes:write"]),
+        );
+        expect(note).toMatchObject({ tool: "write_note", sub: account, clientId });
+        expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+        // The refused attempt never reached the handler: one call since.
+        expect(server.calls.slice(before).map((c) => c.tool)).toEqual(["write_note"]);
+        expect(as.log.registrations.length).toBe(registrations + 1);
+        // The session (bound to its subject) outlived the refresh and the step-up: same subject, same session.
+        expect(transport.sessionId).toBe(sessionId);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});
+
+describe("our server verifying opaque tokens through the provider's introspection", () => {
+  it("accepts our client's opaque token (introspected), and steps it up", async () => {
+    const server = await ourServer({
+      format: "opaque",
+      protect: (resource) => ({
+        verifier: introspectionVerifier({
+          endpoint: as.introspectionEndpoint,
+          clientId: as.introspector.clientId,
+          clientSecret: as.introspector.clientSecret,
+          audience: resource,
+          issuer: as.issuer,
+        }),
+      }),
+    });
+    const store = new MemoryTokenStore();
+    const { authorizer, urls } = ourLogin(server.url, "olivia", { store });
+    const client = createClient({ info: { name: "ours", version: "1" } });
+    await client.connect(await connectHttp(server.url, { authorizer }));
+    try {
+      const who = answer(await client.callTool({ name: "whoami", arguments: {} }));
+      expect(who).toMatchObject({ sub: "olivia", scopes: ["mcp"] });
+      const token = (await store.getTokens({ issuer: as.issuer, resource: server.url }))?.access_token;
+      // A reference token: not a JWT, so only introspection could have read it.
+      expect(typeof token).toBe("string");
+      expect(() => decodeJwt(String(token))).toThrow();
+      const note = answer(await client.callTool({ name: "write_note", arguments: { text: "x" } }));
+      expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+      expect(urls).toHaveLength(2);
+      // A token the provider never issued is refused by introspection, with nothing reaching a handler.
+      const before = server.calls.length;
+      const forged = await fetch(server.url, {
+        method: "POST",
+        headers: {
+          authorization: "Bearer not-a-token-the-provider-issued",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(forged.status).toBe(401);
+      expect(forged.headers.get("www-authenticate")).toContain('error="invalid_token"');
+      expect(server.calls.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the official SDK v2 client logs in to our server through the provider", () => {
+  it("discovers our PRM, registers, authorizes, calls a tool and steps up", async () => {
+    const server = await ourServer();
+    const login = new SdkOAuthClient(as, { accountId: "sam" });
+    const client = new ClientV2({ name: "sdk-v2-oauth", version: "1.0.0" });
+    const registrations = as.log.registrations.length;
+    await connectWithLogin(
+      client,
+      login,
+      () => new StreamableHTTPClientTransport(new URL(server.url), { authProvider: login }),
+    );
+    try {
+      expect(as.log.registrations.length).toBe(registrations + 1);
+      const clientId = as.log.registrations.at(-1)?.clientId;
+      expect(login.authorizationUrls).toHaveLength(1);
+      expect(login.authorizationUrls[0]?.searchParams.get("resource")).toBe(server.url);
+      expect(scopeOf(login.authorizationUrls[0])).toContain("mcp");
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} }))).toMatchObject({
+        sub: "sam",
+        clientId,
+      });
+      const transport = client.transport as StreamableHTTPClientTransport;
+      const note = answer(
+        await afterLogin(login, transport, () =>
+          client.callTool({ name: "write_note", arguments: { text: "x" } }),
+        ),
+      );
+      expect(note).toMatchObject({ tool: "write_note", sub: "sam", clientId });
+      expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+      expect(login.authorizationUrls).toHaveLength(2);
+      expect(scopeOf(login.authorizationUrls[1])).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("our client logs in to an SDK v2 server behind requireBearerAuth through the provider", () => {
+  for (const { era, make } of ERAS) {
+    it(`${era}: calls whoami, then admin after a step-up`, async () => {
+      const sdk = await startSdkProtectedServer(as, { scopes: ["mcp"], adminScope: "notes:admin" });
+      cleanups.push(() => sdk.close());
+      const { authorizer, urls } = ourLogin(sdk.url, "dana");
+      const client = make();
+      await client.connect(await connectHttp(sdk.url, { authorizer }));
+      try {
+        const clientId = as.log.registrations.at(-1)?.clientId;
+        const sdkAnswer = (result: Result) =>
+          JSON.parse(String((result.content as { text: string }[])[0]?.text)) as Record<string, unknown>;
+        expect(sdkAnswer(await client.callTool({ name: "whoami", arguments: {} }))).toEqual({
+          sub: "dana",
+          clientId,
+          scopes: ["mcp"],
+        });
+        expect(urls).toHaveLength(1);
+        expect(urls[0]?.searchParams.get("resource")).toBe(sdk.url);
+        const admin = sdkAnswer(await client.callTool({ name: "admin", arguments: {} }));
+        expect(admin).toMatchObject({ sub: "dana", clientId });
+        expect(admin.scopes).toEqual(expect.arrayContaining(["mcp", "notes:admin"]));
+        expect(urls).toHaveLength(2);
+        expect(scopeOf(urls[1])).toEqual(expect.arrayContaining(["mcp", "notes:admin"]));
+        expect(sdk.requests.count).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});
+
+describe("our client with DPoP against our server with dpop: true, through the provider", () => {
+  it("gets a DPoP-bound token, calls with proofs, and the same token as Bearer is refused", async () => {
+    const server = await ourServer({ protect: () => ({ dpop: true }) });
+    const store = new MemoryTokenStore();
+    const { authorizer } = ourLogin(server.url, "dora", { store, dpop: true });
+    const client = createClient({ info: { name: "ours", version: "1" } });
+    await client.connect(await connectHttp(server.url, { authorizer }));
+    try {
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("dora");
+      expect(as.log.grants.at(-1)).toMatchObject({ grantType: "authorization_code", tokenType: "DPoP" });
+      const token = String(
+        (await store.getTokens({ issuer: as.issuer, resource: server.url }))?.access_token,
+      );
+      expect(decodeJwt(token).cnf).toEqual({ jkt: expect.any(String) });
+      const note = answer(await client.callTool({ name: "write_note", arguments: { text: "x" } }));
+      expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+      expect(as.log.grants.at(-1)).toMatchObject({ tokenType: "DPoP" });
+
+      const stolen = String(
+        (await store.getTokens({ issuer: as.issuer, resource: server.url }))?.access_token,
+      );
+      const before = server.calls.length;
+      for (const authorization of [`Bearer ${stolen}`, `DPoP ${stolen}`]) {
+        const response = await fetch(server.url, {
+          method: "POST",
+          headers: {
+            authorization,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "whoami",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami" } }),
+        });
+        expect(response.status, authorization.split(" ")[0]).toBe(401);
+      }
+      expect(server.calls.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+});
