@@ -48,11 +48,13 @@ beforeAll(async () => {
   mkdirSync(OUT, { recursive: true });
   for (const [name, body] of Object.entries(files)) writeFileSync(`${OUT}${name}`, body);
   as = await startAuthorizationServer({ scopes: SCOPES });
+  cleanups.push(async () => {
+    expect(as.errors).toEqual([]);
+    await as.close();
+  });
 });
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  expect(as.errors).toEqual([]);
-  await as?.close();
 });
 
 interface Ours {
@@ -70,11 +72,14 @@ async function ourServer(
     format?: "jwt" | "opaque";
     accessTokenTtl?: number;
     protect?: (resource: string) => Partial<ProtectOptions>;
+    /** Another authorization server than the shared one. */
+    at?: AuthorizationServer;
   } = {},
 ): Promise<Ours> {
+  const at = options.at ?? as;
   const port = await freePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
-  as.addResource({ uri: resource, format: options.format, accessTokenTtl: options.accessTokenTtl });
+  at.addResource({ uri: resource, format: options.format, accessTokenTtl: options.accessTokenTtl });
   const contract = await import(/* @vite-ignore */ `${OUT}server.js`);
   const calls: Ours["calls"] = [];
   const whoami = (tool: string, auth: AuthInfo) => {
@@ -98,11 +103,11 @@ async function ourServer(
     port,
     auth: protect({
       resource,
-      authorizationServers: [as.issuer],
+      authorizationServers: [at.issuer],
       verifier: jwtVerifier({
-        issuer: as.issuer,
+        issuer: at.issuer,
         audience: resource,
-        jwksUri: as.jwksUri,
+        jwksUri: at.jwksUri,
         clockToleranceSec: 0,
       }),
       scopesSupported: contract.scopesSupported,
@@ -119,15 +124,16 @@ async function ourServer(
 function ourLogin(
   serverUrl: string,
   accountId: string,
-  extra: { store?: MemoryTokenStore; dpop?: boolean } = {},
+  extra: { store?: MemoryTokenStore; dpop?: boolean; at?: AuthorizationServer } = {},
 ) {
+  const at = extra.at ?? as;
   const urls: URL[] = [];
   const authorizer = new OAuthClient({
     serverUrl,
     redirectUri: REDIRECT,
     redirectToAuthorization: (url) => {
       urls.push(url);
-      return as.authorize(url, { accountId });
+      return at.authorize(url, { accountId });
     },
     clientMetadata: { client_name: "oauth-e2e" },
     refreshLeewaySeconds: 0,
@@ -271,8 +277,8 @@ describe("our server verifying opaque tokens through the provider's introspectio
 });
 
 describe("the official SDK v2 client logs in to our server through the provider", () => {
-  it("discovers our PRM, registers, authorizes, calls a tool and steps up", async () => {
-    const server = await ourServer();
+  it("discovers our PRM, registers, authorizes, calls a tool, refreshes after expiry and steps up", async () => {
+    const server = await ourServer({ accessTokenTtl: 2 });
     const login = new SdkOAuthClient(as, { accountId: "sam" });
     const client = new ClientV2({ name: "sdk-v2-oauth", version: "1.0.0" });
     const registrations = as.log.registrations.length;
@@ -291,6 +297,15 @@ describe("the official SDK v2 client logs in to our server through the provider"
         sub: "sam",
         clientId,
       });
+      // Past the token's 2 s our server answers 401 invalid_token; the SDK refreshes, with no new login.
+      await sleep(3100);
+      const grants = as.log.grants.length;
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("sam");
+      expect(as.log.grants.slice(grants)).toEqual([
+        expect.objectContaining({ grantType: "refresh_token", clientId }),
+      ]);
+      expect(login.authorizationUrls).toHaveLength(1);
+
       const transport = client.transport as StreamableHTTPClientTransport;
       const note = answer(
         await afterLogin(login, transport, () =>
@@ -340,26 +355,34 @@ describe("our client logs in to an SDK v2 server behind requireBearerAuth throug
 });
 
 describe("our client with DPoP against our server with dpop: true, through the provider", () => {
-  it("gets a DPoP-bound token, calls with proofs, and the same token as Bearer is refused", async () => {
-    const server = await ourServer({ protect: () => ({ dpop: true }) });
+  const tokenOf = async (store: MemoryTokenStore, at: AuthorizationServer, resource: string) =>
+    String((await store.getTokens({ issuer: at.issuer, resource }))?.access_token);
+
+  it("gets DPoP-bound tokens, calls with proofs, refreshes and steps up bound to the same key; the token alone is refused", async () => {
+    const server = await ourServer({ accessTokenTtl: 2, protect: () => ({ dpop: true }) });
     const store = new MemoryTokenStore();
-    const { authorizer } = ourLogin(server.url, "dora", { store, dpop: true });
+    const { authorizer, urls } = ourLogin(server.url, "dora", { store, dpop: true });
     const client = createClient({ info: { name: "ours", version: "1" } });
     await client.connect(await connectHttp(server.url, { authorizer }));
     try {
       expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("dora");
       expect(as.log.grants.at(-1)).toMatchObject({ grantType: "authorization_code", tokenType: "DPoP" });
-      const token = String(
-        (await store.getTokens({ issuer: as.issuer, resource: server.url }))?.access_token,
-      );
-      expect(decodeJwt(token).cnf).toEqual({ jkt: expect.any(String) });
+      const first = decodeJwt(await tokenOf(store, as, server.url));
+      expect(first.cnf).toEqual({ jkt: expect.any(String) });
+
+      // The refresh token of a public client is DPoP-bound too: the refresh needs a proof by the same key.
+      await sleep(3100);
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("dora");
+      expect(as.log.grants.at(-1)).toMatchObject({ grantType: "refresh_token", tokenType: "DPoP" });
+      expect(decodeJwt(await tokenOf(store, as, server.url)).cnf).toEqual(first.cnf);
+
       const note = answer(await client.callTool({ name: "write_note", arguments: { text: "x" } }));
       expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
-      expect(as.log.grants.at(-1)).toMatchObject({ tokenType: "DPoP" });
+      expect(urls).toHaveLength(2);
+      expect(as.log.grants.at(-1)).toMatchObject({ grantType: "authorization_code", tokenType: "DPoP" });
 
-      const stolen = String(
-        (await store.getTokens({ issuer: as.issuer, resource: server.url }))?.access_token,
-      );
+      const stolen = await tokenOf(store, as, server.url);
+      expect(decodeJwt(stolen).cnf).toEqual(first.cnf);
       const before = server.calls.length;
       for (const authorization of [`Bearer ${stolen}`, `DPoP ${stolen}`]) {
         const response = await fetch(server.url, {
@@ -377,6 +400,28 @@ describe("our client with DPoP against our server with dpop: true, through the p
         expect(response.status, authorization.split(" ")[0]).toBe(401);
       }
       expect(server.calls.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers the nonces both servers demand (RFC 9449 §8, §9)", async () => {
+    const at = await startAuthorizationServer({ scopes: SCOPES, dpopNonce: true });
+    cleanups.push(async () => {
+      expect(at.errors).toEqual([]);
+      await at.close();
+    });
+    const server = await ourServer({ at, protect: () => ({ dpop: { nonces: true } }) });
+    const { authorizer } = ourLogin(server.url, "nina", { dpop: true, at });
+    const client = createClient({ info: { name: "ours", version: "1" } });
+    await client.connect(await connectHttp(server.url, { authorizer }));
+    try {
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("nina");
+      expect(at.log.grants).toEqual([
+        expect.objectContaining({ grantType: "authorization_code", tokenType: "DPoP" }),
+      ]);
+      const note = answer(await client.callTool({ name: "write_note", arguments: { text: "x" } }));
+      expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
     } finally {
       await client.close();
     }
