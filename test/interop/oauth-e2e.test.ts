@@ -23,7 +23,7 @@ import { type ProtectOptions, protect } from "../../runtime/auth/resource-server
 import { MemoryTokenStore } from "../../runtime/auth/token-store.js";
 import { jwtVerifier } from "../../runtime/auth/verify-jwt.js";
 import { connectHttp } from "../../runtime/http-client/connect.js";
-import type { AuthInfo } from "../../runtime/mcp/auth-info.js";
+import { type AuthInfo, InsufficientScope, missingScopes } from "../../runtime/mcp/auth-info.js";
 import { serveHttp } from "../../runtime/node/http.js";
 import { type AuthorizationServer, startAuthorizationServer } from "../auth/oidc-provider.js";
 import { afterLogin, connectWithLogin, SdkOAuthClient } from "../auth/sdk-oauth-client.js";
@@ -74,6 +74,8 @@ async function ourServer(
     protect?: (resource: string) => Partial<ProtectOptions>;
     /** Another authorization server than the shared one. */
     at?: AuthorizationServer;
+    /** Answer a session-era request with JSON unless something streams first (default: SSE at once). */
+    jsonResponse?: boolean;
   } = {},
 ): Promise<Ours> {
   const at = options.at ?? as;
@@ -91,7 +93,13 @@ async function ourServer(
     handlers: contract.contractHandlers({
       tools: {
         whoami: (_args: unknown, ctx: { auth: AuthInfo }) => whoami("whoami", ctx.auth),
-        write_note: (_args: unknown, ctx: { auth: AuthInfo }) => whoami("write_note", ctx.auth),
+        // A note under "admin/" needs notes:admin, known only once the handler reads the arguments.
+        write_note: ({ text }: { text: string }, ctx: { auth: AuthInfo }) => {
+          const missing = missingScopes(ctx.auth.scopes, ["notes:admin"]);
+          if (text.startsWith("admin/") && missing.length > 0)
+            throw new InsufficientScope(["notes:admin"], missing);
+          return whoami("write_note", ctx.auth);
+        },
       },
       prompts: { summarize: () => "summary" },
       resources: { all: () => "every note" },
@@ -101,6 +109,7 @@ async function ourServer(
   expect(server.scopesSupported).toEqual(["mcp", "notes:admin", "notes:read", "notes:write"]);
   const http = await serveHttp(server, {
     port,
+    jsonResponse: options.jsonResponse,
     auth: protect({
       resource,
       authorizationServers: [at.issuer],
@@ -226,6 +235,34 @@ describe("our client logs in to our server through oidc-provider (JWT, JWKS)", (
       }
     });
   }
+});
+
+/**
+ * A 403 must precede the answer's first byte, so a session-era server that opens its SSE answer at once
+ * (the default, for priming events) can only pass a handler's refusal on as a JSON-RPC error: such a
+ * server sets `jsonResponse` (answer JSON unless something streams first).
+ */
+describe("a step-up a handler asks for (InsufficientScope), through the provider", () => {
+  for (const { era, session, make } of ERAS)
+    for (const dpop of [false, true]) {
+      it(`${era}${dpop ? ", DPoP" : ""}: the 403 names the handler's scope, the client logs in for it and the call goes through`, async () => {
+        const server = await ourServer({ protect: () => ({ dpop }), jsonResponse: session });
+        const { authorizer, urls } = ourLogin(server.url, "hana", { dpop });
+        const client = make();
+        await client.connect(await connectHttp(server.url, { authorizer }));
+        try {
+          const plain = answer(await client.callTool({ name: "write_note", arguments: { text: "a" } }));
+          expect(plain.scopes).not.toContain("notes:admin");
+          const before = urls.length;
+          const admin = answer(await client.callTool({ name: "write_note", arguments: { text: "admin/a" } }));
+          expect(admin.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write", "notes:admin"]));
+          expect(urls).toHaveLength(before + 1);
+          expect(scopeOf(urls.at(-1))).toEqual(expect.arrayContaining(["mcp", "notes:write", "notes:admin"]));
+        } finally {
+          await client.close();
+        }
+      });
+    }
 });
 
 describe("our server verifying opaque tokens through the provider's introspection", () => {
