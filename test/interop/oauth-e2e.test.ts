@@ -237,6 +237,50 @@ describe("our client logs in to our server through oidc-provider (JWT, JWKS)", (
   }
 });
 
+// Each case has its own authorization server and mostly waits for expiry: run side by side.
+describe.concurrent("our client when a refresh is not possible, through the provider", () => {
+  const cases = [
+    {
+      name: "the refresh token expired too: the refused refresh leads to a new login",
+      options: { refreshTokenTtl: 1 },
+    },
+    {
+      // oidc-provider keeps offline_access only when consent is prompted for (OpenID Connect): no refresh token.
+      name: "no refresh token was issued (offline_access only): a new login",
+      options: { refreshTokens: "offline_access" as const },
+    },
+  ];
+  for (const { era, session, make } of ERAS)
+    for (const { name, options } of cases) {
+      it(`${era}: ${name}, same subject, same session`, async () => {
+        const at = await startAuthorizationServer({ scopes: SCOPES, ...options });
+        cleanups.push(async () => {
+          expect(at.errors).toEqual([]);
+          await at.close();
+        });
+        const server = await ourServer({ at, accessTokenTtl: 1 });
+        const { authorizer, urls } = ourLogin(server.url, "rita", { at });
+        const client = make();
+        const transport = await connectHttp(server.url, { authorizer });
+        await client.connect(transport);
+        try {
+          expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rita");
+          const sessionId = transport.sessionId;
+          expect(sessionId !== undefined).toBe(session);
+          expect(at.log.grants.map((g) => g.refreshToken)).toEqual([options.refreshTokenTtl !== undefined]);
+          await sleep(2100);
+          expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rita");
+          expect(urls).toHaveLength(2);
+          expect(at.log.grants.map((g) => g.grantType)).toEqual(["authorization_code", "authorization_code"]);
+          expect(at.log.registrations).toHaveLength(1);
+          expect(transport.sessionId).toBe(sessionId);
+        } finally {
+          await client.close();
+        }
+      });
+    }
+});
+
 /**
  * A 403 must precede the answer's first byte, so a session-era server that opens its SSE answer at once
  * (the default, for priming events) can only pass a handler's refusal on as a JSON-RPC error: such a
