@@ -133,7 +133,13 @@ async function ourServer(
 function ourLogin(
   serverUrl: string,
   accountId: string,
-  extra: { store?: MemoryTokenStore; dpop?: boolean; at?: AuthorizationServer } = {},
+  extra: {
+    store?: MemoryTokenStore;
+    dpop?: boolean;
+    at?: AuthorizationServer;
+    /** `refreshLeewaySeconds` (default 0); negative: a client whose clock runs behind the server's. */
+    leeway?: number;
+  } = {},
 ) {
   const at = extra.at ?? as;
   const urls: URL[] = [];
@@ -145,7 +151,7 @@ function ourLogin(
       return at.authorize(url, { accountId });
     },
     clientMetadata: { client_name: "oauth-e2e" },
-    refreshLeewaySeconds: 0,
+    refreshLeewaySeconds: extra.leeway ?? 0,
     store: extra.store,
     senderConstraint: extra.dpop ? new DpopConstraint() : undefined,
   });
@@ -206,10 +212,14 @@ describe("our client logs in to our server through oidc-provider (JWT, JWKS)", (
         expect(first).toEqual({ tool: "whoami", sub: account, clientId, scopes: ["mcp"] });
         expect(server.calls.at(-1)?.auth).toMatchObject({ subject: account, issuer: as.issuer });
 
-        // The token lives 2 s and the server allows no skew: past it, a refresh and no new login.
+        // The token lives 2 s and the server allows no skew: past it, one refresh for the calls that find
+        // it expired together (the provider rotates refresh tokens and revokes the grant on reuse), no login.
         await sleep(3100);
         const grants = as.log.grants.length;
-        expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe(account);
+        const again = await Promise.all(
+          [1, 2, 3].map(() => client.callTool({ name: "whoami", arguments: {} })),
+        );
+        expect(again.map((r) => answer(r).sub)).toEqual([account, account, account]);
         expect(as.log.grants.slice(grants)).toEqual([
           expect.objectContaining({ grantType: "refresh_token", clientId }),
         ]);
@@ -351,6 +361,72 @@ describe("our server verifying opaque tokens through the provider's introspectio
       expect(forged.status).toBe(401);
       expect(forged.headers.get("www-authenticate")).toContain('error="invalid_token"');
       expect(server.calls.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("our server refusing a token our client still takes for valid", () => {
+  it("an expired JWT (the client's clock runs behind): the 401 is answered by a refresh, no new login", async () => {
+    const server = await ourServer({ accessTokenTtl: 2 });
+    const { authorizer, urls } = ourLogin(server.url, "rex", { leeway: -60 });
+    const client = createClient({ info: { name: "ours", version: "1" } });
+    await client.connect(await connectHttp(server.url, { authorizer }));
+    try {
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rex");
+      await sleep(3100);
+      const grants = as.log.grants.length;
+      const before = server.calls.length;
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rex");
+      expect(as.log.grants.slice(grants)).toEqual([expect.objectContaining({ grantType: "refresh_token" })]);
+      expect(urls).toHaveLength(1);
+      expect(server.calls.length).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an opaque token the provider revoked (introspected, no cache): the grant is gone, so a new login", async () => {
+    const server = await ourServer({
+      format: "opaque",
+      protect: (resource) => ({
+        verifier: introspectionVerifier({
+          endpoint: as.introspectionEndpoint,
+          clientId: as.introspector.clientId,
+          clientSecret: as.introspector.clientSecret,
+          audience: resource,
+          issuer: as.issuer,
+          cacheTtlSec: 0,
+        }),
+      }),
+    });
+    const store = new MemoryTokenStore();
+    const { authorizer, urls } = ourLogin(server.url, "rex", { store });
+    const client = createClient({ info: { name: "ours", version: "1" } });
+    await client.connect(await connectHttp(server.url, { authorizer }));
+    try {
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rex");
+      const key = { issuer: as.issuer, resource: server.url };
+      const revoked = String((await store.getTokens(key))?.access_token);
+      const clientId = String((await store.getClient(as.issuer))?.client_id);
+      // oidc-provider revokes the whole grant with the access token: the refresh token dies with it.
+      const revocation = await fetch(`${as.issuer}/token/revocation`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: revoked, token_type_hint: "access_token", client_id: clientId }),
+      });
+      expect(revocation.status).toBe(200);
+
+      const grants = as.log.grants.length;
+      const before = server.calls.length;
+      expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rex");
+      expect(as.log.grants.slice(grants)).toEqual([
+        expect.objectContaining({ grantType: "authorization_code", clientId }),
+      ]);
+      expect(urls).toHaveLength(2);
+      expect(String((await store.getTokens(key))?.access_token)).not.toBe(revoked);
+      expect(server.calls.length).toBe(before + 1);
     } finally {
       await client.close();
     }
