@@ -252,7 +252,7 @@ describe.concurrent("our client when a refresh is not possible, through the prov
   const cases = [
     {
       name: "the refresh token expired too: the refused refresh leads to a new login",
-      options: { refreshTokenTtl: 1 },
+      options: { refreshTokenTtl: 1 }, // and the access token 2 s
     },
     {
       // oidc-provider keeps offline_access only when consent is prompted for (OpenID Connect): no refresh token.
@@ -268,7 +268,7 @@ describe.concurrent("our client when a refresh is not possible, through the prov
           expect(at.errors).toEqual([]);
           await at.close();
         });
-        const server = await ourServer({ at, accessTokenTtl: 1 });
+        const server = await ourServer({ at, accessTokenTtl: 2 });
         const { authorizer, urls } = ourLogin(server.url, "rita", { at });
         const client = make();
         const transport = await connectHttp(server.url, { authorizer });
@@ -277,11 +277,12 @@ describe.concurrent("our client when a refresh is not possible, through the prov
           expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rita");
           const sessionId = transport.sessionId;
           expect(sessionId !== undefined).toBe(session);
-          expect(at.log.grants.map((g) => g.refreshToken)).toEqual([options.refreshTokenTtl !== undefined]);
-          await sleep(2100);
+          expect(at.log.grants[0]?.refreshToken).toBe(options.refreshTokenTtl !== undefined);
+          await sleep(3100);
           expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("rita");
-          expect(urls).toHaveLength(2);
-          expect(at.log.grants.map((g) => g.grantType)).toEqual(["authorization_code", "authorization_code"]);
+          // Every token came from a login (a slow machine may need more than two), none from a refresh.
+          expect(urls.length).toBeGreaterThanOrEqual(2);
+          expect(at.log.grants.map((g) => g.grantType)).toEqual(urls.map(() => "authorization_code"));
           expect(at.log.registrations).toHaveLength(1);
           expect(transport.sessionId).toBe(sessionId);
         } finally {
@@ -523,7 +524,8 @@ describe("our client with DPoP against our server with dpop: true, through the p
     await client.connect(await connectHttp(server.url, { authorizer }));
     try {
       expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("dora");
-      expect(as.log.grants.at(-1)).toMatchObject({ grantType: "authorization_code", tokenType: "DPoP" });
+      const grants = () => as.log.grants.filter((g) => g.resource === server.url);
+      expect(grants()[0]).toMatchObject({ grantType: "authorization_code", tokenType: "DPoP" });
       const first = decodeJwt(await tokenOf(store, as, server.url));
       expect(first.cnf).toEqual({ jkt: expect.any(String) });
 
@@ -537,6 +539,7 @@ describe("our client with DPoP against our server with dpop: true, through the p
       expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
       expect(urls).toHaveLength(2);
       expect(as.log.grants.at(-1)).toMatchObject({ grantType: "authorization_code", tokenType: "DPoP" });
+      expect(grants().map((g) => g.tokenType)).toEqual(grants().map(() => "DPoP"));
 
       const stolen = await tokenOf(store, as, server.url);
       expect(decodeJwt(stolen).cnf).toEqual(first.cnf);
