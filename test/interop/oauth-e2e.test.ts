@@ -1,11 +1,13 @@
 /**
- * Our authorization code end to end against a real authorization server (test/auth/oidc-provider.ts:
+ * Our OAuth code end to end against a real authorization server (test/auth/oidc-provider.ts:
  * oidc-provider on 127.0.0.1). Our resource server serves a contract with scopes
- * (test/fixtures/scoped-contract: every request needs `mcp`, `write_note` also `notes:write`) behind
- * `protect()`, verifying JWTs through the provider's JWKS, or opaque tokens through its introspection
- * endpoint, or DPoP-bound tokens; our `OAuthClient` logs in to it in both protocol eras (discovery, DCR,
- * PKCE, refresh after expiry, step-up). Then the official SDK v2 client logs in to our server, and our
- * client to an SDK v2 server behind `requireBearerAuth`.
+ * (test/fixtures/scoped-contract: every request needs `mcp`, `write_note` also `notes:write`; the
+ * handler asks for `notes:admin` for an "admin/" note) behind `protect()`, verifying JWTs through the
+ * provider's JWKS, opaque tokens through its introspection endpoint, or DPoP-bound tokens. Our
+ * `OAuthClient` logs in to it in both protocol eras: discovery, DCR, PKCE, resource, refresh after
+ * expiry (and after the server's 401), a new login when no refresh is possible, step-up for the
+ * contract's and a handler's scopes, DPoP with nonces. Then the official SDK v2 client logs in to our
+ * server, and our client to an SDK v2 server behind `requireBearerAuth`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -210,6 +212,7 @@ describe("our client logs in to our server through oidc-provider (JWT, JWKS)", (
         expect(scopeOf(urls[0])).toContain("mcp");
         expect(scopeOf(urls[0])).not.toContain("notes:write");
         expect(first).toEqual({ tool: "whoami", sub: account, clientId, scopes: ["mcp"] });
+        expect(authorizer.issuer).toBe(as.issuer);
         expect(server.calls.at(-1)?.auth).toMatchObject({ subject: account, issuer: as.issuer });
 
         // The token lives 2 s and the server allows no skew: past it, one refresh for the calls that find
@@ -449,6 +452,17 @@ describe("the official SDK v2 client logs in to our server through the provider"
       expect(as.log.registrations.length).toBe(registrations + 1);
       const clientId = as.log.registrations.at(-1)?.clientId;
       expect(login.authorizationUrls).toHaveLength(1);
+      // Our PRM, found at the path-aware address our 401 named, pointed it at the provider.
+      const discovery = await login.discoveryState();
+      expect(discovery?.resourceMetadataUrl).toBe(
+        server.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp"),
+      );
+      expect(discovery?.resourceMetadata).toMatchObject({
+        resource: server.url,
+        authorization_servers: [as.issuer],
+        scopes_supported: ["mcp", "notes:admin", "notes:read", "notes:write"],
+      });
+      expect(discovery?.authorizationServerUrl).toBe(as.issuer);
       expect(login.authorizationUrls[0]?.searchParams.get("resource")).toBe(server.url);
       expect(scopeOf(login.authorizationUrls[0])).toContain("mcp");
       expect(answer(await client.callTool({ name: "whoami", arguments: {} }))).toMatchObject({
