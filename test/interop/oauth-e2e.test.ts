@@ -9,7 +9,9 @@
  * contract's and a handler's scopes, DPoP with nonces. Then the official SDK v2 client logs in to our
  * server, and our client to an SDK v2 server behind `requireBearerAuth`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { decodeJwt } from "jose";
@@ -27,6 +29,8 @@ import { jwtVerifier } from "../../runtime/auth/verify-jwt.js";
 import { connectHttp } from "../../runtime/http-client/connect.js";
 import { type AuthInfo, InsufficientScope, missingScopes } from "../../runtime/mcp/auth-info.js";
 import { serveHttp } from "../../runtime/node/http.js";
+import { loopbackRedirect } from "../../runtime/node/loopback-redirect.js";
+import { FileTokenStore } from "../../runtime/node/token-file-store.js";
 import { type AuthorizationServer, startAuthorizationServer } from "../auth/oidc-provider.js";
 import { afterLogin, connectWithLogin, SdkOAuthClient } from "../auth/sdk-oauth-client.js";
 import { startSdkProtectedServer } from "../auth/sdk-protected-server.js";
@@ -139,8 +143,8 @@ function ourLogin(
     store?: MemoryTokenStore;
     dpop?: boolean;
     at?: AuthorizationServer;
-    /** `refreshLeewaySeconds` (default 0); negative: a client whose clock runs behind the server's. */
-    leeway?: number;
+    /** `refreshLeewaySeconds` (default 0; "default": the client's); negative: a clock behind the server's. */
+    leeway?: number | "default";
   } = {},
 ) {
   const at = extra.at ?? as;
@@ -153,7 +157,7 @@ function ourLogin(
       return at.authorize(url, { accountId });
     },
     clientMetadata: { client_name: "oauth-e2e" },
-    refreshLeewaySeconds: extra.leeway ?? 0,
+    refreshLeewaySeconds: extra.leeway === "default" ? undefined : (extra.leeway ?? 0),
     store: extra.store,
     senderConstraint: extra.dpop ? new DpopConstraint() : undefined,
   });
@@ -248,6 +252,74 @@ describe("our client logs in to our server through oidc-provider (JWT, JWKS)", (
       }
     });
   }
+});
+
+describe("a CLI: our client with the loopback redirect and the file store, over three runs", () => {
+  it("logs in once, reuses the login after a restart (on another port), steps up, refreshes after expiry", async () => {
+    const server = await ourServer({ accessTokenTtl: 2 });
+    const dir = mkdtempSync(join(tmpdir(), "oauth-e2e-"));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "config", "tokens.json");
+    const redirects: string[] = [];
+    /** One run of the CLI: its own store object on the file, its own loopback port. */
+    const run = async () => {
+      const port = await freePort();
+      const authorizer = new OAuthClient({
+        serverUrl: server.url,
+        redirectUri: `http://127.0.0.1:${port}/callback`,
+        redirectToAuthorization: async (url) => {
+          const redirect = await loopbackRedirect({ port, timeoutMs: 10_000 });
+          const waiting = redirect.wait(String(url.searchParams.get("state")));
+          // The browser: through the provider's pages, then to the loopback endpoint.
+          const back = await as.authorizeRedirect(url, { accountId: "cli-user" });
+          redirects.push(`${back.origin}${back.pathname}`);
+          expect((await fetch(back)).status).toBe(200);
+          return waiting;
+        },
+        clientMetadata: { client_name: "oauth-e2e-cli" },
+        store: new FileTokenStore(file),
+        refreshLeewaySeconds: 0, // the tokens live 2 s: the default 30 s would refresh before each use
+      });
+      const client = createClient({ info: { name: "cli", version: "1" } });
+      await client.connect(await connectHttp(server.url, { authorizer }));
+      return { client, port };
+    };
+    const registrations = as.log.registrations.length;
+    const mine = () => as.log.grants.filter((g) => g.resource === server.url).map((g) => g.grantType);
+
+    const first = await run();
+    expect(answer(await first.client.callTool({ name: "whoami", arguments: {} })).sub).toBe("cli-user");
+    await first.client.close();
+    expect(redirects).toEqual([`http://127.0.0.1:${first.port}/callback`]);
+    expect(as.log.registrations.length).toBe(registrations + 1);
+    expect(as.log.registrations.at(-1)?.metadata).toMatchObject({ application_type: "native" });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).toContain(as.issuer);
+
+    // Restart: the stored token is used as is; a step-up logs in through this run's port, same registration.
+    const second = await run();
+    expect(answer(await second.client.callTool({ name: "whoami", arguments: {} })).sub).toBe("cli-user");
+    expect(redirects).toHaveLength(1);
+    const note = answer(await second.client.callTool({ name: "write_note", arguments: { text: "x" } }));
+    expect(note.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+    expect(redirects.at(-1)).toBe(`http://127.0.0.1:${second.port}/callback`);
+    expect(second.port).not.toBe(first.port);
+    await second.client.close();
+    expect(as.log.registrations.length).toBe(registrations + 1);
+
+    // Restart after the access token expired: the stored refresh token, no login.
+    await sleep(3100);
+    const logins = redirects.length;
+    const before = mine().length;
+    const third = await run();
+    const again = answer(await third.client.callTool({ name: "write_note", arguments: { text: "y" } }));
+    expect(again.scopes).toEqual(expect.arrayContaining(["mcp", "notes:write"]));
+    const refreshes = mine().slice(before);
+    expect(refreshes.length).toBeGreaterThan(0); // one, or more on a machine slow enough to outlive 2 s
+    expect(refreshes).toEqual(refreshes.map(() => "refresh_token"));
+    expect(redirects).toHaveLength(logins);
+    await third.client.close();
+  });
 });
 
 // Each case has its own authorization server and mostly waits for expiry: run side by side.
@@ -365,6 +437,24 @@ describe("our server verifying opaque tokens through the provider's introspectio
       expect(forged.status).toBe(401);
       expect(forged.headers.get("www-authenticate")).toContain('error="invalid_token"');
       expect(server.calls.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("our client's refresh leeway against short-lived tokens", () => {
+  it("uses a token that lives less than the leeway for half its life instead of refreshing before each request", async () => {
+    const server = await ourServer({ accessTokenTtl: 10 });
+    const { authorizer } = ourLogin(server.url, "lena", { leeway: "default" });
+    const client = createClient({ info: { name: "ours", version: "1" } });
+    await client.connect(await connectHttp(server.url, { authorizer }));
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("lena");
+      expect(as.log.grants.filter((g) => g.resource === server.url).map((g) => g.grantType)).toEqual([
+        "authorization_code",
+      ]);
     } finally {
       await client.close();
     }
