@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { decodeJwt } from "jose";
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient as createHandshakeClient } from "../../generated/2025-11-25/index.js";
 import { createClient, createServer } from "../../generated/2026-07-28/index.js";
@@ -393,6 +393,37 @@ describe("a step-up a handler asks for (InsufficientScope), through the provider
         }
       });
     }
+});
+
+// Many identity providers publish only OpenID discovery, or only RFC 8414; keys are often RSA.
+describe.concurrent("our client and server with a provider of another shape", () => {
+  const shapes = [
+    { discovery: "openid", signingAlg: "RS256" },
+    { discovery: "oauth", signingAlg: "ES256" },
+  ] as const;
+  for (const shape of shapes)
+    it(`${shape.discovery} discovery only, ${shape.signingAlg} tokens: logs in and calls`, async () => {
+      const at = await startAuthorizationServer({ scopes: SCOPES, ...shape });
+      cleanups.push(async () => {
+        expect(at.errors).toEqual([]);
+        await at.close();
+      });
+      const server = await ourServer({ at });
+      const store = new MemoryTokenStore();
+      const { authorizer, urls } = ourLogin(server.url, "omar", { at, store });
+      const client = createClient({ info: { name: "ours", version: "1" } });
+      await client.connect(await connectHttp(server.url, { authorizer }));
+      try {
+        expect(answer(await client.callTool({ name: "whoami", arguments: {} })).sub).toBe("omar");
+        expect(authorizer.issuer).toBe(at.issuer);
+        const token = (await store.getTokens({ issuer: at.issuer, resource: server.url }))?.access_token;
+        expect(decodeProtectedHeader(String(token)).alg).toBe(shape.signingAlg);
+        expect(at.log.grants).toEqual([expect.objectContaining({ grantType: "authorization_code" })]);
+        expect(urls).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+    });
 });
 
 describe("our server verifying opaque tokens through the provider's introspection", () => {
