@@ -90,12 +90,16 @@ async function ourServer(
   at.addResource({ uri: resource, format: options.format, accessTokenTtl: options.accessTokenTtl });
   const contract = await import(/* @vite-ignore */ `${OUT}server.js`);
   const calls: Ours["calls"] = [];
+  const reports: unknown[] = [];
+  // Refusals are answers, not faults: a flow of this file that makes the server report anything is a bug.
+  cleanups.push(async () => expect(reports, resource).toEqual([]));
   const whoami = (tool: string, auth: AuthInfo) => {
     calls.push({ tool, auth });
     return JSON.stringify({ tool, sub: auth.subject, clientId: auth.clientId, scopes: auth.scopes });
   };
   const server = createServer({
     info: { name: "oauth-e2e", version: "1.0.0" },
+    onError: (error) => reports.push(error),
     handlers: contract.contractHandlers({
       tools: {
         whoami: (_args: unknown, ctx: { auth: AuthInfo }) => whoami("whoami", ctx.auth),
