@@ -29,6 +29,9 @@ export interface ResourceGuard {
    * undefined when it has them all.
    */
   scopeRefusal(auth: AuthInfo, required: readonly string[], request: AuthRequest): Refusal | undefined;
-  /** The 403 naming `required` (with the default scopes), for a step-up a handler asked for. */
-  insufficientScope(required: readonly string[]): Refusal;
+  /**
+   * The 403 naming `required` (with the default scopes), for a step-up a handler asked for; `auth` (the
+   * caller's) picks the challenge's scheme: DPoP for a DPoP-bound token.
+   */
+  insufficientScope(required: readonly string[], auth?: AuthInfo): Refusal;
 }

@@ -89,7 +89,7 @@ export interface OAuthClientOptions {
   readonly fetch?: typeof fetch;
   /** Sent as MCP-Protocol-Version with metadata requests. */
   readonly protocolVersion?: string;
-  /** Refresh this many seconds before `expires_at` (default 30). */
+  /** Refresh this many seconds before `expires_at` (default 30; at most half the lifetime of a token it got). */
   readonly refreshLeewaySeconds?: number;
 }
 
@@ -119,6 +119,8 @@ export class OAuthClient implements Authorizer {
   readonly #renewed = new WeakSet<AuthorizedRequest>();
   /** The issuer an issuer-less pre-registered client was first used with. */
   #unboundIssuer: string | undefined;
+  /** When each token this client got arrived (seconds): its lifetime bounds the leeway. */
+  readonly #received = new WeakMap<StoredTokens, number>();
 
   constructor(options: OAuthClientOptions) {
     const cimd = options.clientMetadataUrl;
@@ -174,8 +176,12 @@ export class OAuthClient implements Authorizer {
   }
 
   #expiring(tokens: StoredTokens): boolean {
-    const leeway = this.#options.refreshLeewaySeconds ?? 30;
-    return tokens.expires_at !== undefined && tokens.expires_at - leeway <= Date.now() / 1000;
+    if (tokens.expires_at === undefined) return false;
+    const received = this.#received.get(tokens);
+    // A token living less than twice the leeway would otherwise be refreshed before every request.
+    const halfLife = received === undefined ? Number.POSITIVE_INFINITY : (tokens.expires_at - received) / 2;
+    const leeway = Math.min(this.#options.refreshLeewaySeconds ?? 30, halfLife);
+    return tokens.expires_at - leeway <= Date.now() / 1000;
   }
 
   async #challenged(response: Response, request: AuthorizedRequest): Promise<boolean> {
@@ -295,6 +301,7 @@ export class OAuthClient implements Authorizer {
   }
 
   async #keep(session: Session, tokens: StoredTokens): Promise<void> {
+    this.#received.set(tokens, Date.now() / 1000);
     session.tokens = tokens;
     await this.#store.setTokens(session.key, tokens);
   }

@@ -164,8 +164,10 @@ class ProtectedResource implements ResourceGuard {
     return this.#forbidden(all, dpop ? "DPoP" : "Bearer");
   }
 
-  insufficientScope(required: readonly string[]): Refusal {
-    return this.#forbidden(this.#withDefaults(required), "Bearer");
+  insufficientScope(required: readonly string[], auth?: AuthInfo): Refusal {
+    // A bound token got this far only with the DPoP scheme (as Bearer it is refused in authorize).
+    const bound = typeof (auth?.claims.cnf as { jkt?: unknown } | undefined)?.jkt === "string";
+    return this.#forbidden(this.#withDefaults(required), this.#dpop && bound ? "DPoP" : "Bearer");
   }
 
   #withDefaults(required: readonly string[]): readonly string[] {

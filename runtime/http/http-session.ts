@@ -44,11 +44,14 @@ export interface SessionEnv {
   primes(protocolVersion: string | undefined): boolean;
   /** The HTTP status of a single JSON error answer with this code, when not 200. */
   errorStatus?(code: number): number | undefined;
-  /** A single JSON error answer's status and headers when it is an HTTP refusal (403 insufficient_scope). */
-  refusal?(error: {
-    code: number;
-    data?: unknown;
-  }): { status: number; headers: Record<string, string> } | undefined;
+  /**
+   * A single JSON error answer's status and headers when it is an HTTP refusal (403 insufficient_scope);
+   * `auth` is what authenticated the POST it answers.
+   */
+  refusal?(
+    error: { code: number; data?: unknown },
+    auth: unknown,
+  ): { status: number; headers: Record<string, string> } | undefined;
   report(error: unknown): void;
   touched(session: HttpSession): void;
   closed(session: HttpSession): void;
@@ -189,7 +192,7 @@ export class HttpSession implements Transport, Expirable {
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
     }
     const streamId = this.stateful ? `${this.id}/${this.#nextStream++}` : STATELESS_STREAM;
-    const stream = new RequestStream(streamId, this, ids, Array.isArray(body));
+    const stream = new RequestStream(streamId, this, ids, Array.isArray(body), extra.auth);
     this.#register(stream);
     if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
     // Set before delivery: a handler that answers at once ends the stream within it.

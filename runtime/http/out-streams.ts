@@ -191,6 +191,8 @@ export class RequestStream extends OutStream {
     session: HttpSession,
     readonly ids: RequestId[],
     private readonly batch: boolean,
+    /** What authenticated the POST: a refusal's challenge depends on it. */
+    private readonly auth?: unknown,
   ) {
     super(id, session);
     this.#left = ids.length;
@@ -359,7 +361,7 @@ export class RequestStream extends OutStream {
       this.#respond(jsonReply(responses, this.session.headers));
     } else {
       const error = (first as { error?: { code: number; data?: unknown } }).error;
-      const refusal = error && this.session.env.refusal?.(error);
+      const refusal = error && this.session.env.refusal?.(error, this.auth);
       if (refusal) {
         this.#respond(jsonReply(first, { ...this.session.headers, ...refusal.headers }, refusal.status));
         return;

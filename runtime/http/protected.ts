@@ -70,14 +70,14 @@ export function scopeRefusal(
  */
 export function refusalOf(
   guard: ResourceGuard,
-): (error: {
-  code: number;
-  data?: unknown;
-}) => { status: number; headers: Record<string, string> } | undefined {
-  return (error) => {
+): (
+  error: { code: number; data?: unknown },
+  auth: unknown,
+) => { status: number; headers: Record<string, string> } | undefined {
+  return (error, auth) => {
     const required = requiredScopesOf(error);
     if (required === undefined) return undefined;
-    const refusal = guard.insufficientScope(required);
+    const refusal = guard.insufficientScope(required, isAuthInfo(auth) ? auth : undefined);
     return { status: refusal.status, headers: { ...refusal.headers } };
   };
 }

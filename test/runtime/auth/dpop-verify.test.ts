@@ -248,4 +248,36 @@ describe("DPoP-bound tokens", () => {
     await retried.text();
     expect(served.calls.length).toBe(1);
   });
+
+  it("a step-up a handler asks for (InsufficientScope) challenges a DPoP-bound token with the DPoP scheme, as a refusal before dispatch does", async () => {
+    const served = await serve();
+    const token = await bound(served.resource);
+    const handler = await call2026(
+      served.url,
+      "step-up",
+      dpopHeaders(token, await proof({ htu: served.url, token })),
+    );
+    expect(handler.status).toBe(403);
+    expect(handler.headers.get("www-authenticate")).toMatch(/^DPoP /);
+    expect(challenge(handler, "DPoP")).toMatchObject({
+      error: "insufficient_scope",
+      scope: "mcp:read mcp:admin",
+    });
+    await handler.text();
+    // The same token lacking a scope every request needs, refused before dispatch: the same scheme.
+    const narrow = await tokenFor(as, served.resource, { cnf: { jkt: key.jkt }, scope: "other" });
+    const before = await call2026(
+      served.url,
+      "whoami",
+      dpopHeaders(narrow, await proof({ htu: served.url, token: narrow })),
+    );
+    expect(before.status).toBe(403);
+    expect(before.headers.get("www-authenticate")).toMatch(/^DPoP /);
+    await before.text();
+    // A Bearer token's step-up stays a Bearer challenge.
+    const plain = await call2026(served.url, "step-up", bearer(await tokenFor(as, served.resource)));
+    expect(plain.status).toBe(403);
+    expect(plain.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    await plain.text();
+  });
 });
