@@ -92,7 +92,8 @@ describe("a new user's server project", () => {
     const names = top.flatMap((n) =>
       n.startsWith("@") ? readdirSync(join(prod, "node_modules", n)).map((m) => `${n}/${m}`) : [n],
     );
-    expect(names.sort()).toEqual(["@mcp-codegen/runtime", "eventsource-parser"]);
+    // The runtime's two dependencies: the SSE parser, and jose (loaded only by the auth entry).
+    expect(names.sort()).toEqual(["@mcp-codegen/runtime", "eventsource-parser", "jose"]);
     const bytes = Number(
       execFileSync("du", ["-sb", join(prod, "node_modules")], { encoding: "utf8" }).split("\t")[0],
     );
@@ -379,7 +380,7 @@ describe("a new user's server project", () => {
     const typed = run(`${dir}/node_modules/.bin/tsc`, ["--noEmit", "-p", "tsconfig.json"], dir);
     expect(typed.code).not.toBe(0);
     expect(typed.stdout).toMatch(
-      /src\/handlers\.ts\(\d+,\d+\): error TS2353: .*'greet' does not exist in type 'ToolHandlers'/,
+      /src\/handlers\.ts\(\d+,\d+\): error TS2353: .*'greet' does not exist in type 'ToolHandlers(<DefaultAuth>)?'/,
     );
 
     writeFileSync(contractPath, contract);
