@@ -24,6 +24,7 @@ import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../protocol/tables.js";
 import { GENERATOR_VERSION } from "../util/version.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
+import { scopesSupported } from "./scopes.js";
 import { type CompiledMemo, transpile } from "./transpile.js";
 
 export interface ContractEmitOptions {
@@ -130,29 +131,31 @@ function declarations(contract: ContractModel) {
 /** `tables.ts`: the declarations and checks of every tool, prompt, resource and template. */
 function tablesModule(contract: ContractModel): string {
   const json = dataLiteral;
+  /** `, scopes: [...]` for an item that declares scopes, nothing for one that does not. */
+  const scopes = (item: { scopes?: string[] }) => (item.scopes ? `, scopes: ${json(item.scopes)}` : "");
   const table = (entries: string[]) => (entries.length ? `{\n${entries.join(",\n")},\n}` : "{}");
   const toolTable = table(
     contract.tools.map(
       (t) =>
-        `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, input: V.${checkName(t.input)}${t.output ? `, output: V.${checkName(t.output)}` : ""} }`, 'ContractTables["tools"][string]')}`,
+        `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, input: V.${checkName(t.input)}${t.output ? `, output: V.${checkName(t.output)}` : ""}${scopes(t)} }`, 'ContractTables["tools"][string]')}`,
     ),
   );
   const promptTable = table(
     contract.prompts.map(
       (pr) =>
-        `    ${tableEntry(pr.name, `{ definition: ${json(pr.definition)}, arguments: ${json(pr.arguments.map(({ required: _, ...a }) => a))}, check: V.${checkName(pr.args)} }`, 'ContractTables["prompts"][string]')}`,
+        `    ${tableEntry(pr.name, `{ definition: ${json(pr.definition)}, arguments: ${json(pr.arguments.map(({ required: _, ...a }) => a))}, check: V.${checkName(pr.args)}${scopes(pr)} }`, 'ContractTables["prompts"][string]')}`,
     ),
   );
   const resourceTable = table(
     contract.resources.map(
       (r) =>
-        `    ${tableEntry(r.name, `{ definition: ${json(r.definition)} }`, 'ContractTables["resources"][string]')}`,
+        `    ${tableEntry(r.name, `{ definition: ${json(r.definition)}${scopes(r)} }`, 'ContractTables["resources"][string]')}`,
     ),
   );
   const templateTable = table(
     contract.resourceTemplates.map(
       (t) =>
-        `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)} }`, 'ContractTables["resourceTemplates"][string]')}`,
+        `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)}${scopes(t)} }`, 'ContractTables["resourceTemplates"][string]')}`,
     ),
   );
   return renderTemplate("contract-tables.ts", {
@@ -161,6 +164,7 @@ function tablesModule(contract: ContractModel): string {
     promptTable,
     resourceTable,
     templateTable,
+    auth: contract.auth ? json(contract.auth) : "",
     usesValidators: contract.definitions.length > 0,
   });
 }
@@ -170,25 +174,25 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const tools = contract.tools
     .map((t) => {
       const ret = t.output ? `ToolReturn<C.${typeName(t.output)}>` : "CallToolReturn";
-      return `${docComment(t.definition.description ?? t.definition.title, "  ")}  ${memberKey(t.name)}(args: C.${typeName(t.input)}, ctx: ServerContext, request: ToolRequest): ${ret} | Promise<${ret}>;`;
+      return `${docComment(t.definition.description ?? t.definition.title, "  ")}  ${memberKey(t.name)}(args: C.${typeName(t.input)}, ctx: ContractContext<Auth>, request: ToolRequest): ${ret} | Promise<${ret}>;`;
     })
     .join("\n");
   const prompts = contract.prompts
     .map(
       (pr) =>
-        `${docComment(pr.definition.description ?? pr.definition.title, "  ")}  ${memberKey(pr.name)}(args: C.${typeName(pr.args)}, ctx: ServerContext, request: PromptRequest): PromptReturn | Promise<PromptReturn>;`,
+        `${docComment(pr.definition.description ?? pr.definition.title, "  ")}  ${memberKey(pr.name)}(args: C.${typeName(pr.args)}, ctx: ContractContext<Auth>, request: PromptRequest): PromptReturn | Promise<PromptReturn>;`,
     )
     .join("\n");
   const resources = contract.resources
     .map(
       (r) =>
-        `${docComment(`\`${r.definition.uri}\`${typeof r.definition.description === "string" ? `: ${r.definition.description}` : ""}`, "  ")}  ${memberKey(r.name)}(ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;`,
+        `${docComment(`\`${r.definition.uri}\`${typeof r.definition.description === "string" ? `: ${r.definition.description}` : ""}`, "  ")}  ${memberKey(r.name)}(ctx: ContractContext<Auth>, uri: string): ResourceReturn | Promise<ResourceReturn>;`,
     )
     .join("\n");
   const templates = contract.resourceTemplates
     .map(
       (t) =>
-        `${docComment(`\`${t.definition.uriTemplate}\`${typeof t.definition.description === "string" ? `: ${t.definition.description}` : ""}`, "  ")}  ${memberKey(t.name)}(variables: C.${typeName(t.vars)}, ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;`,
+        `${docComment(`\`${t.definition.uriTemplate}\`${typeof t.definition.description === "string" ? `: ${t.definition.description}` : ""}`, "  ")}  ${memberKey(t.name)}(variables: C.${typeName(t.vars)}, ctx: ContractContext<Auth>, uri: string): ResourceReturn | Promise<ResourceReturn>;`,
     )
     .join("\n");
   const completionFor = (items: { name: string; keys: string[] }[]) =>
@@ -196,7 +200,7 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
       .filter((i) => i.keys.length > 0)
       .map(
         (i) =>
-          `    ${memberKey(i.name)}?: { ${i.keys.map((k) => `${memberKey(k)}?: Completer;`).join(" ")} };`,
+          `    ${memberKey(i.name)}?: { ${i.keys.map((k) => `${memberKey(k)}?: Completer<Auth>;`).join(" ")} };`,
       )
       .join("\n");
   const promptCompletions = completionFor(
@@ -207,13 +211,13 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   );
 
   const members: string[] = [];
-  if (contract.tools.length) members.push("  tools: ToolHandlers;");
-  if (contract.prompts.length) members.push("  prompts: PromptHandlers;");
-  if (contract.resources.length) members.push("  resources: ResourceHandlers;");
-  if (contract.resourceTemplates.length) members.push("  resourceTemplates: ResourceTemplateHandlers;");
+  if (contract.tools.length) members.push("  tools: ToolHandlers<Auth>;");
+  if (contract.prompts.length) members.push("  prompts: PromptHandlers<Auth>;");
+  if (contract.resources.length) members.push("  resources: ResourceHandlers<Auth>;");
+  if (contract.resourceTemplates.length) members.push("  resourceTemplates: ResourceTemplateHandlers<Auth>;");
   if (promptCompletions || templateCompletions) {
     members.push(
-      "  /** Suggestions for `completion/complete`, per argument or variable; an `enum` completes by itself. */\n  completions?: Completions;",
+      "  /** Suggestions for `completion/complete`, per argument or variable; an `enum` completes by itself. */\n  completions?: Completions<Auth>;",
     );
   }
 
@@ -244,5 +248,16 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
     members: members.join("\n"),
     served: served.join(" | ") || "never",
     protocolErrorVersions: json(options.protocolErrorVersions ?? protocolErrorVersions()),
+    authDeclared: contract.auth !== undefined,
+    // With `auth` declared the runtime serves only verified callers: Auth stays an AuthInfo.
+    authParam: contract.auth ? "Auth extends AuthInfo = DefaultAuth" : "Auth = DefaultAuth",
+    scopesSupported: json(
+      scopesSupported([
+        contract.auth?.scopes,
+        ...[...contract.tools, ...contract.prompts, ...contract.resources, ...contract.resourceTemplates].map(
+          (i) => i.scopes,
+        ),
+      ]),
+    ),
   });
 }

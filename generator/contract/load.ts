@@ -6,6 +6,10 @@
  *   resources:         { <name>: { uri, title?, description?, mimeType?, size?, annotations?, icons?, _meta?, test? } }
  *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta?, test? } }
  *   $defs:             { <Name>: schema }   shared definitions, `$ref: "#/$defs/Name"`
+ *   auth:              { scopes?: [scope] }   the server is protected; every request needs these scopes
+ *
+ * Each item may also declare `scopes: [scope]`: needed, beyond `auth.scopes`, to call, get or read it
+ * (scopes.ts). Scopes stay off the wire; the generated tables carry them.
  *
  * `test: { timeoutMs?, runs? }` and a prompt argument's `examples`/`default` are for `mcp-codegen test`
  * alone (item-test.ts): they stay off the wire and out of generated code.
@@ -40,6 +44,7 @@ import { own, record, recordOf, setOwn } from "../util/records.js";
 import { hoistSchema } from "./hoist.js";
 import { promptExamples, templateExamples, testHints, toolExamples } from "./item-test.js";
 import { typeNameOf, typeNamesOf } from "./names.js";
+import { authSection, scopeList } from "./scopes.js";
 
 export { typeNameOf, typeNamesOf };
 
@@ -73,6 +78,7 @@ const TOP_LEVEL = new Set([
   "resources",
   "resourceTemplates",
   "$defs",
+  "auth",
   "$schema",
   "$comment",
   "description",
@@ -87,8 +93,9 @@ const TOOL_KEYS = new Set([
   "execution",
   "_meta",
   "test",
+  "scopes",
 ]);
-const PROMPT_KEYS = new Set(["title", "description", "arguments", "icons", "_meta", "test"]);
+const PROMPT_KEYS = new Set(["title", "description", "arguments", "icons", "_meta", "test", "scopes"]);
 const ARGUMENT_KEYS = new Set(["name", "title", "description", "required", "enum", "examples", "default"]);
 const RESOURCE_KEYS = new Set([
   "uri",
@@ -100,6 +107,7 @@ const RESOURCE_KEYS = new Set([
   "icons",
   "_meta",
   "test",
+  "scopes",
 ]);
 const TEMPLATE_KEYS = new Set([
   "uriTemplate",
@@ -111,12 +119,13 @@ const TEMPLATE_KEYS = new Set([
   "icons",
   "_meta",
   "test",
+  "scopes",
 ]);
 /** The tool name rule of the specification (2025-11-25, "Tool names"). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const NOT_AN_OBJECT = "must hold an object (tools, prompts, resources, resourceTemplates, $defs)";
+const NOT_AN_OBJECT = "must hold an object (tools, prompts, resources, resourceTemplates, $defs, auth)";
 const EMPTY = "is empty: declare at least one of tools, prompts, resources or resourceTemplates";
 
 /** Whether a file holds nothing but blank lines, YAML comments and document markers. */
@@ -224,6 +233,7 @@ export async function loadContract(path: string, label = path, read?: Set<string
   const resources: Declared["resources"] = record();
   const templates: Declared["templates"] = record();
   const defs: Declared["defs"] = record();
+  let auth: Declared["auth"];
   for (const file of files) {
     const where = files.length === 1 ? label : join(label, relative(path, file));
     const doc = await bundle(file, where, read);
@@ -234,6 +244,12 @@ export async function loadContract(path: string, label = path, read?: Set<string
           key,
           `unknown section (expected ${[...TOP_LEVEL].filter((k) => !k.startsWith("$") && k !== "description").join(", ")}, $defs)`,
         );
+    }
+    if (doc.auth !== undefined) {
+      if (auth) throw new ContractError(where, "auth", `declared twice (also in ${auth.file})`);
+      const section = authSection(doc.auth);
+      if (!("scopes" in section)) throw new ContractError(where, section.where, section.reason);
+      auth = { scopes: section.scopes, file: where };
     }
     const pointers = new Refs(doc, where);
     const section = (key: string, into: Record<string, DeclaredItem>) => {
@@ -276,7 +292,7 @@ export async function loadContract(path: string, label = path, read?: Set<string
       defs[name] = { raw: rewritten, file: where };
     }
   }
-  return buildContract(label, { tools, prompts, resources, templates, defs });
+  return buildContract(label, { tools, prompts, resources, templates, defs, ...(auth ? { auth } : {}) });
 }
 
 /** A contract not yet on disk (what `init` is about to write), named `label`. */
@@ -422,6 +438,8 @@ interface Declared {
   resources: Record<string, DeclaredItem>;
   templates: Record<string, DeclaredItem>;
   defs: Record<string, { raw: unknown; file: string }>;
+  /** `auth:` as declared, in the one file that may declare it. */
+  auth?: { scopes: string[]; file: string };
 }
 
 const sorted = <T>(record: Record<string, T>): [string, T][] =>
@@ -460,6 +478,13 @@ export function buildContract(source: string, declared: Declared): ContractModel
       if (!allowed.has(k))
         throw new ContractError(file, `${where}.${k}`, `unknown field (allowed: ${[...allowed].join(", ")})`);
   };
+  /** An item's `scopes`, checked: `{ scopes }` to spread into its model (nothing for none). */
+  const scopesOf = (raw: Record<string, unknown>, file: string, where: string): { scopes?: string[] } => {
+    if (raw.scopes === undefined) return {};
+    const list = scopeList(raw.scopes, `${where}.scopes`);
+    if (!Array.isArray(list)) throw new ContractError(file, list.where, list.reason);
+    return list.length > 0 ? { scopes: list } : {};
+  };
 
   for (const [name, { raw }] of sorted(declared.defs)) {
     schemaDefs[name] = rootSchema(raw);
@@ -495,7 +520,14 @@ export function buildContract(source: string, declared: Declared): ContractModel
       schemaDefs[output] = objectSchema("outputSchema");
     }
     const test = { ...testHints(raw, file, where), ...toolExamples(schemaDefs[input], file, where) };
-    tools.push({ name, typeName, input, output, ...(Object.keys(test).length ? { test } : {}) });
+    tools.push({
+      name,
+      typeName,
+      input,
+      output,
+      ...scopesOf(raw, file, where),
+      ...(Object.keys(test).length ? { test } : {}),
+    });
     toolRaw.set(name, raw);
   }
 
@@ -555,7 +587,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
       ...(required.length ? { required } : {}),
       additionalProperties: false,
     };
-    const { arguments: _, test: _t, ...rest } = raw;
+    const { arguments: _, test: _t, scopes: _s, ...rest } = raw;
     const test = {
       ...testHints(raw, file, where),
       ...promptExamples(args as Record<string, unknown>[], file, where),
@@ -563,6 +595,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
     prompts.push({
       name,
       typeName,
+      ...scopesOf(raw, file, where),
       definition: { name, ...(rest as JsonObject), ...(wire.length ? { arguments: wire } : {}) },
       arguments: list,
       args: def,
@@ -580,10 +613,11 @@ export function buildContract(source: string, declared: Declared): ContractModel
     if (uris.has(raw.uri))
       throw new ContractError(file, `${where}.uri`, `the same URI as resources.${uris.get(raw.uri)}`);
     uris.set(raw.uri, name);
-    const { test: _t, ...rest } = raw;
+    const { test: _t, scopes: _s, ...rest } = raw;
     const test = testHints(raw, file, where);
     resources.push({
       name,
+      ...scopesOf(raw, file, where),
       definition: { name, ...(rest as JsonObject) },
       ...(Object.keys(test).length ? { test } : {}),
     });
@@ -639,7 +673,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
       required: [...new Set(requiredVars)].sort(),
       additionalProperties: false,
     };
-    const { variables: _, test: _t, ...rest } = raw;
+    const { variables: _, test: _t, scopes: _s, ...rest } = raw;
     const test = {
       ...testHints(raw, file, where),
       ...templateExamples(Object.entries(properties), file, where),
@@ -647,6 +681,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
     resourceTemplates.push({
       name,
       typeName,
+      ...scopesOf(raw, file, where),
       definition: { name, ...(rest as JsonObject) },
       parts,
       variables,
@@ -715,7 +750,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
   const toolModels: ContractTool[] = tools.map((t) => {
     const raw = toolRaw.get(t.name)!;
     const wire = declared.tools[t.name]!.wire;
-    const { inputSchema: _i, outputSchema: _o, test: _t, ...rest } = raw;
+    const { inputSchema: _i, outputSchema: _o, test: _t, scopes: _s, ...rest } = raw;
     return {
       ...t,
       definition: {
@@ -731,6 +766,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
       },
     };
   });
+  const auth = declared.auth && { scopes: declared.auth.scopes };
   return {
     source,
     sha256: canonicalSha256({
@@ -738,13 +774,29 @@ export function buildContract(source: string, declared: Declared): ContractModel
       prompts: prompts.map((p) => p.definition),
       resources: resources.map((r) => r.definition),
       resourceTemplates: resourceTemplates.map((t) => t.definition),
+      // Off the wire but in the generated tables: hashed only when declared, so other contracts keep theirs.
+      auth,
+      scopes: scopesDeclared({ tools: toolModels, prompts, resources, resourceTemplates }),
     }),
     tools: toolModels,
     prompts,
     resources,
     resourceTemplates,
+    ...(auth ? { auth } : {}),
     definitions,
   };
+}
+
+/** Each kind's items that declare scopes, by name, or undefined when none does. */
+function scopesDeclared(
+  kinds: Record<string, readonly { name: string; scopes?: string[] }[]>,
+): Record<string, Record<string, string[]>> | undefined {
+  const out = record<Record<string, string[]>>();
+  for (const [kind, items] of Object.entries(kinds)) {
+    const named = items.filter((i) => i.scopes);
+    if (named.length > 0) out[kind] = recordOf(named.map((i) => [i.name, i.scopes!]));
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** sha256 of `value`'s canonical JSON: what contracts and locks are identified by. */

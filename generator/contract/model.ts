@@ -29,6 +29,8 @@ export interface ItemTest {
 
 export interface ContractTool {
   name: string;
+  /** Scopes a caller's token needs to use this item, beyond the contract's `auth.scopes` (none when absent). */
+  scopes?: string[];
   /** The name's form in type names: `get_user` → `GetUser`. */
   typeName: string;
   /** The `tools/list` entry, self-contained (`$defs` carried inside each schema that needs them). */
@@ -47,6 +49,8 @@ export interface ContractPromptArgument {
 
 export interface ContractPrompt {
   name: string;
+  /** Scopes a caller's token needs to use this item, beyond the contract's `auth.scopes` (none when absent). */
+  scopes?: string[];
   typeName: string;
   definition: JsonObject;
   arguments: ContractPromptArgument[];
@@ -57,6 +61,8 @@ export interface ContractPrompt {
 
 export interface ContractResource {
   name: string;
+  /** Scopes a caller's token needs to use this item, beyond the contract's `auth.scopes` (none when absent). */
+  scopes?: string[];
   definition: JsonObject;
   test?: ItemTest;
 }
@@ -77,6 +83,8 @@ export type TemplatePartModel =
 
 export interface ContractTemplate {
   name: string;
+  /** Scopes a caller's token needs to use this item, beyond the contract's `auth.scopes` (none when absent). */
+  scopes?: string[];
   typeName: string;
   definition: JsonObject;
   parts: TemplatePartModel[];
@@ -95,6 +103,11 @@ export interface ContractModel {
   prompts: ContractPrompt[];
   resources: ContractResource[];
   resourceTemplates: ContractTemplate[];
+  /**
+   * `auth:` as declared: the server is protected, and every request needs `scopes` (possibly none beyond
+   * being authenticated). Absent when the contract declares no `auth`.
+   */
+  auth?: { scopes: string[] };
   /** Every schema: the user's shared `$defs` and one per tool input/output, prompt and template. */
   definitions: DefinitionModel[];
 }

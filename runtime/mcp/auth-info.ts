@@ -4,6 +4,8 @@
  * knowing how the token was verified (auth/ does that).
  */
 
+import { McpError } from "../jsonrpc/messages.js";
+
 export interface AuthInfo {
   /** The token's subject (`sub`), or the client id for a client-credentials token without one. */
   readonly subject: string;
@@ -36,16 +38,27 @@ export function missingScopes(granted: readonly string[], required: readonly str
 }
 
 /**
+ * The JSON-RPC error code of a request its caller may not make (a scope its token lacks, or no verified
+ * token where the contract declares `auth`): what transports without HTTP statuses (stdio, in memory)
+ * answer. In the range JSON-RPC leaves to servers, clear of the codes MCP and this runtime use.
+ */
+export const ACCESS_DENIED = -32003;
+
+/**
  * A request needs scopes its token does not carry. The HTTP transport answers 403 with
  * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` so the client can step up; `required`
- * is the whole set the operation needs (the client asks for it, plus what it already has).
+ * is the whole set the operation needs (the client asks for it, plus what it already has). Elsewhere it
+ * is the JSON-RPC error ACCESS_DENIED with `data: { requiredScopes, missingScopes }`.
  */
-export class InsufficientScope extends Error {
+export class InsufficientScope extends McpError {
   override readonly name = "InsufficientScope";
   constructor(
     readonly required: readonly string[],
     readonly missing: readonly string[],
   ) {
-    super(`insufficient scope: needs ${missing.join(" ")}`);
+    super(ACCESS_DENIED, `insufficient scope: needs ${missing.join(" ")}`, {
+      requiredScopes: required,
+      missingScopes: missing,
+    });
   }
 }

@@ -15,6 +15,7 @@ import type { AnyHandler } from "../mcp/handler-context.js";
 import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
 import { InvalidArguments, ResourceNotFound } from "./contract-errors.js";
+import { CONTRACT_SCOPES, ContractScopes } from "./contract-scopes.js";
 import { typeInWords, variableValue } from "./template-values.js";
 
 const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
@@ -43,6 +44,8 @@ export interface ContractTool {
   readonly input: Check;
   /** Present when the tool declares an `outputSchema`. */
   readonly output?: Check;
+  /** Scopes needed to call it, beyond the contract's `auth.scopes` (contract-scopes.ts). */
+  readonly scopes?: readonly string[];
 }
 
 export interface ContractPromptArgument {
@@ -54,10 +57,14 @@ export interface ContractPrompt {
   readonly definition: Readonly<Record<string, unknown>> & { readonly name: string };
   readonly arguments: readonly ContractPromptArgument[];
   readonly check: Check;
+  /** Scopes needed to get it, beyond the contract's `auth.scopes`. */
+  readonly scopes?: readonly string[];
 }
 
 export interface ContractResource {
   readonly definition: Readonly<Record<string, unknown>> & { readonly uri: string; readonly name: string };
+  /** Scopes needed to read it, beyond the contract's `auth.scopes`. */
+  readonly scopes?: readonly string[];
 }
 
 export interface ContractVariable {
@@ -75,6 +82,8 @@ export interface ContractTemplate {
   readonly parts: readonly TemplatePart[];
   readonly variables: readonly ContractVariable[];
   readonly check: Check;
+  /** Scopes needed to read a URI it matches, beyond the contract's `auth.scopes`. */
+  readonly scopes?: readonly string[];
 }
 
 /** What the generator compiled from a contract, keyed by the names the contract gives. */
@@ -83,6 +92,8 @@ export interface ContractTables {
   readonly prompts: Readonly<Record<string, ContractPrompt>>;
   readonly resources: Readonly<Record<string, ContractResource>>;
   readonly resourceTemplates: Readonly<Record<string, ContractTemplate>>;
+  /** Present when the contract declares `auth`: every request needs a verified token with these scopes. */
+  readonly auth?: { readonly scopes: readonly string[] };
 }
 
 /** What differs between protocol versions, from the generated module. */
@@ -255,8 +266,26 @@ export function serveContract(
       ctx: unknown,
     ) => complete(tables, templates, impl, params, ctx as never);
   }
+  const scopes = new ContractScopes(tables.auth, {
+    tools: tables.tools,
+    prompts: tables.prompts,
+    resources: resources.map((r) => ({ uri: r.definition.uri, ...scopesOf(r) })),
+    templates: templates.map((t) => ({
+      uri: t.uri,
+      text: t.entry.definition.uriTemplate,
+      ...scopesOf(t.entry),
+    })),
+  });
+  // On each handler, so the server finds them however the handlers are combined; a contract that
+  // declares no scope costs its server nothing per request.
+  if (scopes.authRequired || scopes.supported.length > 0)
+    for (const handler of Object.values(handlers))
+      Object.defineProperty(handler, CONTRACT_SCOPES, { value: scopes });
   return handlers;
 }
+
+const scopesOf = (item: { readonly scopes?: readonly string[] }) =>
+  item.scopes ? { scopes: item.scopes } : {};
 
 interface ServedTool {
   readonly tool: ContractTool;

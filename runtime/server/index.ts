@@ -1,6 +1,6 @@
 /** MCP servers on any transport: the runtime behind every generated `createServer`. */
 
-export { type AuthInfo, InsufficientScope } from "../mcp/auth-info.js";
+export { ACCESS_DENIED, type AuthInfo, InsufficientScope, isAuthInfo } from "../mcp/auth-info.js";
 export type {
   HandlerContext,
   ImplementationInfo,

@@ -17,6 +17,7 @@ import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
 import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 import { LinkedSet } from "../util/collections.js";
 import { detailOf } from "../util/errors.js";
+import { contractScopesOf, requiredBy, type ScopeTable, scopeRefusal } from "./contract-scopes.js";
 import { Listeners } from "./listen.js";
 import { addInputHelpers } from "./request-context.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
@@ -85,8 +86,6 @@ export interface ServerOptions {
   usedStateStore?: UsedStateStore;
 }
 
-const NO_SCOPES: readonly string[] = Object.freeze([]);
-
 /** Default lifetime of a sealed `requestState`. */
 const DEFAULT_STATE_TTL_MS = 5 * 60_000;
 
@@ -122,12 +121,21 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly toolHeaders = new ToolHeaderParams();
   private readonly live = new LinkedSet<ServerSession<Out, OutNotes>>();
   private readonly handlers: Record<string, AnyHandler | undefined>;
+  /** The scopes of the contracts served (through `contractHandlers`): one table per contract, usually none or one. */
+  readonly #scopes: readonly ScopeTable[];
+  /**
+   * Every scope the served contracts declare, sorted, without `offline_access`: the Protected Resource
+   * Metadata's `scopes_supported` (the generated contract module exports the same list as `scopesSupported`).
+   */
+  readonly scopesSupported: readonly string[];
 
   constructor(readonly options: RuntimeServerOptions) {
     this.protocol = options.protocol;
     this.statelessTables = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
     this.handlers = options.handlers as Record<string, AnyHandler | undefined>;
+    this.#scopes = contractScopesOf(this.handlers);
+    this.scopesSupported = Object.freeze([...new Set(this.#scopes.flatMap((t) => t.supported))].sort());
     const capsOf = (tables: ProtocolTables) => {
       const derived = deriveCapabilities(Object.values(tables.clientRequests), (e) => this.handles(e));
       // The stateless era has no logging/setLevel to derive logging from: the option alone decides.
@@ -242,11 +250,22 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   /**
-   * The scopes a request needs (besides the transport's defaults): the HTTP transport checks them before
-   * dispatch, so that a 403 precedes any byte of a response stream.
+   * The OAuth scopes a request for `method` with `params` needs, by the served contracts: their
+   * `auth.scopes`, plus for `tools/call`, `prompts/get` (by `params.name`), `resources/read`,
+   * `resources/subscribe`, `resources/unsubscribe` (by `params.uri`: the resource and every template
+   * matching it) and `completion/complete` (by `params.ref`) the item's own. [] when no contract declares
+   * scopes. The HTTP transport asks before it serves a request, to answer 403 before any stream opens.
    */
-  requiredScopes(_method: string, _params: unknown): readonly string[] {
-    return NO_SCOPES; // contract scopes come from the scopes branch
+  requiredScopes(method: string, params: unknown): readonly string[] {
+    return requiredBy(this.#scopes, method, params);
+  }
+
+  /**
+   * @internal Why a request's caller (`auth`: the transport's authentication result) may not make it, or
+   * undefined: checked before the params and before any handler, in both eras.
+   */
+  refusal(method: string, params: unknown, auth: unknown): McpError | undefined {
+    return this.#scopes.length === 0 ? undefined : scopeRefusal(this.#scopes, method, params, auth);
   }
 
   /** The handler for `entry`, or undefined when absent or a `notImplemented` stub. */

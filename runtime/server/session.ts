@@ -269,6 +269,8 @@ export class ServerSession<
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const refused = this.server.refusal(request.method, request.params, rc.extra?.auth);
+    if (refused) throw refused;
     if (this.isStateless(request)) return serveStateless(this, request, rc, this.server.statelessTables!);
     const { method } = request;
     const tables = this.server.handshake!;
@@ -451,6 +453,8 @@ export class ServerSession<
     if (!entry || !this.info) return;
     const handler = this.server.handler(entry);
     if (!handler) return;
+    // A notification has no answer to carry a refusal: one its caller may not send is dropped.
+    if (this.server.refusal(n.method, n.params, extra?.auth)) return;
     const error = invalidNotification(entry, n);
     if (error) {
       this.server.reportError(error);

@@ -3,6 +3,7 @@
 // @ts-nocheck: generated and type-checked by mcp-codegen's tests; see its README, Contracts.
 
 import {
+  type AuthInfo,
   invalidArguments,
   notFound,
   serveContract,
@@ -13,6 +14,22 @@ import { errors, type ServerContext, type ServerHandlers } from "../../../genera
 import type * as T from "../../../generated/2026-07-28/types.js";
 import { tables } from "./tables.js";
 import type * as C from "./types.js";
+
+/**
+ * Who the caller is: the AuthInfo the transport verified (`protect()`, or an `authenticate` hook returning
+ * one), or undefined where no one is (stdio, HTTP without authentication). An `authenticate` hook that
+ * returns something else: say so with `Contract<YourType | undefined>` and `contractHandlers<…>`.
+ */
+export type DefaultAuth = AuthInfo | undefined;
+
+/** What a contract's handler receives: the server's context, with `auth` typed as its callers have it. */
+export type ContractContext<Auth = DefaultAuth> = ServerContext & { readonly auth: Auth };
+
+/**
+ * Every OAuth scope the contract declares, sorted, `offline_access` left out: the `scopes_supported` of
+ * the server's Protected Resource Metadata.
+ */
+export const scopesSupported: readonly string[] = [];
 
 /** What a protocol handler may return (without its promise). */
 type ResultOf<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
@@ -53,9 +70,9 @@ export type ResourceReturn =
   | undefined;
 
 /** Suggestions for one argument or variable, from what the user typed so far (at most 100 are sent). */
-export type Completer = (
+export type Completer<Auth = DefaultAuth> = (
   value: string,
-  context: { arguments: Record<string, string>; ctx: ServerContext },
+  context: { arguments: Record<string, string>; ctx: ContractContext<Auth> },
 ) => readonly string[] | Promise<readonly string[]>;
 
 /**
@@ -95,215 +112,215 @@ export function toolResult<Output>(
 }
 
 /** One handler per tool of contract.yaml: arguments arrive checked against the inputSchema. */
-export interface ToolHandlers {
+export interface ToolHandlers<Auth = DefaultAuth> {
   /** Returns a simple text response */
   test_simple_text(
     args: C.TestSimpleTextInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Returns a 1x1 PNG image */
   test_image_content(
     args: C.TestImageContentInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Returns a short silent WAV clip */
   test_audio_content(
     args: C.TestAudioContentInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Returns an embedded text resource */
   test_embedded_resource(
     args: C.TestEmbeddedResourceInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Returns text, an image and an embedded resource */
   test_multiple_content_types(
     args: C.TestMultipleContentTypesInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Sends three info log messages while it runs */
   test_tool_with_logging(
     args: C.TestToolWithLoggingInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Reports progress 0, 50 and 100 of 100 when the request carries a progress token */
   test_tool_with_progress(
     args: C.TestToolWithProgressInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Always fails, to test tool error reporting */
   test_error_handling(
     args: C.TestErrorHandlingInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** SEP-1699: ends its SSE stream before answering; the answer waits for the client to reconnect with Last-Event-ID */
   test_reconnection(
     args: C.TestReconnectionInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Asks the client's LLM (sampling/createMessage) to answer a prompt */
   test_sampling(
     args: C.TestSamplingInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Asks the user (elicitation/create) for a username and an email address */
   test_elicitation(
     args: C.TestElicitationInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** SEP-1034: elicits a form whose fields all carry default values */
   test_elicitation_sep1034_defaults(
     args: C.TestElicitationSep1034DefaultsInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** SEP-1330: elicits a form with each of the five enum field variants */
   test_elicitation_sep1330_enums(
     args: C.TestElicitationSep1330EnumsInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Tool with JSON Schema 2020-12 features */
   json_schema_2020_12_tool(
     args: C.JsonSchema202012ToolInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Needs the client's sampling capability (MissingRequiredClientCapability without it) */
   test_missing_capability(
     args: C.TestMissingCapabilityInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Asks the user for a name; never a server-to-client request in the stateless era */
   test_streaming_elicitation(
     args: C.TestStreamingElicitationInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Logs three messages, which a stateless client receives only when it asked for a log level */
   test_logging_tool(
     args: C.TestLoggingToolInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header) */
   test_custom_headers(
     args: C.TestCustomHeadersInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR: asks the user's name (elicitation, key user_name), then greets them */
   test_input_required_result_elicitation(
     args: C.TestInputRequiredResultElicitationInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR: asks the client's LLM a question (sampling) */
   test_input_required_result_sampling(
     args: C.TestInputRequiredResultSamplingInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR: asks for the client's roots */
   test_input_required_result_list_roots(
     args: C.TestInputRequiredResultListRootsInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR with the handler's own requestState: asks for a confirmation, checks its state on the retry */
   test_input_required_result_request_state(
     args: C.TestInputRequiredResultRequestStateInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR: elicitation, sampling and roots in one round */
   test_input_required_result_multiple_inputs(
     args: C.TestInputRequiredResultMultipleInputsInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR over two rounds, a name, then a favourite colour */
   test_input_required_result_multi_round(
     args: C.TestInputRequiredResultMultiRoundInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR whose requestState is sealed: a tampered state is rejected */
   test_input_required_result_tampered_state(
     args: C.TestInputRequiredResultTamperedStateInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
   /** MRTR asking only for what the client declared: elicitation if it can, else sampling */
   test_input_required_result_capabilities(
     args: C.TestInputRequiredResultCapabilitiesInput,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: ToolRequest,
   ): CallToolReturn | Promise<CallToolReturn>;
 }
 
 /** One handler per prompt: arguments arrive checked (required present, enums respected). */
-export interface PromptHandlers {
+export interface PromptHandlers<Auth = DefaultAuth> {
   /** A simple prompt without arguments */
   test_simple_prompt(
     args: C.TestSimplePromptPromptArguments,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: PromptRequest,
   ): PromptReturn | Promise<PromptReturn>;
   /** A prompt with two required arguments */
   test_prompt_with_arguments(
     args: C.TestPromptWithArgumentsPromptArguments,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: PromptRequest,
   ): PromptReturn | Promise<PromptReturn>;
   /** A prompt embedding a resource */
   test_prompt_with_embedded_resource(
     args: C.TestPromptWithEmbeddedResourcePromptArguments,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: PromptRequest,
   ): PromptReturn | Promise<PromptReturn>;
   /** A prompt containing an image */
   test_prompt_with_image(
     args: C.TestPromptWithImagePromptArguments,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: PromptRequest,
   ): PromptReturn | Promise<PromptReturn>;
   /** MRTR on prompts/get: asks what context the prompt should use */
   test_input_required_result_prompt(
     args: C.TestInputRequiredResultPromptPromptArguments,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     request: PromptRequest,
   ): PromptReturn | Promise<PromptReturn>;
 }
 
 /** One handler per fixed resource. */
-export interface ResourceHandlers {
+export interface ResourceHandlers<Auth = DefaultAuth> {
   /** `test://static-text`: A static text resource */
-  "static-text"(ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;
+  "static-text"(ctx: ContractContext<Auth>, uri: string): ResourceReturn | Promise<ResourceReturn>;
   /** `test://static-binary`: A static binary resource (a 1x1 PNG) */
-  "static-binary"(ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;
+  "static-binary"(ctx: ContractContext<Auth>, uri: string): ResourceReturn | Promise<ResourceReturn>;
   /** `test://watched-resource`: A resource clients can subscribe to */
-  "watched-resource"(ctx: ServerContext, uri: string): ResourceReturn | Promise<ResourceReturn>;
+  "watched-resource"(ctx: ContractContext<Auth>, uri: string): ResourceReturn | Promise<ResourceReturn>;
 }
 
 /** One handler per resource template: variables arrive parsed from the URI and checked. */
-export interface ResourceTemplateHandlers {
+export interface ResourceTemplateHandlers<Auth = DefaultAuth> {
   /** `test://template/{id}/data`: JSON data for any id */
   "template-data"(
     variables: C.TemplateDataTemplateVariables,
-    ctx: ServerContext,
+    ctx: ContractContext<Auth>,
     uri: string,
   ): ResourceReturn | Promise<ResourceReturn>;
 }
@@ -326,24 +343,24 @@ export type Returns<Kind extends keyof Handlers, Name extends keyof Handlers[Kin
   ) => infer R ? Awaited<R>
     : never;
 
-export interface Completions {
+export interface Completions<Auth = DefaultAuth> {
   prompts?: {
-    test_prompt_with_arguments?: { arg1?: Completer; arg2?: Completer };
-    test_prompt_with_embedded_resource?: { resourceUri?: Completer };
+    test_prompt_with_arguments?: { arg1?: Completer<Auth>; arg2?: Completer<Auth> };
+    test_prompt_with_embedded_resource?: { resourceUri?: Completer<Auth> };
   };
   resourceTemplates?: {
-    "template-data"?: { id?: Completer };
+    "template-data"?: { id?: Completer<Auth> };
   };
 }
 
 /** Everything contract.yaml declares, implemented. */
-export interface Contract {
-  tools: ToolHandlers;
-  prompts: PromptHandlers;
-  resources: ResourceHandlers;
-  resourceTemplates: ResourceTemplateHandlers;
+export interface Contract<Auth = DefaultAuth> {
+  tools: ToolHandlers<Auth>;
+  prompts: PromptHandlers<Auth>;
+  resources: ResourceHandlers<Auth>;
+  resourceTemplates: ResourceTemplateHandlers<Auth>;
   /** Suggestions for `completion/complete`, per argument or variable; an `enum` completes by itself. */
-  completions?: Completions;
+  completions?: Completions<Auth>;
 }
 
 /** Versions in which arguments failing the inputSchema are answered -32602 (later: an isError result). */
@@ -353,8 +370,8 @@ const PROTOCOL_ERROR_VERSIONS: ReadonlySet<string> = new Set(["2024-11-05", "202
  * The protocol handlers serving `contract`: lists from the declarations, arguments checked before your
  * handler runs, outputs checked before they are sent. Spread them into `createServer`'s handlers.
  */
-export function contractHandlers(
-  contract: Contract,
+export function contractHandlers<Auth = DefaultAuth>(
+  contract: Contract<Auth>,
 ): Required<
   Pick<
     ServerHandlers,
