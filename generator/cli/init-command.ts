@@ -19,6 +19,23 @@ export function registerInit(program: Command, reporter: () => Reporter): void {
     .option("--name <name>", "package and server name (default: the folder's name)")
     .option("--client", "scaffold a typed client instead of a server")
     .option(
+      "--auth",
+      "scaffold an OAuth 2.1 protected HTTP server (needs --transport http or both): JWT access tokens checked against the issuer's keys, scopes in the contract",
+    )
+    .option(
+      "--issuer <url>",
+      "with --auth: the authorization server's issuer (else MCP_AUTH_ISSUER at run time)",
+    )
+    .option(
+      "--resource <url>",
+      "with --auth: the server's URL as clients reach it, the audience its tokens name (else MCP_AUTH_RESOURCE)",
+    )
+    .option("--audience <url>", "the same as --resource")
+    .option(
+      "--jwks-uri <url>",
+      "with --auth: where the issuer publishes its keys (else MCP_AUTH_JWKS_URI, else its metadata's jwks_uri)",
+    )
+    .option(
       "--force",
       "write into a folder that is not empty (or holds a project); a file of yours that would change is backed up first",
     )
@@ -33,6 +50,8 @@ Examples:
   $ mcp-codegen init my-server                       a stdio server for ${defaultVersion}
   $ mcp-codegen init my-server --protocol 2025-06-18
   $ mcp-codegen init my-client --client
+  $ mcp-codegen init my-server --transport http --auth --issuer https://auth.example.com \\
+      --resource https://mcp.example.com/mcp     a server that needs OAuth access tokens
   $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of both packages in a clone
 
 A folder that is not empty is refused, and so is a project (one holding ${CONFIG_FILE}: run
@@ -41,7 +60,14 @@ yours silently: each one whose content would change is first copied to <file>.ba
 that is taken) and each backup is printed, even with -q. A package.json of yours is merged with the
 scaffold's rather than replaced: your scripts and dependencies stay, the scaffold's dependencies are added
 or set to its ranges, and what changed is printed. Files under generated/ are the generator's and are
-rewritten; other files are left alone.`,
+rewritten; other files are left alone.
+
+With --auth the server is an OAuth 2.1 resource server: it answers 401 with its Protected Resource
+Metadata to a request without a valid token and 403 insufficient_scope to one lacking a scope the
+contract asks for. --issuer, --resource and --jwks-uri are written in as defaults; MCP_AUTH_ISSUER,
+MCP_AUTH_RESOURCE and MCP_AUTH_JWKS_URI override them when it runs, and without an issuer and a resource
+it refuses to start. Its README says how to point it at your authorization server; \`npm test\` runs it
+against a local one.`,
     )
     .action(async (dir: string, opts: InitOptions) => {
       const { runInit } = await import("./init.js");

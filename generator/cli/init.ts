@@ -8,7 +8,7 @@ import { loadContractText } from "../contract/load.js";
 import { writeFileAtomic } from "../output/write.js";
 import { backupFile } from "../project/backup.js";
 import { mergePackageJson, type PackageMerge } from "../project/package-merge.js";
-import { CONFIG_FILE, type ProjectConfig, scaffold } from "../project/project.js";
+import { CONFIG_FILE, type ProjectConfig, type ScaffoldAuth, scaffold } from "../project/project.js";
 import { counted } from "./counted.js";
 import { CliError, EXIT } from "./errors.js";
 import { generateVersion } from "./generate-versions.js";
@@ -21,7 +21,20 @@ export interface InitOptions {
   client?: boolean;
   force?: boolean;
   fromTarballs?: string;
+  /** Scaffold an OAuth-protected HTTP server; the other auth options are its defaults. */
+  auth?: boolean;
+  issuer?: string;
+  resource?: string;
+  /** The same as `resource`: tokens' audience is the server's resource URL. */
+  audience?: string;
+  jwksUri?: string;
 }
+
+/**
+ * `jose` for a protected scaffold's test: the range the runtime depends on (the runtime's package.json
+ * is not in this package; test/cli/init-auth.test.ts checks the two agree).
+ */
+export const JOSE_RANGE = "^6.2.18";
 
 export async function runInit(dirArg: string, opts: InitOptions, report: Reporter): Promise<number> {
   const started = performance.now();
@@ -38,6 +51,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   if (opts.client && opts.transport !== "stdio") {
     throw new CliError("--client scaffolds a stdio client; --transport applies to servers");
   }
+  const auth = authOptions(opts);
   const existing = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return [] as string[];
     throw new CliError(`${dir}: cannot read the folder (${e.code})`);
@@ -71,6 +85,7 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
       name,
       await dependencyRanges(opts.fromTarballs),
       opts.transport as "stdio" | "http" | "both",
+      auth,
     ),
   };
   for (const [file, text] of Object.entries(generated.files)) files[join(config.output, file)] = text;
@@ -101,11 +116,75 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
     `created ${config.kind} project ${name} in ${dir} (${counted(plan.length, "file")}${backedUp > 0 ? `, ${backedUp} backed up` : ""}, ${Math.round(performance.now() - started)} ms)`,
   );
   report.info(
-    config.kind === "server"
-      ? `next: cd ${dirArg} && npm install && npm run build && npm start`
-      : `next: cd ${dirArg} && npm install && npm run build && npm start -- <server command>`,
+    config.kind === "client"
+      ? `next: cd ${dirArg} && npm install && npm run build && npm start -- <server command>`
+      : auth
+        ? `next: cd ${dirArg} && npm install && npm run build && ${authNext(auth, opts.transport)}`
+        : `next: cd ${dirArg} && npm install && npm run build && npm start`,
   );
   return EXIT.ok;
+}
+
+/** The start command of a protected scaffold, with the settings init was not given. */
+function authNext(auth: ScaffoldAuth, transport: string): string {
+  const env = [
+    ...(auth.issuer ? [] : ["MCP_AUTH_ISSUER=<issuer URL>"]),
+    ...(auth.resource ? [] : ["MCP_AUTH_RESOURCE=<this server's URL, e.g. http://127.0.0.1:3000/mcp>"]),
+  ];
+  return [...env, transport === "both" ? "npm start -- --http" : "npm start"].join(" ");
+}
+
+/** What `--auth` and its flags ask for, checked: undefined without --auth; usage errors for misuse. */
+function authOptions(opts: InitOptions): ScaffoldAuth | undefined {
+  const given = (
+    [
+      ["--issuer", opts.issuer],
+      ["--resource", opts.resource],
+      ["--audience", opts.audience],
+      ["--jwks-uri", opts.jwksUri],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (!opts.auth) {
+    if (given.length > 0)
+      throw new CliError(
+        `${given.map(([flag]) => flag).join(", ")} ${given.length === 1 ? "applies" : "apply"} only with --auth`,
+      );
+    return undefined;
+  }
+  if (opts.client) throw new CliError("--auth protects a server; a client does not take it");
+  if (opts.transport === "stdio") {
+    throw new CliError(
+      "--auth protects an HTTP server (OAuth is for HTTP; a stdio server takes its credentials from the environment): add --transport http, or --transport both",
+    );
+  }
+  if (opts.resource !== undefined && opts.audience !== undefined && opts.resource !== opts.audience) {
+    throw new CliError(
+      "--resource and --audience name the same thing (the server's URL, the audience its tokens must name): give one",
+    );
+  }
+  for (const [flag, value] of given) checkAuthUrl(flag, value!);
+  const resource = opts.resource ?? opts.audience;
+  return {
+    ...(opts.issuer === undefined ? {} : { issuer: opts.issuer }),
+    ...(resource === undefined ? {} : { resource }),
+    ...(opts.jwksUri === undefined ? {} : { jwksUri: opts.jwksUri }),
+  };
+}
+
+/** A usage error unless `value` is an https URL (http only on a loopback host), without a fragment. */
+function checkAuthUrl(flag: string, value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`${flag} must be a URL (got ${JSON.stringify(value)})`);
+  }
+  const loopback = ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback))
+    throw new CliError(
+      `${flag} must be an https URL (http only on 127.0.0.1, [::1] or localhost; got ${JSON.stringify(value)})`,
+    );
+  if (url.hash !== "") throw new CliError(`${flag} must not have a #fragment (got ${JSON.stringify(value)})`);
 }
 
 /** The user's package.json at `path` with `ours` merged in, or undefined where there is none to merge into. */
@@ -186,5 +265,6 @@ async function dependencyRanges(fromTarballs?: string) {
     typesNodeRange: pkg.devDependencies["@types/node"] ?? "^22",
     esbuildRange: pkg.devDependencies.esbuild ?? "^0.28",
     tsxRange: pkg.devDependencies.tsx ?? "^4",
+    joseRange: JOSE_RANGE,
   };
 }
