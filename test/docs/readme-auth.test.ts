@@ -66,7 +66,8 @@ interface Run {
   stderr: string;
 }
 
-const { work, env, must, pack, initArgs } = packedWorkspace("mcp-codegen-readme-auth-");
+const { work, env: packedEnv, must, pack, initArgs } = packedWorkspace("mcp-codegen-readme-auth-");
+const env: NodeJS.ProcessEnv = packedEnv;
 /** A fake `xdg-open` first on the pull lines' PATH: it writes the URL it was given to OPENED. */
 const BIN = join(work, "bin");
 const OPENED = join(work, "opened.txt");
