@@ -4,23 +4,13 @@
  */
 
 import { importPKCS8, SignJWT } from "jose";
+import { ASYMMETRIC_ALGORITHMS } from "./algorithms.js";
 import type { ClientAuthentication } from "./client-auth.js";
 
 export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /** Signing algorithms a client key may use: asymmetric only (a MAC key is a client secret). */
-const ASSERTION_ALGORITHMS: ReadonlySet<string> = new Set([
-  "ES256",
-  "ES384",
-  "ES512",
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "EdDSA",
-]);
+const ASSERTION_ALGORITHMS: ReadonlySet<string> = new Set(ASYMMETRIC_ALGORITHMS);
 
 export interface ClientAssertionOptions {
   readonly clientId: string;

@@ -9,20 +9,9 @@
 import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify } from "jose";
 import { toBase64Url } from "../util/base64.js";
 import { accessTokenHash } from "./access-token-hash.js";
+import { ASYMMETRIC_ALGORITHMS } from "./algorithms.js";
 
-export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = Object.freeze([
-  "ES256",
-  "ES384",
-  "ES512",
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "EdDSA",
-  "Ed25519",
-]);
+export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ASYMMETRIC_ALGORITHMS;
 
 export interface DpopOptions {
   /** Proof algorithms accepted (default DEFAULT_DPOP_ALGORITHMS); `none` and HS* are refused. */

@@ -16,24 +16,13 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from "jose";
+import { ASYMMETRIC_ALGORITHMS } from "./algorithms.js";
 import { canonicalResource } from "./protected-resource.js";
 import { VerifiedTokens } from "./verified-tokens.js";
 import { authInfoOf, InvalidToken, type TokenVerifier } from "./verifier.js";
 
 /** Asymmetric algorithms only: the keys come from a public JWKS. */
-export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-  "Ed25519",
-]);
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = ASYMMETRIC_ALGORITHMS;
 
 export const DEFAULT_CLOCK_TOLERANCE_SEC = 30;
 export const MAX_CLOCK_TOLERANCE_SEC = 60;
