@@ -49,6 +49,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
+import { type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import {
   chooseVersion,
@@ -92,6 +93,12 @@ export interface ClientOptions {
   sendClientInfo?: boolean;
   /** Stateless versions: rounds of input requests (elicitation, sampling, roots) one call may take (16). */
   maxInputRounds?: number;
+  /**
+   * Where the requests this client sends are reported (spans, durations), their trace context added to
+   * each request's `_meta`: `openTelemetry()` from `@mcp-codegen/runtime/otel`, or your own. Default:
+   * none, at no cost.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Options of one request: a stateless version's request also takes its own `_meta` log level. */
@@ -116,6 +123,7 @@ export interface ClientNotificationContext extends NotificationContext {
 /** What HTTP transports add to the Transport contract: the version header, sessions, stateless mode. */
 interface HttpAwareTransport extends Transport {
   protocolVersion?: string | undefined;
+  readonly sessionId?: string | undefined;
   onsessionexpired?: () => void;
   stateless?: StatelessHttp | undefined;
 }
@@ -229,10 +237,13 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   async #handshake(options: RequestOptions): Promise<ServerDescription> {
     const connection = this.#connection!;
     const tables = this.#tables;
-    const result = await connection.request(
-      "initialize",
-      { protocolVersion: tables.version, capabilities: this.#caps, clientInfo: this.options.info },
-      options,
+    const params = {
+      protocolVersion: tables.version,
+      capabilities: this.#caps,
+      clientInfo: this.options.info,
+    };
+    const result = await this.#traced("initialize", params, (sent) =>
+      connection.request("initialize", sent, options),
     );
     const entry = tables.clientRequests.initialize;
     if (!entry)
@@ -571,10 +582,49 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   // Both eras
 
   /** A typed request; refused locally when the server's capabilities do not offer it (strict mode). */
-  async request<M extends keyof Out & string>(
+  request<M extends keyof Out & string>(
     method: M,
     params?: Out[M]["params"],
     options: ClientRequestOptions = {},
+  ): Promise<NonNullable<Out[M]["result"]>> {
+    if (this.options.telemetry === undefined) return this.#request(method, params, options);
+    return this.#traced(method, params as Record<string, unknown> | undefined, (sent) =>
+      this.#request(method, sent as Out[M]["params"], options),
+    );
+  }
+
+  /**
+   * `send` inside a CLIENT operation (with every round and retry of a stateless request), the params
+   * given a copy of their `_meta` carrying the operation's trace context. Without telemetry, `send` alone.
+   */
+  #traced<P extends Record<string, unknown> | undefined, R>(
+    method: string,
+    params: P,
+    send: (params: P | Record<string, unknown>) => Promise<R>,
+  ): Promise<R> {
+    const telemetry = this.options.telemetry;
+    if (telemetry === undefined) return send(params);
+    const op = telemetry.clientOperation({
+      method,
+      params,
+      protocolVersion:
+        this.protocolVersion ?? (method === "initialize" ? (params?.protocolVersion as string) : undefined),
+      sessionId: this.#transport?.sessionId,
+    });
+    return traced(op, (): Promise<R> => {
+      const given = params?._meta;
+      const meta: Record<string, unknown> = isObject(given) ? { ...given } : {};
+      op.inject(meta);
+      // Nothing to carry (a span that is not recorded): the params go as they came.
+      if (given === undefined && Object.keys(meta).length === 0) return send(params);
+      return send({ ...params, _meta: meta });
+    }) as Promise<R>;
+  }
+
+  async #request<M extends keyof Out & string>(
+    method: M,
+    params: Out[M]["params"] | undefined,
+    options: ClientRequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
     if (this.#reinitializing) await this.#reinitializing;
     const connection = this.#ready();

@@ -31,6 +31,7 @@ import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
+import { type Telemetry, traced } from "../mcp/telemetry.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
@@ -264,6 +265,31 @@ export class ServerSession<
    * connection accepts both), which matters at tens of thousands of calls/s.
    */
   serve(
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const telemetry = this.server.telemetry;
+    if (telemetry === undefined) return this.dispatch(request, rc);
+    return this.serveTraced(telemetry, request, rc);
+  }
+
+  /** serve() inside a SERVER operation, its parent the trace context in the request's `_meta`. */
+  private serveTraced(
+    telemetry: Telemetry,
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const op = telemetry.serverOperation({
+      method: request.method,
+      params: request.params,
+      requestId: rc.id,
+      protocolVersion: metaVersion(request.params) ?? this.info?.protocolVersion,
+      sessionId: this.stateless ? undefined : this.sessionId,
+    });
+    return traced(op, () => this.dispatch(request, rc));
+  }
+
+  private dispatch(
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
