@@ -611,6 +611,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         this.protocolVersion ?? (method === "initialize" ? (params?.protocolVersion as string) : undefined),
       sessionId: this.#transport?.sessionId,
     });
+    if (op === undefined) return send(params);
     return traced(op, (): Promise<R> => {
       const given = params?._meta;
       const meta: Record<string, unknown> = isObject(given) ? { ...given } : {};

@@ -35,10 +35,13 @@ export interface TelemetryOperation {
 
 /** Receives the operations of a Server (the requests it serves) or a Client (the requests it sends). */
 export interface Telemetry {
-  /** A request received; its `params._meta` may carry the caller's trace context. */
-  serverOperation(info: OperationInfo): TelemetryOperation;
-  /** A request about to be sent. */
-  clientOperation(info: OperationInfo): TelemetryOperation;
+  /**
+   * A request received; its `params._meta` may carry the caller's trace context. `undefined` when
+   * nothing would be recorded: the request is then served as without telemetry.
+   */
+  serverOperation(info: OperationInfo): TelemetryOperation | undefined;
+  /** A request about to be sent; `undefined` when nothing would be recorded or propagated. */
+  clientOperation(info: OperationInfo): TelemetryOperation | undefined;
 }
 
 /** Runs `fn` (synchronous or not) inside `op` and ends `op` with what it returns or throws. */

@@ -9,10 +9,12 @@ import {
   type Attributes,
   type Context,
   context,
+  createNoopMeter,
   type Histogram,
   type Link,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -70,6 +72,8 @@ const META_SETTER: TextMapSetter<Record<string, unknown>> = Object.freeze({
 
 interface Instruments {
   provider: MeterProvider;
+  /** Whether the provider records (the API's no-op one does not). */
+  live: boolean;
   server: Histogram;
   client: Histogram;
 }
@@ -84,11 +88,23 @@ class OpenTelemetry implements Telemetry {
   readonly #options: OpenTelemetryOptions;
   readonly #fallback = new MetaTraceContext();
   #instruments: Instruments | undefined;
+  /** Once a tracer provider is registered with the API, tracing stays on. */
+  #tracing: boolean;
 
   constructor(options: OpenTelemetryOptions) {
     this.#options = options;
     // The global tracer is a proxy: a provider registered later is used from then on.
     this.#tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+    this.#tracing = options.tracerProvider !== undefined;
+  }
+
+  /** Whether spans would be recorded: a provider was given, or one is registered with the API. */
+  #tracingOn(): boolean {
+    if (this.#tracing) return true;
+    const provider = trace.getTracerProvider();
+    this.#tracing =
+      !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(SCOPE) !== undefined;
+    return this.#tracing;
   }
 
   /** The propagator: the option, the global one when the application registered one, else W3C. */
@@ -110,6 +126,7 @@ class OpenTelemetry implements Telemetry {
       });
     this.#instruments = {
       provider,
+      live: meter !== createNoopMeter(),
       server: histogram(
         "mcp.server.operation.duration",
         "MCP request duration as observed on the receiver, from the time it was received until the result is sent",
@@ -122,7 +139,9 @@ class OpenTelemetry implements Telemetry {
     return this.#instruments;
   }
 
-  serverOperation(info: OperationInfo): TelemetryOperation {
+  serverOperation(info: OperationInfo): TelemetryOperation | undefined {
+    // Nothing registered: no span, no timer, no context to carry; the request is served untouched.
+    if (!this.#tracingOn() && !this.histograms().live) return undefined;
     const ambient = context.active();
     const meta = metaOf(info.params);
     const parent = meta ? this.propagator().extract(ambient, meta, META_GETTER) : ambient;
@@ -133,7 +152,8 @@ class OpenTelemetry implements Telemetry {
     return this.#start(info, SpanKind.SERVER, parent, links);
   }
 
-  clientOperation(info: OperationInfo): TelemetryOperation {
+  clientOperation(info: OperationInfo): TelemetryOperation | undefined {
+    if (!this.#tracingOn() && !this.histograms().live) return undefined;
     return this.#start(info, SpanKind.CLIENT, context.active(), []);
   }
 

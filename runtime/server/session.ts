@@ -286,7 +286,7 @@ export class ServerSession<
       protocolVersion: metaVersion(request.params) ?? this.info?.protocolVersion,
       sessionId: this.stateless ? undefined : this.sessionId,
     });
-    return traced(op, () => this.dispatch(request, rc));
+    return op === undefined ? this.dispatch(request, rc) : traced(op, () => this.dispatch(request, rc));
   }
 
   private dispatch(

@@ -8,12 +8,7 @@
 
 import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Attributes, metrics, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import {
-  type DataPoint,
-  type Histogram,
-  MeterProvider,
-  MetricReader,
-} from "@opentelemetry/sdk-metrics";
+import { type DataPoint, type Histogram, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
