@@ -49,7 +49,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
-import { type Telemetry, traced } from "../mcp/telemetry.js";
+import { sendTraced, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import {
   chooseVersion,
@@ -593,33 +593,25 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     );
   }
 
-  /**
-   * `send` inside a CLIENT operation (with every round and retry of a stateless request), the params
-   * given a copy of their `_meta` carrying the operation's trace context. Without telemetry, `send` alone.
-   */
-  #traced<P extends Record<string, unknown> | undefined, R>(
+  /** `send` inside an outgoing operation (with every round and retry of a stateless request). */
+  #traced<R>(
     method: string,
-    params: P,
-    send: (params: P | Record<string, unknown>) => Promise<R>,
+    params: Record<string, unknown> | undefined,
+    send: (params: Record<string, unknown> | undefined) => Promise<R>,
   ): Promise<R> {
     const telemetry = this.options.telemetry;
     if (telemetry === undefined) return send(params);
-    const op = telemetry.clientOperation({
-      method,
-      params,
-      protocolVersion:
-        this.protocolVersion ?? (method === "initialize" ? (params?.protocolVersion as string) : undefined),
-      sessionId: this.#transport?.sessionId,
-    });
-    if (op === undefined) return send(params);
-    return traced(op, (): Promise<R> => {
-      const given = params?._meta;
-      const meta: Record<string, unknown> = isObject(given) ? { ...given } : {};
-      op.inject(meta);
-      // Nothing to carry (a span that is not recorded): the params go as they came.
-      if (given === undefined && Object.keys(meta).length === 0) return send(params);
-      return send({ ...params, _meta: meta });
-    }) as Promise<R>;
+    const version = this.protocolVersion ?? (method === "initialize" ? params?.protocolVersion : undefined);
+    return sendTraced(
+      telemetry,
+      {
+        method,
+        params,
+        protocolVersion: typeof version === "string" ? version : undefined,
+        sessionId: this.#transport?.sessionId,
+      },
+      send,
+    );
   }
 
   async #request<M extends keyof Out & string>(
@@ -711,7 +703,24 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   /** Server→client requests: the initialize era's; stateless versions have none (their input travels in results). */
-  async #onRequest(request: JsonRpcRequest, rc: IncomingRequestContext): Promise<Record<string, unknown>> {
+  #onRequest(request: JsonRpcRequest, rc: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const telemetry = this.options.telemetry;
+    // No telemetry: optional chaining skips the call and its argument.
+    const op = telemetry?.incoming({
+      method: request.method,
+      params: request.params,
+      requestId: rc.id,
+      protocolVersion: this.protocolVersion,
+      sessionId: this.#transport?.sessionId,
+    });
+    if (op === undefined) return this.#handleRequest(request, rc);
+    return traced(op, () => this.#handleRequest(request, rc));
+  }
+
+  async #handleRequest(
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Promise<Record<string, unknown>> {
     if (request.method === "ping" && this.#version === undefined) return {};
     const entry = entryOf(this.#tables.serverRequests, request.method);
     if (!entry || entry.delivery === "input" || RUNTIME_METHODS.has(request.method))

@@ -4,7 +4,7 @@
  * OpenTelemetry. Without one (the default) a request pays a single `undefined` check.
  */
 
-import type { RequestId } from "../jsonrpc/messages.js";
+import { isObject, type RequestId } from "../jsonrpc/messages.js";
 
 /** One MCP request as telemetry sees it, when it starts. */
 export interface OperationInfo {
@@ -18,6 +18,11 @@ export interface OperationInfo {
   readonly protocolVersion?: string | undefined;
   /** The session the request belongs to (Streamable HTTP with sessions). */
   readonly sessionId?: string | undefined;
+  /**
+   * Outgoing: the incoming request it is sent for (a tool's sampling request), which parents it even
+   * where the runtime has no context manager to say so.
+   */
+  readonly parent?: TelemetryOperation | undefined;
 }
 
 /** An operation in progress: a span, a timer. */
@@ -33,15 +38,19 @@ export interface TelemetryOperation {
   end(result: unknown, error?: unknown, failed?: boolean): void;
 }
 
-/** Receives the operations of a Server (the requests it serves) or a Client (the requests it sends). */
+/**
+ * Receives the requests a peer handles (`incoming`: a SERVER span in the conventions' terms, whichever
+ * side receives) and sends (`outgoing`: a CLIENT span): a server's are the client's requests it serves
+ * and its own requests to the client (sampling, elicitation, roots); a client's, the reverse.
+ */
 export interface Telemetry {
   /**
-   * A request received; its `params._meta` may carry the caller's trace context. `undefined` when
-   * nothing would be recorded: the request is then served as without telemetry.
+   * A request received; its `params._meta` may carry the sender's trace context. `undefined` when
+   * nothing would be recorded: the request is then handled as without telemetry.
    */
-  serverOperation(info: OperationInfo): TelemetryOperation | undefined;
+  incoming(info: OperationInfo): TelemetryOperation | undefined;
   /** A request about to be sent; `undefined` when nothing would be recorded or propagated. */
-  clientOperation(info: OperationInfo): TelemetryOperation | undefined;
+  outgoing(info: OperationInfo): TelemetryOperation | undefined;
 }
 
 /** Runs `fn` (synchronous or not) inside `op` and ends `op` with what it returns or throws. */
@@ -67,4 +76,26 @@ export function traced<T>(op: TelemetryOperation, fn: () => T | Promise<T>): T |
   }
   op.end(out);
   return out;
+}
+
+/**
+ * Sends a request inside an outgoing operation: `params` get a copy of their `_meta` with the
+ * operation's trace context, and the operation ends with the answer. Without an operation, `send` alone.
+ */
+export function sendTraced<R>(
+  telemetry: Telemetry,
+  info: OperationInfo,
+  send: (params: Record<string, unknown> | undefined) => Promise<R>,
+): Promise<R> {
+  const op = telemetry.outgoing(info);
+  const { params } = info;
+  if (op === undefined) return send(params);
+  return traced(op, (): Promise<R> => {
+    const given = params?._meta;
+    const meta: Record<string, unknown> = isObject(given) ? { ...given } : {};
+    op.inject(meta);
+    // Nothing to carry (a span that is not sampled): the params go as they came.
+    if (given === undefined && Object.keys(meta).length === 0) return send(params);
+    return send({ ...params, _meta: meta });
+  }) as Promise<R>;
 }

@@ -139,7 +139,7 @@ class OpenTelemetry implements Telemetry {
     return this.#instruments;
   }
 
-  serverOperation(info: OperationInfo): TelemetryOperation | undefined {
+  incoming(info: OperationInfo): TelemetryOperation | undefined {
     // Nothing registered: no span, no timer, no context to carry; the request is served untouched.
     if (!this.#tracingOn() && !this.histograms().live) return undefined;
     const ambient = context.active();
@@ -152,9 +152,10 @@ class OpenTelemetry implements Telemetry {
     return this.#start(info, SpanKind.SERVER, parent, links);
   }
 
-  clientOperation(info: OperationInfo): TelemetryOperation | undefined {
+  outgoing(info: OperationInfo): TelemetryOperation | undefined {
     if (!this.#tracingOn() && !this.histograms().live) return undefined;
-    return this.#start(info, SpanKind.CLIENT, context.active(), []);
+    const parent = info.parent instanceof Operation ? info.parent.context : context.active();
+    return this.#start(info, SpanKind.CLIENT, parent, []);
   }
 
   #start(info: OperationInfo, kind: SpanKind, parent: Context, links: Link[]): TelemetryOperation {
@@ -182,7 +183,7 @@ class Operation implements TelemetryOperation {
     private readonly kind: SpanKind,
     private readonly method: string,
     private readonly span: Span,
-    private readonly context: Context,
+    readonly context: Context,
     private readonly metric: Attributes,
   ) {}
 

@@ -31,7 +31,7 @@ import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
-import { type Telemetry, traced } from "../mcp/telemetry.js";
+import { sendTraced, type Telemetry, type TelemetryOperation, traced } from "../mcp/telemetry.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
@@ -126,6 +126,8 @@ export class ServerSession<
 
   #ended = false;
   #closed: Promise<void> | undefined;
+  /** With telemetry: the operations of the requests being served, by id. */
+  #ops: Map<RequestId, TelemetryOperation> | undefined;
   #settleClosed: (() => void) | undefined;
 
   /**
@@ -211,11 +213,27 @@ export class ServerSession<
         `the client did not declare the ${capabilityName(entry.capability)} capability that ${method} needs`,
       );
     }
-    const result = await this.connection.request(
-      method,
-      params as Record<string, unknown> | undefined,
-      options,
-    );
+    const telemetry = this.server.telemetry;
+    const send = (sent: Record<string, unknown> | undefined) =>
+      this.connection.request(method, sent, options);
+    const sent = params as Record<string, unknown> | undefined;
+    const result =
+      telemetry === undefined
+        ? await send(sent)
+        : await sendTraced(
+            telemetry,
+            {
+              method,
+              params: sent,
+              protocolVersion: this.info?.protocolVersion,
+              sessionId: this.sessionId,
+              parent:
+                options?.relatedRequestId === undefined
+                  ? undefined
+                  : this.#ops?.get(options.relatedRequestId),
+            },
+            send,
+          );
     return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
   }
 
@@ -279,14 +297,30 @@ export class ServerSession<
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
-    const op = telemetry.serverOperation({
+    const op = telemetry.incoming({
       method: request.method,
       params: request.params,
       requestId: rc.id,
       protocolVersion: metaVersion(request.params) ?? this.info?.protocolVersion,
       sessionId: this.stateless ? undefined : this.sessionId,
     });
-    return op === undefined ? this.dispatch(request, rc) : traced(op, () => this.dispatch(request, rc));
+    if (op === undefined) return this.dispatch(request, rc);
+    // Requests to the client made for this one (a tool's sampling) are its children.
+    this.#ops ??= new Map();
+    const ops = this.#ops;
+    ops.set(rc.id, op);
+    let out: Record<string, unknown> | Promise<Record<string, unknown>>;
+    try {
+      out = traced(op, () => this.dispatch(request, rc));
+    } catch (error) {
+      ops.delete(rc.id);
+      throw error;
+    }
+    if (!(out instanceof Promise)) {
+      ops.delete(rc.id);
+      return out;
+    }
+    return out.finally(() => ops.delete(rc.id));
   }
 
   private dispatch(

@@ -46,6 +46,13 @@ const meterProvider = new MeterProvider({ readers: [reader] });
 const telemetry = openTelemetry({ tracerProvider, meterProvider });
 
 const info = { name: "otel-test", version: "1.0.0" };
+const handlers = {
+  createMessage: () => ({
+    role: "assistant" as const,
+    content: { type: "text" as const, text: "Paris" },
+    model: "test-model",
+  }),
+};
 const text = (s: string) => ({ content: [{ type: "text" as const, text: s }] });
 
 function tracedServer(t: Telemetry | undefined): McpServer {
@@ -55,7 +62,14 @@ function tracedServer(t: Telemetry | undefined): McpServer {
     onError: () => {},
     handlers: {
       listTools: () => ({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }),
-      callTool: (params) => {
+      callTool: async (params, ctx) => {
+        if (params.name === "ask") {
+          const answer = await ctx.createMessage({
+            messages: [{ role: "user", content: { type: "text", text: "capital of France?" } }],
+            maxTokens: 10,
+          });
+          return text(answer.content.type === "text" ? answer.content.text : "?");
+        }
         if (params.name === "fails") throw new Error("the tool broke");
         if (params.name === "refuses") throw new McpError(ErrorCode.InvalidParams, "no such thing");
         return text(String(params.arguments?.text ?? ""));
@@ -94,8 +108,9 @@ describe.each([
   {
     era: "2025-11-25 (initialize, a session)",
     version: "2025-11-25",
+    rounds: 1,
     connect: async () => {
-      const client = createClient2025({ info, telemetry });
+      const client = createClient2025({ info, telemetry, handlers });
       const transport = new StreamableHttpClientTransport(http.url);
       await client.connect(transport);
       return { client, sessionId: transport.sessionId };
@@ -104,13 +119,14 @@ describe.each([
   {
     era: "2026-07-28 (stateless)",
     version: "2026-07-28",
+    rounds: 2,
     connect: async () => {
-      const client = createClient2026({ info, telemetry });
+      const client = createClient2026({ info, telemetry, handlers });
       await client.connect(await connectHttp(http.url));
       return { client, sessionId: undefined };
     },
   },
-])("our client → our server over HTTP, $era", ({ version, connect }) => {
+])("our client → our server over HTTP, $era", ({ version, rounds, connect }) => {
   it("one tools/call: a CLIENT span and a SERVER span in one trace, the server's parent the client's", async () => {
     const { client, sessionId } = await connect();
     try {
@@ -155,6 +171,36 @@ describe.each([
       expect(p!.value.sum).toBeGreaterThan(0);
       expect(p!.value.sum).toBeLessThan(30);
       expect(p!.attributes["mcp.session.id"]).toBeUndefined();
+    }
+  });
+
+  it("a tool asking the client for sampling stays in the call's trace", async () => {
+    const { client } = await connect();
+    try {
+      const result = await client.callTool({ name: "ask", arguments: {} });
+      expect(result.content).toEqual([{ type: "text", text: "Paris" }]);
+    } finally {
+      await client.close();
+    }
+    const [call] = byKind(SpanKind.CLIENT, "tools/call ask");
+    const traceId = call!.spanContext().traceId;
+    const served = byKind(SpanKind.SERVER, "tools/call ask");
+    // A handshake-era client is asked by a request on its session; a stateless one is answered
+    // input_required and retries: each round a server span under the one client span.
+    expect(served).toHaveLength(rounds);
+    for (const s of served) expect(s.parentSpanContext?.spanId).toBe(call!.spanContext().spanId);
+    const asked = byKind(SpanKind.CLIENT, "sampling/createMessage");
+    const answered = byKind(SpanKind.SERVER, "sampling/createMessage");
+    if (rounds === 1) {
+      expect(asked).toHaveLength(1);
+      expect(answered).toHaveLength(1);
+      expect(asked[0]!.spanContext().traceId).toBe(traceId);
+      expect(asked[0]!.parentSpanContext?.spanId).toBe(served[0]!.spanContext().spanId);
+      expect(answered[0]!.parentSpanContext?.spanId).toBe(asked[0]!.spanContext().spanId);
+      expect(answered[0]!.attributes["mcp.method.name"]).toBe("sampling/createMessage");
+    } else {
+      expect(asked).toEqual([]);
+      expect(answered).toEqual([]);
     }
   });
 
