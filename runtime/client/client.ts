@@ -49,7 +49,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
-import { sendTraced, traced } from "../mcp/telemetry.js";
+import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import {
   chooseVersion,
@@ -714,7 +714,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       sessionId: this.#transport?.sessionId,
     });
     if (op === undefined) return this.#handleRequest(request, rc);
-    return traced(op, () => this.#handleRequest(request, rc));
+    return traced(op, () => this.#handleRequest(request, rc)) as Promise<Record<string, unknown>>;
   }
 
   async #handleRequest(

@@ -68,7 +68,8 @@ function tracedServer(t: Telemetry | undefined): McpServer {
             messages: [{ role: "user", content: { type: "text", text: "capital of France?" } }],
             maxTokens: 10,
           });
-          return text(answer.content.type === "text" ? answer.content.text : "?");
+          const [first] = [answer.content].flat();
+          return text(first?.type === "text" ? first.text : "?");
         }
         if (params.name === "fails") throw new Error("the tool broke");
         if (params.name === "refuses") throw new McpError(ErrorCode.InvalidParams, "no such thing");
