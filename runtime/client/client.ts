@@ -292,10 +292,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       this.#setStateless(true);
       let result: Record<string, unknown>;
       try {
-        result = await this.#connection!.request(
-          DISCOVER,
-          { _meta: this.#meta(undefined) },
-          { ...options, timeoutMs },
+        const connection = this.#connection!;
+        result = await this.#traced(DISCOVER, { _meta: this.#meta(undefined) }, (sent) =>
+          connection.request(DISCOVER, sent, { ...options, timeoutMs }),
         );
       } catch (error) {
         const verdict = judgeProbeError(error, this.protocol, this.#connection!.closed);

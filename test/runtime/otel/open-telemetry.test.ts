@@ -156,6 +156,12 @@ describe.each([
       else expect(span.attributes["mcp.session.id"]).toBeUndefined();
     }
     expect(serverSpan!.attributes["jsonrpc.request.id"]).toMatch(/^\d+$/);
+    // The lifecycle's first request is traced too, its version what the answer agreed on.
+    const first = version === "2026-07-28" ? "server/discover" : "initialize";
+    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+      const [span] = byKind(kind, first);
+      expect(span?.attributes["mcp.protocol.version"], `${SpanKind[kind]} ${first}`).toBe(version);
+    }
 
     const attributes = { "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo" };
     const server = pointFor(await points("mcp.server.operation.duration"), {
