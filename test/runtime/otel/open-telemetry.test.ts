@@ -62,6 +62,12 @@ function tracedServer(t: Telemetry | undefined): McpServer {
     onError: () => {},
     handlers: {
       listTools: () => ({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }),
+      listPrompts: () => {
+        throw new TypeError("the prompt list broke");
+      },
+      getPrompt: (params) => ({
+        messages: [{ role: "user", content: { type: "text", text: `hello ${params.name}` } }],
+      }),
       callTool: async (params, ctx) => {
         if (params.name === "ask") {
           const answer = await ctx.createMessage({
@@ -259,6 +265,31 @@ describe("other peers and no provider", () => {
     expect(server?.spanContext().traceId).toBe(traceId);
     expect(server?.parentSpanContext?.spanId).toBe(spanId);
     expect(server?.parentSpanContext?.traceState?.get("congo")).toBe("t61rcWkgMzE");
+  });
+
+  it("prompts/get is named after the prompt; a handler's exception is error.type its class, -32603 to the client", async () => {
+    const client = createClient2025({ info, telemetry });
+    await client.connect(new StreamableHttpClientTransport(http.url));
+    try {
+      await client.getPrompt({ name: "greet" });
+      await expect(client.listPrompts({})).rejects.toMatchObject({ code: ErrorCode.InternalError });
+    } finally {
+      await client.close();
+    }
+    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+      const [span] = byKind(kind, "prompts/get greet");
+      expect(span?.attributes).toMatchObject({
+        "mcp.method.name": "prompts/get",
+        "gen_ai.prompt.name": "greet",
+      });
+      expect(span?.attributes["gen_ai.tool.name"]).toBeUndefined();
+    }
+    const [served] = byKind(SpanKind.SERVER, "prompts/list");
+    expect(served?.attributes["error.type"]).toBe("TypeError");
+    expect(served?.status).toEqual({ code: SpanStatusCode.ERROR, message: "the prompt list broke" });
+    expect(served?.events.map((e) => e.name)).toEqual(["exception"]);
+    const [sent] = byKind(SpanKind.CLIENT, "prompts/list");
+    expect(sent?.attributes["error.type"]).toBe("-32603");
   });
 
   it("a malformed traceparent is ignored: the server span starts a trace of its own", async () => {
