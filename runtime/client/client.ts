@@ -261,7 +261,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.#server = description;
     if (this.#transport && "protocolVersion" in this.#transport)
       this.#transport.protocolVersion = negotiated.version;
-    await connection.notify("notifications/initialized");
+    await this.#traced("notifications/initialized", undefined, (sent) =>
+      connection.notify("notifications/initialized", sent),
+    );
     return description;
   }
 
@@ -650,7 +652,10 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {
-    await this.#ready().notify(method, params as Record<string, unknown> | undefined);
+    const connection = this.#ready();
+    await this.#traced(method, params as Record<string, unknown> | undefined, (sent) =>
+      connection.notify(method, sent),
+    );
   }
 
   async close(): Promise<void> {
@@ -741,7 +746,18 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * A notification reaches the client's handler for it; one tagged with a subscription id also that
    * subscription's handler, and none at all when that subscription is no longer open.
    */
-  async #onNotification(n: JsonRpcNotification): Promise<void> {
+  #onNotification(n: JsonRpcNotification): Promise<void> {
+    const op = this.options.telemetry?.incoming({
+      method: n.method,
+      params: n.params,
+      protocolVersion: this.protocolVersion,
+      sessionId: this.#transport?.sessionId,
+    });
+    if (op === undefined) return this.#handleNotification(n);
+    return traced(op, () => this.#handleNotification(n)) as Promise<void>;
+  }
+
+  async #handleNotification(n: JsonRpcNotification): Promise<void> {
     const entry = entryOf(this.#tables.serverNotifications, n.method);
     if (!entry) return;
     const subscriptionId = this.#version === undefined ? undefined : subscriptionIdOf(n.params);

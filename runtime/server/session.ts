@@ -250,7 +250,20 @@ export class ServerSession<
         `${method} needs the ${capabilityName(entry.capability)} server capability, which this server does not declare`,
       );
     }
-    await this.connection.notify(method, params as Record<string, unknown> | undefined, relatedRequestId);
+    const sent = params as Record<string, unknown> | undefined;
+    const telemetry = this.server.telemetry;
+    if (telemetry === undefined) return this.connection.notify(method, sent, relatedRequestId);
+    await sendTraced(
+      telemetry,
+      {
+        method,
+        params: sent,
+        protocolVersion: this.info?.protocolVersion,
+        sessionId: this.stateless ? undefined : this.sessionId,
+        parent: relatedRequestId === undefined ? undefined : this.#ops?.get(relatedRequestId),
+      },
+      (p) => this.connection.notify(method, p, relatedRequestId),
+    );
   }
 
   /** `notifications/message` at `level`, when `minimum` (the session's or the request's) lets it through. */
@@ -505,7 +518,18 @@ export class ServerSession<
   }
 
   /** @internal The Connection's notification callback (through SessionCallbacks). */
-  async receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+  receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+    const op = this.server.telemetry?.incoming({
+      method: n.method,
+      params: n.params,
+      protocolVersion: this.info?.protocolVersion,
+      sessionId: this.stateless ? undefined : this.sessionId,
+    });
+    if (op === undefined) return this.handleNotification(n, extra);
+    return traced(op, () => this.handleNotification(n, extra)) as Promise<void>;
+  }
+
+  private async handleNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
     const tables = this.server.handshake ?? this.server.protocol;
     const entry = entryOf(tables.clientNotifications, n.method);
     if (!entry || !this.info) return;

@@ -162,6 +162,13 @@ describe.each([
       else expect(span.attributes["mcp.session.id"]).toBeUndefined();
     }
     expect(serverSpan!.attributes["jsonrpc.request.id"]).toMatch(/^\d+$/);
+    if (version === "2025-11-25") {
+      // Notifications are operations too: the client's initialized, in the client's trace.
+      const [sent] = byKind(SpanKind.CLIENT, "notifications/initialized");
+      const [received] = byKind(SpanKind.SERVER, "notifications/initialized");
+      expect(received?.parentSpanContext?.spanId).toBe(sent?.spanContext().spanId);
+      expect(received?.attributes["mcp.session.id"]).toBe(sessionId);
+    }
     // The lifecycle's first request is traced too, its version what the answer agreed on.
     const first = version === "2026-07-28" ? "server/discover" : "initialize";
     for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
