@@ -49,6 +49,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
+import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import {
   chooseVersion,
@@ -92,6 +93,12 @@ export interface ClientOptions {
   sendClientInfo?: boolean;
   /** Stateless versions: rounds of input requests (elicitation, sampling, roots) one call may take (16). */
   maxInputRounds?: number;
+  /**
+   * Where the requests this client sends are reported (spans, durations), their trace context added to
+   * each request's `_meta`: `openTelemetry()` from `@mcp-codegen/runtime/otel`, or your own. Default:
+   * none, at no cost.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Options of one request: a stateless version's request also takes its own `_meta` log level. */
@@ -116,6 +123,7 @@ export interface ClientNotificationContext extends NotificationContext {
 /** What HTTP transports add to the Transport contract: the version header, sessions, stateless mode. */
 interface HttpAwareTransport extends Transport {
   protocolVersion?: string | undefined;
+  readonly sessionId?: string | undefined;
   onsessionexpired?: () => void;
   stateless?: StatelessHttp | undefined;
 }
@@ -229,10 +237,13 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   async #handshake(options: RequestOptions): Promise<ServerDescription> {
     const connection = this.#connection!;
     const tables = this.#tables;
-    const result = await connection.request(
-      "initialize",
-      { protocolVersion: tables.version, capabilities: this.#caps, clientInfo: this.options.info },
-      options,
+    const params = {
+      protocolVersion: tables.version,
+      capabilities: this.#caps,
+      clientInfo: this.options.info,
+    };
+    const result = await this.#traced("initialize", params, (sent) =>
+      connection.request("initialize", sent, options),
     );
     const entry = tables.clientRequests.initialize;
     if (!entry)
@@ -250,7 +261,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.#server = description;
     if (this.#transport && "protocolVersion" in this.#transport)
       this.#transport.protocolVersion = negotiated.version;
-    await connection.notify("notifications/initialized");
+    await this.#traced("notifications/initialized", undefined, (sent) =>
+      connection.notify("notifications/initialized", sent),
+    );
     return description;
   }
 
@@ -281,10 +294,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       this.#setStateless(true);
       let result: Record<string, unknown>;
       try {
-        result = await this.#connection!.request(
-          DISCOVER,
-          { _meta: this.#meta(undefined) },
-          { ...options, timeoutMs },
+        const connection = this.#connection!;
+        result = await this.#traced(DISCOVER, { _meta: this.#meta(undefined) }, (sent) =>
+          connection.request(DISCOVER, sent, { ...options, timeoutMs }),
         );
       } catch (error) {
         const verdict = judgeProbeError(error, this.protocol, this.#connection!.closed);
@@ -571,10 +583,42 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   // Both eras
 
   /** A typed request; refused locally when the server's capabilities do not offer it (strict mode). */
-  async request<M extends keyof Out & string>(
+  request<M extends keyof Out & string>(
     method: M,
     params?: Out[M]["params"],
     options: ClientRequestOptions = {},
+  ): Promise<NonNullable<Out[M]["result"]>> {
+    if (this.options.telemetry === undefined) return this.#request(method, params, options);
+    return this.#traced(method, params as Record<string, unknown> | undefined, (sent) =>
+      this.#request(method, sent as Out[M]["params"], options),
+    );
+  }
+
+  /** `send` inside an outgoing operation (with every round and retry of a stateless request). */
+  #traced<R>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    send: (params: Record<string, unknown> | undefined) => Promise<R>,
+  ): Promise<R> {
+    const telemetry = this.options.telemetry;
+    if (telemetry === undefined) return send(params);
+    const version = this.protocolVersion ?? (method === "initialize" ? params?.protocolVersion : undefined);
+    return sendTraced(
+      telemetry,
+      {
+        method,
+        params,
+        protocolVersion: typeof version === "string" ? version : undefined,
+        sessionId: this.#transport?.sessionId,
+      },
+      send,
+    );
+  }
+
+  async #request<M extends keyof Out & string>(
+    method: M,
+    params: Out[M]["params"] | undefined,
+    options: ClientRequestOptions,
   ): Promise<NonNullable<Out[M]["result"]>> {
     if (this.#reinitializing) await this.#reinitializing;
     const connection = this.#ready();
@@ -608,7 +652,10 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {
-    await this.#ready().notify(method, params as Record<string, unknown> | undefined);
+    const connection = this.#ready();
+    await this.#traced(method, params as Record<string, unknown> | undefined, (sent) =>
+      connection.notify(method, sent),
+    );
   }
 
   async close(): Promise<void> {
@@ -660,7 +707,24 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   /** Server→client requests: the initialize era's; stateless versions have none (their input travels in results). */
-  async #onRequest(request: JsonRpcRequest, rc: IncomingRequestContext): Promise<Record<string, unknown>> {
+  #onRequest(request: JsonRpcRequest, rc: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const telemetry = this.options.telemetry;
+    // No telemetry: optional chaining skips the call and its argument.
+    const op = telemetry?.incoming({
+      method: request.method,
+      params: request.params,
+      requestId: rc.id,
+      protocolVersion: this.protocolVersion,
+      sessionId: this.#transport?.sessionId,
+    });
+    if (op === undefined) return this.#handleRequest(request, rc);
+    return traced(op, () => this.#handleRequest(request, rc)) as Promise<Record<string, unknown>>;
+  }
+
+  async #handleRequest(
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Promise<Record<string, unknown>> {
     if (request.method === "ping" && this.#version === undefined) return {};
     const entry = entryOf(this.#tables.serverRequests, request.method);
     if (!entry || entry.delivery === "input" || RUNTIME_METHODS.has(request.method))
@@ -682,7 +746,18 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * A notification reaches the client's handler for it; one tagged with a subscription id also that
    * subscription's handler, and none at all when that subscription is no longer open.
    */
-  async #onNotification(n: JsonRpcNotification): Promise<void> {
+  #onNotification(n: JsonRpcNotification): Promise<void> {
+    const op = this.options.telemetry?.incoming({
+      method: n.method,
+      params: n.params,
+      protocolVersion: this.protocolVersion,
+      sessionId: this.#transport?.sessionId,
+    });
+    if (op === undefined) return this.#handleNotification(n);
+    return traced(op, () => this.#handleNotification(n)) as Promise<void>;
+  }
+
+  async #handleNotification(n: JsonRpcNotification): Promise<void> {
     const entry = entryOf(this.#tables.serverNotifications, n.method);
     if (!entry) return;
     const subscriptionId = this.#version === undefined ? undefined : subscriptionIdOf(n.params);

@@ -14,6 +14,7 @@ import { META } from "../mcp/request-meta.js";
 import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
+import type { Telemetry } from "../mcp/telemetry.js";
 import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 import { LinkedSet } from "../util/collections.js";
 import { detailOf } from "../util/errors.js";
@@ -84,6 +85,11 @@ export interface ServerOptions {
    * used at another instance.
    */
   usedStateStore?: UsedStateStore;
+  /**
+   * Where the requests this server serves are reported (spans, durations): `openTelemetry()` from
+   * `@mcp-codegen/runtime/otel`, or your own. Default: none, at no cost.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Default lifetime of a sealed `requestState`. */
@@ -128,8 +134,11 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * Metadata's `scopes_supported` (the generated contract module exports the same list as `scopesSupported`).
    */
   readonly scopesSupported: readonly string[];
+  /** Where served requests are reported (the `telemetry` option), if anywhere. */
+  readonly telemetry: Telemetry | undefined;
 
   constructor(readonly options: RuntimeServerOptions) {
+    this.telemetry = options.telemetry;
     this.protocol = options.protocol;
     this.statelessTables = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;

@@ -31,6 +31,7 @@ import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
+import { sendTraced, type Telemetry, type TelemetryOperation, traced } from "../mcp/telemetry.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
@@ -125,6 +126,8 @@ export class ServerSession<
 
   #ended = false;
   #closed: Promise<void> | undefined;
+  /** With telemetry: the operations of the requests being served, by id. */
+  #ops: Map<RequestId, TelemetryOperation> | undefined;
   #settleClosed: (() => void) | undefined;
 
   /**
@@ -210,11 +213,27 @@ export class ServerSession<
         `the client did not declare the ${capabilityName(entry.capability)} capability that ${method} needs`,
       );
     }
-    const result = await this.connection.request(
-      method,
-      params as Record<string, unknown> | undefined,
-      options,
-    );
+    const telemetry = this.server.telemetry;
+    const send = (sent: Record<string, unknown> | undefined) =>
+      this.connection.request(method, sent, options);
+    const sent = params as Record<string, unknown> | undefined;
+    const result =
+      telemetry === undefined
+        ? await send(sent)
+        : await sendTraced(
+            telemetry,
+            {
+              method,
+              params: sent,
+              protocolVersion: this.info?.protocolVersion,
+              sessionId: this.sessionId,
+              parent:
+                options?.relatedRequestId === undefined
+                  ? undefined
+                  : this.#ops?.get(options.relatedRequestId),
+            },
+            send,
+          );
     return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
   }
 
@@ -231,7 +250,20 @@ export class ServerSession<
         `${method} needs the ${capabilityName(entry.capability)} server capability, which this server does not declare`,
       );
     }
-    await this.connection.notify(method, params as Record<string, unknown> | undefined, relatedRequestId);
+    const sent = params as Record<string, unknown> | undefined;
+    const telemetry = this.server.telemetry;
+    if (telemetry === undefined) return this.connection.notify(method, sent, relatedRequestId);
+    await sendTraced(
+      telemetry,
+      {
+        method,
+        params: sent,
+        protocolVersion: this.info?.protocolVersion,
+        sessionId: this.stateless ? undefined : this.sessionId,
+        parent: relatedRequestId === undefined ? undefined : this.#ops?.get(relatedRequestId),
+      },
+      (p) => this.connection.notify(method, p, relatedRequestId),
+    );
   }
 
   /** `notifications/message` at `level`, when `minimum` (the session's or the request's) lets it through. */
@@ -264,6 +296,47 @@ export class ServerSession<
    * connection accepts both), which matters at tens of thousands of calls/s.
    */
   serve(
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const telemetry = this.server.telemetry;
+    if (telemetry === undefined) return this.dispatch(request, rc);
+    return this.serveTraced(telemetry, request, rc);
+  }
+
+  /** serve() inside a SERVER operation, its parent the trace context in the request's `_meta`. */
+  private serveTraced(
+    telemetry: Telemetry,
+    request: JsonRpcRequest,
+    rc: IncomingRequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const op = telemetry.incoming({
+      method: request.method,
+      params: request.params,
+      requestId: rc.id,
+      protocolVersion: metaVersion(request.params) ?? this.info?.protocolVersion,
+      sessionId: this.stateless ? undefined : this.sessionId,
+    });
+    if (op === undefined) return this.dispatch(request, rc);
+    // Requests to the client made for this one (a tool's sampling) are its children.
+    this.#ops ??= new Map();
+    const ops = this.#ops;
+    ops.set(rc.id, op);
+    let out: Record<string, unknown> | Promise<Record<string, unknown>>;
+    try {
+      out = traced(op, () => this.dispatch(request, rc));
+    } catch (error) {
+      ops.delete(rc.id);
+      throw error;
+    }
+    if (!(out instanceof Promise)) {
+      ops.delete(rc.id);
+      return out;
+    }
+    return out.finally(() => ops.delete(rc.id));
+  }
+
+  private dispatch(
     request: JsonRpcRequest,
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
@@ -445,7 +518,18 @@ export class ServerSession<
   }
 
   /** @internal The Connection's notification callback (through SessionCallbacks). */
-  async receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+  receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
+    const op = this.server.telemetry?.incoming({
+      method: n.method,
+      params: n.params,
+      protocolVersion: this.info?.protocolVersion,
+      sessionId: this.stateless ? undefined : this.sessionId,
+    });
+    if (op === undefined) return this.handleNotification(n, extra);
+    return traced(op, () => this.handleNotification(n, extra)) as Promise<void>;
+  }
+
+  private async handleNotification(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
     const tables = this.server.handshake ?? this.server.protocol;
     const entry = entryOf(tables.clientNotifications, n.method);
     if (!entry || !this.info) return;

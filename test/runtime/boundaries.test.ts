@@ -2,7 +2,8 @@
  * The runtime's shape, enforced: `node:` only under node/, imports pointing one way
  * (node → http → auth → http-client; http, http-client → server, client → mcp → check → jsonrpc → util),
  * no runtime dependency but the SSE parser and jose (only in auth/, loaded by no entry but `./auth` and
- * `./node`; zod for the optional zod helpers), no module-level mutable state, named exports only in the
+ * `./node`; zod for the optional zod helpers; the OpenTelemetry API, an optional peer, only in otel/ and
+ * loaded by no entry but `./otel`), no module-level mutable state, named exports only in the
  * public entries, no entry but `./node` reaching Node built-ins, and generated code importing
  * only public entries (`./codegen`; `./server`, `./client`, `./zod` from their one file each).
  */
@@ -17,6 +18,8 @@ const RUNTIME = join(REPO, "runtime");
 const pkg = JSON.parse(readFileSync(join(RUNTIME, "package.json"), "utf8")) as {
   exports: Record<string, string | Record<string, string>>;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
 function tsFiles(dir: string): string[] {
@@ -65,6 +68,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   auth: ["http-client", "mcp", "check", "jsonrpc", "util"],
   http: ["auth", "server", "mcp", "check", "jsonrpc", "util"],
   "http-client": ["mcp", "check", "jsonrpc", "util"],
+  otel: ["mcp", "jsonrpc", "util"],
   node: ["auth", "http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
   entry: ["auth", "http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
 };
@@ -114,15 +118,18 @@ describe("runtime boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("depends on no package but the SSE parser (http-client), jose (auth) and zod (the optional zod helpers)", () => {
+  it("depends on no package but the SSE parser (http-client), jose (auth), zod (the optional zod helpers) and the OpenTelemetry API (otel, an optional peer)", () => {
     expect(Object.keys(pkg.dependencies ?? {})).toEqual(["eventsource-parser", "jose"]);
+    expect(pkg.peerDependencies).toEqual({ "@opentelemetry/api": "^1.9.0" });
+    expect(pkg.peerDependenciesMeta).toEqual({ "@opentelemetry/api": { optional: true } });
     const offenders: string[] = [];
     for (const sf of sources) {
       for (const spec of specifiers(sf).filter((s) => !s.startsWith(".") && !s.startsWith("node:"))) {
         const ok =
           (spec === "eventsource-parser" && concern(sf.getFilePath()) === "http-client") ||
           (spec === "jose" && concern(sf.getFilePath()) === "auth") ||
-          (spec === "zod" && rel(sf.getFilePath()) === "check/zod.ts");
+          (spec === "zod" && rel(sf.getFilePath()) === "check/zod.ts") ||
+          (spec === "@opentelemetry/api" && concern(sf.getFilePath()) === "otel");
         if (!ok) offenders.push(`${rel(sf.getFilePath())} → ${spec}`);
       }
     }
@@ -183,6 +190,22 @@ describe("runtime boundaries", () => {
       if (typeof e === "string" || name === "./auth" || name.startsWith("./node")) continue;
       expect(reach(join(RUNTIME, e["mcp-codegen-source"]!)), name).toBe(false);
     }
+  });
+
+  it("no entry but ./otel loads @opentelemetry/api, however indirectly: the runtime runs without it", () => {
+    const reach = (file: string, seen = new Set<string>()): boolean => {
+      if (seen.has(file)) return false;
+      seen.add(file);
+      const sf = project.getSourceFileOrThrow(file);
+      return specifiers(sf).some(
+        (s) => s.startsWith("@opentelemetry/") || (s.startsWith(".") && reach(local(file, s), seen)),
+      );
+    };
+    for (const [name, e] of Object.entries(pkg.exports)) {
+      if (typeof e === "string" || name === "./otel") continue;
+      expect(reach(join(RUNTIME, e["mcp-codegen-source"]!)), name).toBe(false);
+    }
+    expect(reach(join(RUNTIME, "otel/index.ts"))).toBe(true);
   });
 
   it("no entry but ./node and ./node/* reaches a Node built-in, however indirectly", () => {
