@@ -452,7 +452,10 @@ class StreamableHttp {
   ): Reply | Promise<Reply> {
     const reserved = this.sessions.reserve(client);
     if (reserved instanceof Promise)
-      return reserved.then(() => this.#openSession(body, extra, client, owner));
+      return reserved.then(
+        () => this.#openSession(body, extra, client, owner),
+        (error: unknown) => storeFailure(error, this.#env.report),
+      );
     return this.#openSession(body, extra, client, owner);
   }
 
@@ -474,7 +477,7 @@ class StreamableHttp {
     if (!(stored instanceof Promise)) return serve();
     return stored.then(serve, (error: unknown) => {
       this.sessions.delete(session);
-      throw error;
+      return storeFailure(error, this.#env.report);
     });
   }
 
@@ -555,6 +558,17 @@ class StreamableHttp {
     if (typeof option === "function") return option(version);
     return option ?? version === this.#newest;
   }
+}
+
+/**
+ * A session store that could not answer: 503 with Retry-After (the client may retry, here or elsewhere),
+ * the session not opened. The store's own refusals (429, 503 for the bounds) pass as they are; the
+ * store's error goes to the server's error report, not to the client (it may name a host).
+ */
+function storeFailure(error: unknown, report: (error: unknown) => void): never {
+  if (error instanceof HttpError) throw error;
+  report(error);
+  throw new HttpError(503, "Service Unavailable: the session store did not answer", { "retry-after": "5" });
 }
 
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */
