@@ -161,7 +161,8 @@ export class StateSealer {
     if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) throw integrity("malformed");
     const key = await this.#opening(keyId);
     if (!key)
-      throw integrity(`sealed with a key this server does not have or has retired (key id "${keyId}")`);
+      // A key retired by a rotation is one this server no longer has: the same answer.
+      throw integrity(`sealed with a key this server does not have (key id "${keyId}")`);
     let plain: ArrayBuffer;
     try {
       plain = await crypto.subtle.decrypt(
