@@ -4,6 +4,7 @@
  * sealers, rotated with a round in flight, retired keys refused.
  */
 import { describe, expect, it } from "vitest";
+import { InMemoryEventStore } from "../../../runtime/http/event-store.js";
 import { HttpError } from "../../../runtime/http/http-error.js";
 import { type Expirable, SessionRegistry } from "../../../runtime/http/session-registry.js";
 import {
@@ -16,6 +17,7 @@ import { bindingOf } from "../../../runtime/mcp/round-binding.js";
 import { InMemoryStateKeyring } from "../../../runtime/mcp/state-keyring.js";
 import { StateSealer } from "../../../runtime/mcp/state-sealer.js";
 import { InMemoryUsedStateStore } from "../../../runtime/mcp/used-states.js";
+import { eventStoreContract } from "./event-store-contract.js";
 import { messageBusContract } from "./message-bus-contract.js";
 import { sessionStoreContract } from "./session-store-contract.js";
 import { usedStateStoreContract } from "./used-state-store-contract.js";
@@ -26,6 +28,7 @@ messageBusContract("in memory", () => {
   return { a: bus, b: bus };
 });
 usedStateStoreContract("in memory", () => new InMemoryUsedStateStore());
+eventStoreContract("in memory", () => new InMemoryEventStore());
 
 /** An in-memory store whose every answer comes later, as a shared store's do; `failing` makes them fail. */
 class LaterStore implements SessionStore {
