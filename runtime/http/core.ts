@@ -61,17 +61,25 @@ export function coreHandlerOf(handler: unknown): CoreHandler | undefined {
  */
 export function handlerObject(
   handle: CoreHandler,
-  methods: { close(options?: DrainOptions): Promise<void>; sweep(): void; sessionCount(): number },
+  methods: {
+    close(options?: DrainOptions): Promise<void>;
+    sweep(): void;
+    sessionCount(): number;
+    ready(): Promise<boolean>;
+  },
   native = true,
 ): ((request: Request) => Promise<Response>) & {
   close(options?: DrainOptions): Promise<void>;
   sweep(): void;
+  ready(): Promise<boolean>;
   readonly sessionCount: number;
 } {
   const fn = async (request: Request) => toResponse(await handle(coreOf(request), request));
   Object.defineProperty(fn, "sessionCount", { get: methods.sessionCount, enumerable: true });
   if (native) Object.defineProperty(fn, CORE, { value: handle });
-  return Object.assign(fn, { close: methods.close, sweep: methods.sweep }) as ReturnType<
-    typeof handlerObject
-  >;
+  return Object.assign(fn, {
+    close: methods.close,
+    sweep: methods.sweep,
+    ready: methods.ready,
+  }) as ReturnType<typeof handlerObject>;
 }

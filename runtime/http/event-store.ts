@@ -26,6 +26,8 @@ export interface EventStore {
   ): Promise<string | undefined>;
   /** Optional: forget a stream that no client can resume any more (its session closed). */
   deleteStream?(streamId: string): void | Promise<void>;
+  /** Optional: whether the store can serve now (a readiness probe asks; absent: always). */
+  healthy?(): boolean | Promise<boolean>;
 }
 
 export const isPriming = (message: JsonRpcMessage | PrimingEvent): message is PrimingEvent =>

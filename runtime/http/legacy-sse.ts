@@ -54,6 +54,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
       close: (options?: DrainOptions) => legacy.close(options),
       sweep: () => legacy.sessions.sweep(),
       sessionCount: () => legacy.sessions.size,
+      ready: async () => !legacy.closed,
     },
     options.authenticate === undefined,
   );
@@ -106,6 +107,10 @@ class LegacySse {
 
   #closed = false;
 
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /**
    * Drains, then closes: new streams and new requests get 503 + Retry-After, the requests in flight are
    * answered on their streams (aborted and answered -32000 past `timeoutMs`), then every stream ends.
@@ -123,11 +128,12 @@ class LegacySse {
     if (!accepts(request.header("accept") ?? "text/event-stream", "text/event-stream")) {
       return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
-    this.sessions.reserve();
+    // In-memory records (the legacy transport keeps a session on its GET stream, in one process): no waits.
+    await this.sessions.reserve();
     const id = newSessionId();
     const writer = new SseWriter(this.#keepAlive);
     const session = new SseSession(id, writer, auth, () => this.sessions.delete(session));
-    this.sessions.add(session);
+    await this.sessions.add(session);
     // The client's going away (or any end of the stream) ends the session.
     writer.onclose = () => void session.close();
     session.serverSession = await this.server.connect(session, { sessionId: id });

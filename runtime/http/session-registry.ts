@@ -1,19 +1,24 @@
 /**
  * Sessions by id, kept fairly: a bound overall and per client, idle expiry, quick expiry of sessions that
- * never got past initialize; their ids.
+ * never got past initialize; their ids. Their records go through a SessionStore (session-store.ts).
  */
 
-import { type Linked, LinkedSet } from "../util/collections.js";
+import type { Linked } from "../util/collections.js";
 import { unref } from "../util/timers.js";
 import { HttpError } from "./http-error.js";
+import {
+  InMemorySessionStore,
+  type MaybePromise,
+  type SessionRecord,
+  type SessionStore,
+} from "./session-store.js";
 
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** How long a session may stay without any request after its initialize (its client never came back). */
 export const DEFAULT_PENDING_SESSION_TTL_MS = 10_000;
 
-export interface Expirable extends Linked<Expirable> {
-  readonly id: string;
+export interface Expirable extends SessionRecord, Linked<Expirable> {
   /** Nothing in flight and no open stream: the session may be closed without loss. */
   readonly idle: boolean;
   /**
@@ -43,90 +48,106 @@ export interface SessionPolicy {
 const retryAfter = () => ({ "retry-after": "5" });
 
 /**
- * Sessions by id, linked in least-recently-used order (a touch relinks, nothing is rehashed), so
- * expiry scans from the oldest. The policy that keeps a flood of unauthenticated initialize calls from
- * taking sessions that are in use:
+ * The live sessions of this process by id, their records kept in a SessionStore (by default in memory,
+ * in least-recently-used order), and the policy that keeps a flood of unauthenticated initialize calls
+ * from taking sessions that are in use:
  * - a session that never got a request after its initialize is pending and expires after
  *   `pendingTtlMs` (10 s by default); established ones after `ttlMs` idle (30 min);
  * - at `max`, a new session takes the place of the oldest pending idle one; an established session is
  *   never evicted: with none pending the new one is refused, 503 with Retry-After;
  * - at `maxPerClient` for its client, likewise within that client's sessions, else 429 with Retry-After.
+ * A store that answers later (shared by instances) is waited for where an answer depends on it; its
+ * failures on touch and delete are reported, not thrown at the request.
  */
 export class SessionRegistry<S extends Expirable> {
-  readonly #sessions = new Map<string, S>();
-  readonly #recent = new LinkedSet<Expirable>();
-  readonly #perClient = new Map<string, number>();
+  readonly #live = new Map<string, S>();
+  readonly #store: SessionStore<SessionRecord>;
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** Whether an idle record may give way: a live one here only when idle (others are held elsewhere). */
+  readonly #evictable = (record: SessionRecord) => this.#live.get(record.id)?.idle ?? true;
 
   constructor(
     private readonly options: SessionPolicy,
     private readonly onError: (error: unknown) => void,
-  ) {}
+    store?: SessionStore,
+  ) {
+    // In memory, the sessions are their own records (linked in its recency list), as before the store.
+    this.#store = store ?? (new InMemorySessionStore() as SessionStore);
+  }
 
+  /** Sessions live in this process. */
   get size(): number {
-    return this.#sessions.size;
+    return this.#live.size;
+  }
+
+  get store(): SessionStore<SessionRecord> {
+    return this.#store;
   }
 
   get(id: string): S | undefined {
-    return this.#sessions.get(id);
+    return this.#live.get(id);
   }
 
   values(): S[] {
-    return [...this.#sessions.values()];
+    return [...this.#live.values()];
   }
 
   /** Marks the session used now and most recent (a session no longer held is left alone). */
   touch(session: S): void {
-    if (this.#sessions.get(session.id) !== session) return;
+    if (this.#live.get(session.id) !== session) return;
     session.lastActive = this.options.now();
-    this.#recent.touch(session);
+    this.#settle(this.#store.touch(session));
   }
 
   /** Sessions `client` holds now. */
-  countOf(client: string): number {
-    return this.#perClient.get(client) ?? 0;
+  countOf(client: string): MaybePromise<number> {
+    return this.#store.countOf(client);
   }
 
   /**
    * Makes room for one more session of `client`: within the client's bound, then the overall one, the
    * oldest pending idle session gives way; established sessions never do (429 / 503 instead).
    */
-  reserve(client?: string): void {
-    if (client !== undefined && this.countOf(client) >= this.options.maxPerClient) {
-      const victim = this.#oldestPending(client);
-      if (!victim) {
-        throw new HttpError(429, "Too Many Requests: this client holds too many sessions", retryAfter());
-      }
-      this.#drop(victim);
-    }
-    if (this.#sessions.size < this.options.max) return;
-    const victim = this.#oldestPending();
-    if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", retryAfter());
-    this.#drop(victim);
+  reserve(client?: string): MaybePromise<void> {
+    if (client === undefined || this.options.maxPerClient === Number.POSITIVE_INFINITY)
+      return this.#reserveOverall();
+    return then(this.#store.countOf(client), (count) => {
+      if (count < this.options.maxPerClient) return this.#reserveOverall();
+      return then(this.#store.oldestPending(client, this.#evictable), (victim) => {
+        if (!victim) {
+          throw new HttpError(429, "Too Many Requests: this client holds too many sessions", retryAfter());
+        }
+        return then(this.#drop(victim), () => this.#reserveOverall());
+      });
+    });
   }
 
-  add(session: S): void {
-    const old = this.#sessions.get(session.id);
+  #reserveOverall(): MaybePromise<void> {
+    return then(this.#store.size(), (size) => {
+      if (size < this.options.max) return;
+      return then(this.#store.oldestPending(undefined, this.#evictable), (victim) => {
+        if (!victim) throw new HttpError(503, "Service Unavailable: too many sessions", retryAfter());
+        return this.#drop(victim);
+      });
+    });
+  }
+
+  /** Holds `session` and stores its record; settles once the store has it. */
+  add(session: S): MaybePromise<void> {
+    const old = this.#live.get(session.id);
     if (old && old !== session) this.delete(old);
-    this.#sessions.set(session.id, session);
-    if (session.client !== undefined) this.#perClient.set(session.client, this.countOf(session.client) + 1);
+    this.#live.set(session.id, session);
     session.lastActive = this.options.now();
-    this.#recent.add(session);
     this.#arm();
+    return this.#store.put(session);
   }
 
   delete(session: S): void {
-    if (this.#sessions.get(session.id) === session) {
-      this.#sessions.delete(session.id);
-      this.#recent.delete(session);
-      const client = session.client;
-      if (client !== undefined) {
-        const left = this.countOf(client) - 1;
-        if (left > 0) this.#perClient.set(client, left);
-        else this.#perClient.delete(client);
-      }
+    if (this.#live.get(session.id) === session) {
+      this.#live.delete(session.id);
+      this.#settle(this.#store.delete(session.id));
     }
-    if (this.#sessions.size === 0) this.#disarm();
+    if (this.#live.size === 0) this.#disarm();
   }
 
   /**
@@ -135,37 +156,36 @@ export class SessionRegistry<S extends Expirable> {
    */
   sweep(): void {
     const now = this.options.now();
-    const cutoff = now - this.options.ttlMs;
-    const pendingCutoff = now - this.options.pendingTtlMs;
-    for (const session of this.#recent.oldestFirst() as S[]) {
-      // LRU order: after the first session newer than both cutoffs, nothing is due.
-      if (session.lastActive > pendingCutoff && session.lastActive > cutoff) break;
-      if (!session.idle) continue;
-      if (session.lastActive <= cutoff || (!session.established && session.lastActive <= pendingCutoff))
-        this.#drop(session);
-    }
+    const due = this.#store.due(now - this.options.ttlMs, now - this.options.pendingTtlMs);
+    this.#settle(
+      then(due, (records) => {
+        for (const record of records) if (this.#evictable(record)) this.#settle(this.#drop(record));
+      }),
+    );
   }
 
   async closeAll(): Promise<void> {
     this.#disarm();
-    const all = this.#recent.values() as S[];
-    for (const session of all) this.#recent.delete(session);
-    this.#sessions.clear();
+    const all = [...this.#live.values()];
+    this.#live.clear();
+    for (const session of all) this.#settle(this.#store.delete(session.id));
     await Promise.all(all.map((session) => session.close().catch(this.onError)));
   }
 
-  /** The least recently used idle session that never got past initialize (of `client`, if given). */
-  #oldestPending(client?: string): S | undefined {
-    for (let session = this.#recent.oldest; session; session = session.linkPrev) {
-      if (!session.established && session.idle && (client === undefined || session.client === client))
-        return session as S;
+  /** Forgets a record and closes its session when it lives here. */
+  #drop(record: SessionRecord): MaybePromise<void> {
+    const session = this.#live.get(record.id);
+    if (session) {
+      this.delete(session);
+      session.close().catch(this.onError);
+      return;
     }
-    return undefined;
+    return this.#store.delete(record.id);
   }
 
-  #drop(session: S): void {
-    this.delete(session);
-    session.close().catch(this.onError);
+  /** A store's later answer: its failure is reported (the request it came from is not failed by it). */
+  #settle(result: MaybePromise<void>): void {
+    if (result instanceof Promise) result.catch(this.onError);
   }
 
   /** A periodic sweep while sessions exist, at a fraction of the shorter TTL (between 1 s and 1 min). */
@@ -181,6 +201,11 @@ export class SessionRegistry<S extends Expirable> {
     clearInterval(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** `next` of a value now, at once; of a promise, once it settles: an in-memory store costs no tick. */
+function then<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }
 
 /**

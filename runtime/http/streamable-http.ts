@@ -37,6 +37,7 @@ import {
 } from "./http-session.js";
 import { DEFAULT_KEEPALIVE_MS, keepAliveTicker } from "./keep-alive.js";
 import { authorized, metadataReply, ownerOf, refusalOf, scopeRefusal } from "./protected.js";
+import { allHealthy } from "./readiness.js";
 import { errorReply, jsonReply, replyForError, shuttingDown } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
@@ -45,6 +46,7 @@ import {
   newSessionId,
   SessionRegistry,
 } from "./session-registry.js";
+import type { SessionStore } from "./session-store.js";
 
 export { HttpError } from "./http-error.js";
 
@@ -98,6 +100,11 @@ export interface StreamableHttpOptions {
   sessionClient?: (request: CoreRequest) => string | undefined;
   /** Default: a new InMemoryEventStore. */
   eventStore?: EventStore;
+  /**
+   * Where session records are kept (default: a new InMemorySessionStore, this process only). The bounds
+   * and expiry above are enforced through it.
+   */
+  sessionStore?: SessionStore;
   /** Interval of `: keepalive` comments on SSE streams (default 15 s). */
   keepAliveMs?: number;
   /** SSE `retry:` sent at the start of streams: how long a client waits before reconnecting. */
@@ -135,6 +142,12 @@ export interface McpHttpHandler {
   readonly sessionCount: number;
   /** Frees expired sessions now (a timer also does, periodically). */
   sweep(): void;
+  /**
+   * Whether this instance should be sent traffic: false once `close` has started, or while a store it
+   * uses (sessions, events, used request states, state keys) reports itself unhealthy or does not answer
+   * within 2 s. `serveHttp` answers its readiness probe with it.
+   */
+  ready(): Promise<boolean>;
 }
 
 const VERSION_HEADER = "mcp-protocol-version";
@@ -166,6 +179,7 @@ export function createStreamableHttpHandler(
       close: (options) => http.close(options),
       sweep: () => http.sessions.sweep(),
       sessionCount: () => http.sessions.size,
+      ready: () => http.ready(),
     },
     options.authenticate === undefined,
   );
@@ -201,6 +215,7 @@ class StreamableHttp {
         now,
       },
       report,
+      options.sessionStore,
     );
     const handshake = server.handshake?.supportedVersions ?? [];
     this.#handshakeVersions = new Set(handshake.map((v) => v.version));
@@ -265,6 +280,12 @@ class StreamableHttp {
     } catch (error) {
       return replyForError(error, this.#env.report);
     }
+  }
+
+  ready(): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    const { server } = this;
+    return allHealthy([this.sessions.store, this.#env.store, server.usedStates, server.sealer]);
   }
 
   async close(options: DrainOptions = {}): Promise<void> {
@@ -429,13 +450,35 @@ class StreamableHttp {
     client: string | undefined,
     owner: string | undefined,
   ): Reply | Promise<Reply> {
-    this.sessions.reserve(client);
+    const reserved = this.sessions.reserve(client);
+    if (reserved instanceof Promise)
+      return reserved.then(
+        () => this.#openSession(body, extra, client, owner),
+        (error: unknown) => storeFailure(error, this.#env.report),
+      );
+    return this.#openSession(body, extra, client, owner);
+  }
+
+  /** A new session, answered once its record is stored (a store that answers later is waited for). */
+  #openSession(
+    body: unknown,
+    extra: MessageExtra,
+    client: string | undefined,
+    owner: string | undefined,
+  ): Reply | Promise<Reply> {
     const session = new HttpSession(newSessionId(), true, this.#env);
     session.client = client;
     session.owner = owner;
-    this.sessions.add(session);
-    session.serverSession = this.server.open(session, { sessionId: session.id });
-    return session.post(body, { ...extra, sessionId: session.id });
+    const stored = this.sessions.add(session);
+    const serve = () => {
+      session.serverSession = this.server.open(session, { sessionId: session.id });
+      return session.post(body, { ...extra, sessionId: session.id });
+    };
+    if (!(stored instanceof Promise)) return serve();
+    return stored.then(serve, (error: unknown) => {
+      this.sessions.delete(session);
+      return storeFailure(error, this.#env.report);
+    });
   }
 
   #statelessPost(protocolVersion: string, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
@@ -515,6 +558,17 @@ class StreamableHttp {
     if (typeof option === "function") return option(version);
     return option ?? version === this.#newest;
   }
+}
+
+/**
+ * A session store that could not answer: 503 with Retry-After (the client may retry, here or elsewhere),
+ * the session not opened. The store's own refusals (429, 503 for the bounds) pass as they are; the
+ * store's error goes to the server's error report, not to the client (it may name a host).
+ */
+function storeFailure(error: unknown, report: (error: unknown) => void): never {
+  if (error instanceof HttpError) throw error;
+  report(error);
+  throw new HttpError(503, "Service Unavailable: the session store did not answer", { "retry-after": "5" });
 }
 
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */

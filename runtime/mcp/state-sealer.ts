@@ -3,13 +3,14 @@
  * is encrypted and authenticated (AES-256-GCM), so a client can neither read, forge nor alter it, and
  * bound to the request that received it (method, target, a digest of its arguments, its caller: see
  * round-binding.ts) and to a short lifetime. A token is `<key id>.<base64url(iv ‖ ciphertext)>`: keys
- * rotate by id, the first seals, all open. WebCrypto only: the same code runs on Node, Bun, Deno and
+ * rotate by id, the first seals, all open until they expire (a StateKeyring shares them between instances). WebCrypto only: the same code runs on Node, Bun, Deno and
  * Workers.
  */
 
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from "../util/base64.js";
 import type { RoundBinding } from "./round-binding.js";
+import { InMemoryStateKeyring, isKeyring, type StateKeyring } from "./state-keyring.js";
 
 /** What a sealed `requestState` carries from one round to the next. */
 export interface RoundState {
@@ -33,6 +34,8 @@ export interface StateKey {
   id: string;
   /** At least 32 random bytes (or a string with as much entropy); HKDF-SHA-256 derives the AES key. */
   secret: string | Uint8Array;
+  /** When it stops sealing and opening, ms since the epoch (absent: never); see StateKeyring. */
+  expires?: number;
 }
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -44,51 +47,82 @@ const RANDOM_KEY_ID = "local";
 const HKDF_INFO = "mcp-codegen requestState AES-256-GCM";
 
 export class StateSealer {
-  /** Secrets by key id (undefined: the random key); made into keys on first use. */
-  readonly #secrets = new Map<string, Uint8Array<ArrayBuffer> | undefined>();
-  readonly #keys = new Map<string, Promise<CryptoKey>>();
-  readonly #sealingId: string;
+  /** Where the keys come from; undefined: one random key, drawn for this sealer. */
+  readonly #keyring: StateKeyring | undefined;
+  /** Keys made from secrets, by key id, with the secret each was made from. */
+  readonly #derived = new Map<string, { secret: StateKey["secret"]; key: Promise<CryptoKey> }>();
+  #random: Promise<CryptoKey> | undefined;
 
-  /** `keys` undefined or empty: one random key, drawn for this sealer (a second instance cannot open its states). */
+  /**
+   * `keys` undefined or empty: one random key, drawn for this sealer (a second instance cannot open its
+   * states). A keyring is asked for its keys on every seal and open: shared by instances, it rotates them.
+   */
   constructor(
-    keys: readonly StateKey[] | undefined,
+    keys: readonly StateKey[] | StateKeyring | undefined,
     readonly ttlMs: number,
   ) {
-    if (!keys || keys.length === 0) {
-      this.#sealingId = RANDOM_KEY_ID;
-      this.#secrets.set(RANDOM_KEY_ID, undefined);
+    if (isKeyring(keys)) {
+      this.#keyring = keys;
       return;
     }
+    if (!keys || keys.length === 0) return;
+    const ids = new Set<string>();
     for (const key of keys) {
-      if (typeof key?.id !== "string" || !KEY_ID.test(key.id))
-        throw new TypeError(`stateKeys: a key id must match ${KEY_ID} (got ${JSON.stringify(key?.id)})`);
-      if (this.#secrets.has(key.id)) throw new TypeError(`stateKeys: the key id "${key.id}" is given twice`);
-      const secret =
-        typeof key.secret === "string"
-          ? utf8Bytes(key.secret)
-          : key.secret instanceof Uint8Array
-            ? new Uint8Array(key.secret)
-            : undefined;
-      if (!secret?.length)
-        throw new TypeError(
-          `stateKeys: the secret of key "${key.id}" must be a non-empty string or Uint8Array`,
-        );
-      this.#secrets.set(key.id, secret);
+      checkKey(key);
+      if (ids.has(key.id)) throw new TypeError(`stateKeys: the key id "${key.id}" is given twice`);
+      ids.add(key.id);
     }
-    this.#sealingId = keys[0]!.id;
+    this.#keyring = new InMemoryStateKeyring(keys);
   }
 
   /**
-   * The key of `id`, or undefined when this sealer has none. Made on first use, not in the constructor:
-   * Workers allow no random values or crypto work while a module loads, where a server may be built.
+   * The key of `key`, made on first use, not in the constructor: Workers allow no random values or
+   * crypto work while a module loads, where a server may be built.
    */
-  #key(id: string): Promise<CryptoKey> | undefined {
-    let key = this.#keys.get(id);
-    if (key || !this.#secrets.has(id)) return key;
-    const secret = this.#secrets.get(id);
-    key = secret ? derivedKey(secret) : randomKey();
-    this.#keys.set(id, key);
-    return key;
+  #key(key: StateKey): Promise<CryptoKey> {
+    const made = this.#derived.get(key.id);
+    if (made && made.secret === key.secret) return made.key;
+    checkKey(key);
+    const derived = derivedKey(secretBytes(key.secret)!);
+    this.#derived.set(key.id, { secret: key.secret, key: derived });
+    return derived;
+  }
+
+  /** The random key, drawn on first use. */
+  #randomKey(): Promise<CryptoKey> {
+    this.#random ??= randomKey();
+    return this.#random;
+  }
+
+  /** The sealing key's id and key: the keyring's first unexpired key, else the random one. */
+  async #sealing(): Promise<{ id: string; key: Promise<CryptoKey> }> {
+    if (!this.#keyring) return { id: RANDOM_KEY_ID, key: this.#randomKey() };
+    const keys = await this.#keyring.keys();
+    const now = Date.now();
+    const first = keys.find((key) => key.expires === undefined || key.expires > now);
+    if (!first) throw new Error("stateKeys: the keyring holds no key that has not expired");
+    this.#forgetRetired(keys);
+    return { id: first.id, key: this.#key(first) };
+  }
+
+  /** The key that opens states sealed under `id`, or undefined when this server has none (or it expired). */
+  async #opening(id: string): Promise<Promise<CryptoKey> | undefined> {
+    if (!this.#keyring) return id === RANDOM_KEY_ID ? this.#randomKey() : undefined;
+    const key = (await this.#keyring.keys()).find((k) => k.id === id);
+    if (!key || (key.expires !== undefined && key.expires <= Date.now())) return undefined;
+    return this.#key(key);
+  }
+
+  /** Whether its keyring can serve now (a random key always can). */
+  healthy(): boolean | Promise<boolean> {
+    return this.#keyring?.healthy?.() ?? true;
+  }
+
+  /** Drops keys made for ids the keyring no longer holds, once there are a few. */
+  #forgetRetired(keys: readonly StateKey[]): void {
+    if (this.#derived.size <= keys.length + 4) return;
+    const live = new Set(keys.map((key) => key.id));
+    for (const id of this.#derived.keys()) if (!live.has(id)) this.#derived.delete(id);
   }
 
   async seal(state: RoundState, binding: RoundBinding): Promise<string> {
@@ -99,18 +133,18 @@ export class StateSealer {
       expires: Date.now() + this.ttlMs,
     };
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-    const key = await this.#key(this.#sealingId)!;
+    const sealing = await this.#sealing();
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv, additionalData: utf8Bytes(this.#sealingId) },
-        key,
+        { name: "AES-GCM", iv, additionalData: utf8Bytes(sealing.id) },
+        await sealing.key,
         utf8Bytes(JSON.stringify(opened)),
       ),
     );
     const out = new Uint8Array(IV_BYTES + sealed.length);
     out.set(iv);
     out.set(sealed, IV_BYTES);
-    return `${this.#sealingId}.${toBase64Url(out)}`;
+    return `${sealing.id}.${toBase64Url(out)}`;
   }
 
   /**
@@ -125,8 +159,10 @@ export class StateSealer {
     const keyId = token.slice(0, cut);
     const bytes = cut > 0 && KEY_ID.test(keyId) ? fromBase64Url(token.slice(cut + 1)) : undefined;
     if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) throw integrity("malformed");
-    const key = this.#key(keyId);
-    if (!key) throw integrity(`sealed with a key this server does not have (key id "${keyId}")`);
+    const key = await this.#opening(keyId);
+    if (!key)
+      // A key retired by a rotation is one this server no longer has: the same answer.
+      throw integrity(`sealed with a key this server does not have (key id "${keyId}")`);
     let plain: ArrayBuffer;
     try {
       plain = await crypto.subtle.decrypt(
@@ -154,6 +190,21 @@ export class StateSealer {
       );
     return state;
   }
+}
+
+/** A key's id and secret as the sealer needs them, else a TypeError naming what is wrong. */
+function checkKey(key: StateKey): void {
+  if (typeof key?.id !== "string" || !KEY_ID.test(key.id))
+    throw new TypeError(`stateKeys: a key id must match ${KEY_ID} (got ${JSON.stringify(key?.id)})`);
+  if (!secretBytes(key.secret)?.length)
+    throw new TypeError(`stateKeys: the secret of key "${key.id}" must be a non-empty string or Uint8Array`);
+  if (key.expires !== undefined && !Number.isFinite(key.expires))
+    throw new TypeError(`stateKeys: the expiry of key "${key.id}" must be a time in ms since the epoch`);
+}
+
+function secretBytes(secret: unknown): Uint8Array<ArrayBuffer> | undefined {
+  if (typeof secret === "string") return utf8Bytes(secret);
+  return secret instanceof Uint8Array ? new Uint8Array(secret) : undefined;
 }
 
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);

@@ -11,6 +11,8 @@ export interface UsedStateStore {
    * already was. Must be atomic: two concurrent claims of one id cannot both get true.
    */
   claim(id: string, expires: number): boolean | Promise<boolean>;
+  /** Optional: whether the store can serve now (a readiness probe asks; absent: always). */
+  healthy?(): boolean | Promise<boolean>;
 }
 
 /** Default bound of the in-memory store: a few MB at most. */

@@ -20,6 +20,7 @@ import { corsPolicy, withCors } from "../http/cors.js";
 import { loopbackHosts } from "../http/guards.js";
 import { HttpError, TRANSPORT_ERROR } from "../http/http-error.js";
 import { createLegacySseHandler } from "../http/legacy-sse.js";
+import { readinessReply } from "../http/readiness.js";
 import { errorReply, toResponse } from "../http/replies.js";
 import {
   createStreamableHttpHandler,
@@ -59,6 +60,13 @@ export interface ServeHttpOptions extends StreamableHttpOptions {
   keepAliveTimeoutMs?: number;
   /** Connections held at once; beyond it new ones are closed at once (default 10,000). */
   maxConnections?: number;
+  /**
+   * Where GET (or HEAD) answers whether this instance should be sent traffic (default "/readyz"; false:
+   * not served): 200 when ready, 503 with Retry-After once `close` has started or while a store reports
+   * itself unhealthy (see `McpHttpHandler.ready`). Exempt from auth and the Host and Origin checks (it
+   * tells nothing but ready or not: a load balancer probes with its own Host), no CORS headers.
+   */
+  readinessPath?: string | false;
 }
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -355,6 +363,8 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   }
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
+  const readinessPath = options.readinessPath ?? "/readyz";
+  if (readinessPath === path) throw new TypeError(`readinessPath and path are both ${path}: give them apart`);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const http = createServer({
@@ -381,6 +391,20 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     options.legacySse === false || options.auth ? undefined : createLegacySseHandler(server, shared);
   const core = coreHandlerOf(handler);
   const legacyCore = legacy && coreHandlerOf(legacy);
+  let closing: Promise<void> | undefined;
+  const probe: Probe | undefined =
+    readinessPath === false
+      ? undefined
+      : {
+          path: readinessPath,
+          answer: async (request) => {
+            if (request.method !== "GET" && request.method !== "HEAD")
+              return errorReply(405, TRANSPORT_ERROR, "Method Not Allowed", { allow: "GET, HEAD" });
+            const ready =
+              closing === undefined && (await handler.ready()) && (!legacy || (await legacy.ready()));
+            return readinessReply(ready);
+          },
+        };
   // A protected endpoint's metadata is served by its handler, on this listener, at its well-known addresses.
   const paths = (pathname: string) => pathname === path || options.auth?.metadataAt(pathname) !== undefined;
   // A page on an allowed origin may read this 404 too (a client probing addresses needs its status).
@@ -389,10 +413,11 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   );
   const listener =
     core && (!legacy || legacyCore)
-      ? nativeListener(nativeRoute(paths, core, legacyCore, notFound), options.maxBodyBytes)
-      : toNodeListener(route(paths, handler, legacy, notFound), { maxBodyBytes: options.maxBodyBytes });
+      ? nativeListener(nativeRoute(paths, core, legacyCore, notFound, probe), options.maxBodyBytes)
+      : toNodeListener(route(paths, handler, legacy, notFound, probe), {
+          maxBodyBytes: options.maxBodyBytes,
+        });
   http.on("request", listener);
-  let closing: Promise<void> | undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}${path}`,
@@ -414,14 +439,23 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   };
 }
 
+/** The readiness probe: where it is served and its answer. */
+interface Probe {
+  path: string;
+  answer: CoreHandler;
+}
+
 function route(
   path: (pathname: string) => boolean,
   handler: McpHttpHandler,
   legacy: McpHttpHandler | undefined,
   notFound: CoreHandler,
+  probe: Probe | undefined,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
-    const target = pick(path, new URL(request.url).pathname, handler, legacy);
+    const pathname = new URL(request.url).pathname;
+    if (pathname === probe?.path) return toResponse(await probe.answer(coreOf(request)));
+    const target = pick(path, pathname, handler, legacy);
     return target ? target(request) : toResponse(await notFound(coreOf(request)));
   };
 }
@@ -431,9 +465,12 @@ function nativeRoute(
   core: CoreHandler,
   legacy: CoreHandler | undefined,
   notFound: CoreHandler,
+  probe: Probe | undefined,
 ): CoreHandler {
   return (request) => {
-    const target = pick(path, pathOf(request.url), core, legacy);
+    const pathname = pathOf(request.url);
+    if (pathname === probe?.path) return probe.answer(request);
+    const target = pick(path, pathname, core, legacy);
     return target ? target(request) : notFound(request);
   };
 }

@@ -10,8 +10,15 @@ export type {
   SessionInfo,
 } from "../mcp/handler-context.js";
 export { type InputRequest, type InputRequiredResult, inputRequired } from "../mcp/input-rounds.js";
+export {
+  type BusListener,
+  channels,
+  InMemoryMessageBus,
+  type MessageBus,
+} from "../mcp/message-bus.js";
 export { notImplemented } from "../mcp/not-implemented.js";
 export type { StateCaller } from "../mcp/round-binding.js";
+export { InMemoryStateKeyring, type StateKeyring } from "../mcp/state-keyring.js";
 export type { StateKey } from "../mcp/state-sealer.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";

@@ -12,6 +12,7 @@ import { isStub } from "../mcp/not-implemented.js";
 import { ToolHeaderParams } from "../mcp/param-headers.js";
 import { META } from "../mcp/request-meta.js";
 import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
+import type { StateKeyring } from "../mcp/state-keyring.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
 import type { Telemetry } from "../mcp/telemetry.js";
@@ -64,10 +65,11 @@ export interface ServerOptions {
    */
   stateSecret?: string | Uint8Array;
   /**
-   * Stateless era: the keys sealing `requestState`, by id: the first seals, all open (to rotate, put the
-   * new key first and drop the old one once `stateTtlMs` has passed). Instead of `stateSecret`.
+   * Stateless era: the keys sealing `requestState`, by id: the first seals, all open until their `expires`
+   * (to rotate, put the new key first and drop the old one once `stateTtlMs` has passed). Or a
+   * StateKeyring, asked on every seal and open: instances sharing one rotate together. Instead of `stateSecret`.
    */
-  stateKeys?: readonly StateKey[];
+  stateKeys?: readonly StateKey[] | StateKeyring;
   /**
    * Stateless era: how long a sealed `requestState` stays valid (default 5 minutes: an elicitation
    * waits on a person; the state is also single use and bound to the request and its caller).
@@ -334,7 +336,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 }
 
 /** The sealing keys the options give: `stateKeys`, or `stateSecret` as the one key "default", or none (random). */
-function stateKeysOf(options: ServerOptions): readonly StateKey[] | undefined {
+function stateKeysOf(options: ServerOptions): readonly StateKey[] | StateKeyring | undefined {
   if (options.stateKeys && options.stateSecret !== undefined)
     throw new TypeError("give stateKeys or stateSecret, not both");
   if (options.stateSecret !== undefined) return [{ id: "default", secret: options.stateSecret }];
