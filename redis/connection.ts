@@ -1,11 +1,13 @@
 /**
  * One Redis connection as the stores use it: node-redis with bounded waits everywhere. It reconnects
  * after a restart (backoff capped at `maxReconnectDelayMs`); while it is down, commands fail at once
- * (no offline queue: a request waits for nothing that may never come) and a stuck command times out.
+ * (no offline queue: a request waits for nothing that may never come), a command Redis does not answer
+ * fails after `commandTimeoutMs`, and at most `maxQueuedCommands` wait at once.
  * Credentials come only from the URL and are never logged: logs and errors name host:port.
  */
 
 import { createClient } from "redis";
+import { DEFAULT_COMMAND_TIMEOUT_MS } from "./command.js";
 import { RedisUnavailable } from "./unavailable.js";
 
 /** The commands the stores send. A node-redis client, cluster or pool has them all. */
@@ -22,15 +24,22 @@ export interface RedisCommands {
   ): Promise<unknown>;
 }
 
-/** What the stores need: the commands, and where they go (host:port, for errors: never credentials). */
+/**
+ * What the stores need: the commands, where they go (host:port, for errors: never credentials), and
+ * how long to wait for an answer (ms, default 2000). Made by connectRedis, or by hand around a client
+ * of your own (a cluster: `{ client: createCluster(...), where: "my-cluster" }`).
+ */
 export interface RedisConnection {
   readonly client: RedisCommands;
   readonly where: string;
+  readonly commandTimeoutMs?: number;
 }
 
 export interface RedisConnectOptions {
-  /** Longest wait for one command, ms (default 2000): past it the command fails as RedisUnavailable. */
+  /** Longest wait for one command's answer, ms (default 2000): past it the operation fails as RedisUnavailable. */
   commandTimeoutMs?: number;
+  /** Most commands waiting for Redis at once (default 10000): beyond, a command fails at once, no pile-up. */
+  maxQueuedCommands?: number;
   /** Longest wait for a TCP connection and, at start, for Redis to answer at all, ms (default 5000). */
   connectTimeoutMs?: number;
   /** Reconnection backoff doubles from 50 ms up to this, ms (default 2000); it never gives up. */
@@ -59,7 +68,7 @@ export async function connectRedis(
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs ?? 2000 },
+    commandsQueueMaxLength: options.maxQueuedCommands ?? 10_000,
     socket: {
       connectTimeout,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
@@ -92,6 +101,7 @@ export async function connectRedis(
   return {
     client,
     where,
+    commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     close: async () => {
       if (client.isOpen) await client.close();
     },

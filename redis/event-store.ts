@@ -8,9 +8,9 @@
 
 import type { JsonRpcMessage } from "@mcp-codegen/runtime";
 import type { EventStore, PrimingEvent } from "@mcp-codegen/runtime/http";
-import type { RedisConnection } from "./connection.js";
+import { command } from "./command.js";
+import type { RedisCommands, RedisConnection } from "./connection.js";
 import { runScript, type Script, script } from "./script.js";
-import { unavailableOr } from "./unavailable.js";
 
 export interface RedisEventStoreOptions {
   /** Prepended to every key, so that several servers share one Redis (default "mcp:"). */
@@ -71,7 +71,9 @@ export class RedisEventStore implements EventStore {
 
   async append(streamId: string, message: JsonRpcMessage | PrimingEvent): Promise<string> {
     const args = [this.#maxEvents, this.#maxAge, JSON.stringify(message)];
-    const entryId = await this.#run(() => runScript(this.#redis.client, APPEND, [this.key(streamId)], args));
+    const entryId = await command(this.#redis, (client) =>
+      runScript(client, APPEND, [this.key(streamId)], args),
+    );
     if (typeof entryId !== "string") throw new Error(`Redis answered XADD with ${typeof entryId}`);
     return `${streamId}${SEPARATOR}${entryId}`;
   }
@@ -85,14 +87,14 @@ export class RedisEventStore implements EventStore {
     const after = lastEventId.slice(at + 1);
     if (at < 0 || !ENTRY_ID.test(after)) return undefined;
     const key = this.key(streamId);
-    const [last] = await this.#entries(() => this.#redis.client.xRevRange(key, "+", "-", { COUNT: 1 }));
+    const [last] = await this.#entries((client) => client.xRevRange(key, "+", "-", { COUNT: 1 }));
     // No entries: the stream was never written, was deleted, or expired.
     if (!last || compareIds(after, last.id) > 0) return undefined;
     // A snapshot up to the last entry now: later events are the transport's to deliver live.
     let from = after;
     while (from !== last.id) {
       const start = `(${from}`;
-      const page = await this.#entries(() => this.#redis.client.xRange(key, start, last.id, { COUNT: PAGE }));
+      const page = await this.#entries((client) => client.xRange(key, start, last.id, { COUNT: PAGE }));
       if (page.length === 0) break;
       for (const entry of page) {
         const message = JSON.parse(entry.message.m ?? "{}") as JsonRpcMessage | PrimingEvent;
@@ -104,20 +106,12 @@ export class RedisEventStore implements EventStore {
   }
 
   async deleteStream(streamId: string): Promise<void> {
-    await this.#run(() => this.#redis.client.del(this.key(streamId)));
+    await command(this.#redis, (client) => client.del(this.key(streamId)));
   }
 
-  async #entries(read: () => Promise<unknown>): Promise<Entry[]> {
-    const reply = await this.#run(read);
+  async #entries(read: (client: RedisCommands) => Promise<unknown>): Promise<Entry[]> {
+    const reply = await command(this.#redis, read);
     return Array.isArray(reply) ? (reply as Entry[]) : [];
-  }
-
-  async #run<T>(command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      throw unavailableOr(error, this.#redis.where);
-    }
   }
 }
 

@@ -6,8 +6,8 @@
  */
 
 import type { UsedStateStore } from "@mcp-codegen/runtime/server";
+import { command } from "./command.js";
 import type { RedisConnection } from "./connection.js";
-import { unavailableOr } from "./unavailable.js";
 
 export interface RedisUsedStateStoreOptions {
   /** Prepended to every key, so that several servers share one Redis (default "mcp:"). */
@@ -34,14 +34,9 @@ export class RedisUsedStateStore implements UsedStateStore {
   async claim(id: string, expires: number): Promise<boolean> {
     // Kept at least a millisecond: a state already expired is refused by its seal anyway.
     const ttl = Math.max(1, Math.ceil(expires - this.#now()));
-    try {
-      const reply = await this.#redis.client.set(this.key(id), "1", {
-        condition: "NX",
-        expiration: { type: "PX", value: ttl },
-      });
-      return reply !== null;
-    } catch (error) {
-      throw unavailableOr(error, this.#redis.where);
-    }
+    const reply = await command(this.#redis, (client) =>
+      client.set(this.key(id), "1", { condition: "NX", expiration: { type: "PX", value: ttl } }),
+    );
+    return reply !== null;
   }
 }
