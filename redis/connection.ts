@@ -6,7 +6,7 @@
  * Credentials come only from the URL and are never logged: logs and errors name host:port.
  */
 
-import { createClient } from "redis";
+import { createClient, createCluster } from "redis";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./command.js";
 import { RedisUnavailable } from "./unavailable.js";
 
@@ -62,42 +62,16 @@ export async function connectRedis(
   options: RedisConnectOptions = {},
 ): Promise<OwnedRedisConnection> {
   const where = hostOf(url);
-  const log = options.log ?? ((line: string) => console.error(line));
-  const connectTimeout = options.connectTimeoutMs ?? 5000;
-  const maxDelay = options.maxReconnectDelayMs ?? 2000;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    commandsQueueMaxLength: options.maxQueuedCommands ?? 10_000,
-    socket: {
-      connectTimeout,
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
-    },
-  });
-  // One line per outage, not one per attempt; node-redis errors carry host:port at most.
-  let down = false;
-  client.on("error", (error: unknown) => {
-    if (down) return;
-    down = true;
-    log(`Redis at ${where} is unreachable, reconnecting: ${describe(error)}`);
-  });
-  client.on("ready", () => {
-    if (!down) return;
-    down = false;
-    log(`Redis at ${where} is reachable again`);
-  });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisUnavailable(where)), connectTimeout);
-  });
-  try {
-    await Promise.race([client.connect(), deadline]);
-  } catch (error) {
-    client.destroy();
-    throw error instanceof RedisUnavailable ? error : new RedisUnavailable(where, { cause: error });
-  } finally {
-    clearTimeout(timer);
-  }
+  const client = createClient({ url, ...bounded(options) });
+  const outages = outageLog(options);
+  client.on("error", (error: unknown) => outages.down(where, error));
+  client.on("ready", () => outages.up(where));
+  await connectWithin(
+    options,
+    where,
+    () => client.connect(),
+    () => client.destroy(),
+  );
   return {
     client,
     where,
@@ -106,6 +80,103 @@ export async function connectRedis(
       if (client.isOpen) await client.close();
     },
   };
+}
+
+/**
+ * Connects to the Redis Cluster that the nodes at `urls` belong to (a few are enough: the others are
+ * discovered). Credentials come from the first URL and are used for every node.
+ */
+export async function connectRedisCluster(
+  urls: readonly string[],
+  options: RedisConnectOptions = {},
+): Promise<OwnedRedisConnection> {
+  if (urls.length === 0) throw new TypeError("connectRedisCluster needs the URL of at least one node");
+  const nodes = urls.map(hostOf);
+  const where = `cluster ${nodes.join(",")}`;
+  const first = new URL(urls[0]!);
+  const settings = bounded(options);
+  const cluster = createCluster({
+    rootNodes: urls.map((url) => ({ url })),
+    defaults: {
+      ...settings,
+      // Discovered nodes get these defaults only: TLS too, when the URLs ask for it.
+      socket: first.protocol === "rediss:" ? { ...settings.socket, tls: true as const } : settings.socket,
+      ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+      ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+    },
+  });
+  const outages = outageLog(options);
+  const node = (info: { host?: string; port?: number } | undefined) => `${info?.host}:${info?.port}`;
+  cluster.on("node-error", (error: unknown, info?: { host?: string; port?: number }) =>
+    outages.down(node(info), error),
+  );
+  cluster.on("node-ready", (info?: { host?: string; port?: number }) => outages.up(node(info)));
+  cluster.on("error", (error: unknown) => outages.down(where, error));
+  await connectWithin(
+    options,
+    where,
+    () => cluster.connect(),
+    () => void cluster.destroy(),
+  );
+  return {
+    client: cluster,
+    where,
+    commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    close: async () => {
+      if (cluster.isOpen) await cluster.close();
+    },
+  };
+}
+
+/** The client settings that keep every wait bounded. */
+function bounded(options: RedisConnectOptions) {
+  const maxDelay = options.maxReconnectDelayMs ?? 2000;
+  return {
+    disableOfflineQueue: true,
+    commandsQueueMaxLength: options.maxQueuedCommands ?? 10_000,
+    socket: {
+      connectTimeout: options.connectTimeoutMs ?? 5000,
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
+    },
+  };
+}
+
+/** One line when a node goes, one when it is back: not one per reconnection attempt. */
+function outageLog(options: RedisConnectOptions) {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const down = new Set<string>();
+  return {
+    down(where: string, error: unknown) {
+      if (down.has(where)) return;
+      down.add(where);
+      // node-redis errors carry host:port at most, never credentials.
+      log(`Redis at ${where} is unreachable, reconnecting: ${describe(error)}`);
+    },
+    up(where: string) {
+      if (down.delete(where)) log(`Redis at ${where} is reachable again`);
+    },
+  };
+}
+
+/** Waits for `connect` at most `connectTimeoutMs`; on failure, gives the client up. */
+async function connectWithin(
+  options: RedisConnectOptions,
+  where: string,
+  connect: () => Promise<unknown>,
+  destroy: () => void,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisUnavailable(where)), options.connectTimeoutMs ?? 5000);
+  });
+  try {
+    await Promise.race([connect(), deadline]);
+  } catch (error) {
+    destroy();
+    throw error instanceof RedisUnavailable ? error : new RedisUnavailable(where, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** host:port of a Redis URL, nothing else of it (the rest may hold credentials). */

@@ -2,6 +2,7 @@
 
 export {
   connectRedis,
+  connectRedisCluster,
   hostOf,
   type OwnedRedisConnection,
   type RedisCommands,
