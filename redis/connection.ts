@@ -50,6 +50,7 @@ export interface RedisConnectOptions {
 
 /** A connection the caller closes. */
 export interface OwnedRedisConnection extends RedisConnection {
+  /** Waits for the commands in flight at most `commandTimeoutMs`, then drops the connection. */
   close(): Promise<void>;
 }
 
@@ -76,9 +77,7 @@ export async function connectRedis(
     client,
     where,
     commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-    close: async () => {
-      if (client.isOpen) await client.close();
-    },
+    close: () => closeWithin(options, client),
   };
 }
 
@@ -122,9 +121,7 @@ export async function connectRedisCluster(
     client: cluster,
     where,
     commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-    close: async () => {
-      if (cluster.isOpen) await cluster.close();
-    },
+    close: () => closeWithin(options, cluster),
   };
 }
 
@@ -176,6 +173,24 @@ async function connectWithin(
     throw error instanceof RedisUnavailable ? error : new RedisUnavailable(where, { cause: error });
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** A graceful close that a stuck Redis cannot hold up: a server's shutdown must end. */
+async function closeWithin(
+  options: RedisConnectOptions,
+  client: { isOpen: boolean; close(): Promise<void>; destroy(): void },
+): Promise<void> {
+  if (!client.isOpen) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([client.close().catch(() => {}), late]);
+  } finally {
+    clearTimeout(timer);
+    if (client.isOpen) client.destroy();
   }
 }
 

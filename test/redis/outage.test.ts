@@ -135,6 +135,24 @@ describe.skipIf(withoutRedis)(redisSuite("Redis outages"), () => {
         .toBe(true);
     }, 20_000);
 
+    it("a connection to a paused Redis closes within its command timeout, its commands in flight failed", async () => {
+      const own = await connectRedis(redis.url.replace("redis://", `redis://:${PASSWORD}@`), {
+        log: () => {},
+        commandTimeoutMs: 500,
+      });
+      const events = new RedisEventStore(own, { prefix: "closing:" });
+      redis.pause();
+      try {
+        const inFlight = events.append("s/1", m(0)).catch((e: unknown) => e);
+        const started = performance.now();
+        await own.close();
+        expect(performance.now() - started).toBeLessThan(2000);
+        expectUnavailable(await inFlight);
+      } finally {
+        redis.resume();
+      }
+    }, 20_000);
+
     it("unreachable at start: connectRedis fails within its timeout, naming host:port and not the password", async () => {
       const port = await freePort(); // nothing listens there
       const lines: string[] = [];
