@@ -1,0 +1,14 @@
+/** Redis backends for the runtime's stores, shared by every instance of a server behind a load balancer. */
+
+export {
+  connectRedis,
+  connectRedisCluster,
+  hostOf,
+  type OwnedRedisConnection,
+  type RedisCommands,
+  type RedisConnection,
+  type RedisConnectOptions,
+} from "./connection.js";
+export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
+export { RedisUnavailable } from "./unavailable.js";
+export { RedisUsedStateStore, type RedisUsedStateStoreOptions } from "./used-state-store.js";

@@ -1,0 +1,143 @@
+/**
+ * The Redis stores against a real redis-server: the same contracts as the in-memory stores, then what
+ * only a shared store does: two instances (two servers) see each other's events and claims, key
+ * prefixes keep two apps apart, streams are bounded by length and by age.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  connectRedis,
+  type OwnedRedisConnection,
+  RedisEventStore,
+  RedisUsedStateStore,
+} from "@mcp-codegen/redis";
+import type { JsonRpcMessage } from "@mcp-codegen/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
+import { eventStoreContract, replay } from "../fixtures/stores/event-store-contract.js";
+import { usedStateStoreContract } from "../fixtures/stores/used-state-store-contract.js";
+
+describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
+  let redis: TestRedis;
+  let a: OwnedRedisConnection;
+  let b: OwnedRedisConnection;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    a = await connectRedis(redis.url);
+    b = await connectRedis(redis.url);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.dispose();
+  });
+
+  /** A prefix of its own per store: each contract test starts from an empty keyspace. */
+  const fresh = () => `t-${randomUUID()}:`;
+  const m = (n: number): JsonRpcMessage => ({ jsonrpc: "2.0", method: "n", params: { n } });
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // Redis trims whole stream nodes (`~`): the test server's nodes hold 4 entries.
+  eventStoreContract("RedisEventStore", {
+    make: (options) => new RedisEventStore(a, { ...options, prefix: fresh() }),
+    lengthSlack: 4,
+  });
+  usedStateStoreContract("RedisUsedStateStore", () => new RedisUsedStateStore(a, { prefix: fresh() }));
+
+  describe("shared by instances", () => {
+    it("an event stored by one instance is replayed by another, with the same ids", async () => {
+      const prefix = fresh();
+      const onA = new RedisEventStore(a, { prefix });
+      const onB = new RedisEventStore(b, { prefix });
+      const first = await onA.append("session/1", {});
+      const ids = [await onA.append("session/1", m(1)), await onB.append("session/1", m(2))];
+      expect(await replay(onB, first)).toEqual({
+        stream: "session/1",
+        sent: [
+          { id: ids[0], message: m(1) },
+          { id: ids[1], message: m(2) },
+        ],
+      });
+      await onB.deleteStream("session/1");
+      expect((await replay(onA, first)).stream).toBeUndefined();
+    });
+
+    it("a state claimed on one instance is refused on the other; racing instances: one wins", async () => {
+      const prefix = fresh();
+      const onA = new RedisUsedStateStore(a, { prefix });
+      const onB = new RedisUsedStateStore(b, { prefix });
+      const expires = Date.now() + 60_000;
+      expect(await onA.claim("s1", expires)).toBe(true);
+      expect(await onB.claim("s1", expires)).toBe(false);
+      const race = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? onA : onB).claim("s2", expires)),
+      );
+      expect(race.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("a claim lasts until the state expires, then the key is gone", async () => {
+      const store = new RedisUsedStateStore(a, { prefix: fresh() });
+      expect(await store.claim("s", Date.now() + 500)).toBe(true);
+      expect(await store.claim("s", Date.now() + 500)).toBe(false);
+      await sleep(700);
+      expect(await store.claim("s", Date.now() + 500)).toBe(true);
+    });
+  });
+
+  describe("key prefixes", () => {
+    it("two apps on one Redis see neither each other's events nor each other's claims", async () => {
+      const app1 = new RedisEventStore(a, { prefix: "app1:" });
+      const app2 = new RedisEventStore(a, { prefix: "app2:" });
+      const id = await app1.append("same/1", m(1));
+      await app1.append("same/1", m(2));
+      expect(await replay(app2, id)).toEqual({ stream: undefined, sent: [] });
+      expect((await replay(app1, id)).sent.map((e) => e.message)).toEqual([m(2)]);
+      expect(app1.key("same/1")).toBe("app1:events:{same/1}");
+      const expires = Date.now() + 60_000;
+      expect(await new RedisUsedStateStore(a, { prefix: "app1:" }).claim("x", expires)).toBe(true);
+      expect(await new RedisUsedStateStore(a, { prefix: "app2:" }).claim("x", expires)).toBe(true);
+    });
+  });
+
+  describe("bounds", () => {
+    it("by length: a stream holds about maxEventsPerStream entries however many are appended", async () => {
+      const store = new RedisEventStore(a, { prefix: fresh(), maxEventsPerStream: 10 });
+      for (let n = 0; n < 200; n++) await store.append("s/1", m(n));
+      const length = await a.client.xRange(store.key("s/1"), "-", "+");
+      expect((length as unknown[]).length).toBeGreaterThanOrEqual(10);
+      expect((length as unknown[]).length).toBeLessThanOrEqual(10 + 4);
+    });
+
+    it("by age: entries older than maxAgeMs are trimmed as new ones come, in a stream still written", async () => {
+      const store = new RedisEventStore(a, { prefix: fresh(), maxAgeMs: 400 });
+      const node = async (from: number) => {
+        const ids = [];
+        for (let n = from; n < from + 4; n++) ids.push(await store.append("s/1", m(n))); // a full stream node
+        return ids;
+      };
+      const old = await node(0);
+      await sleep(250);
+      const middle = await node(4); // keeps the stream (its key) alive
+      await sleep(250);
+      const newest = [await store.append("s/1", m(8)), await store.append("s/1", m(9))];
+      // The old node is older than maxAgeMs: trimmed. A client behind it resumes, with a gap, from the
+      // oldest kept: the middle node (unless a slow machine let it age too) and the newest.
+      const { stream, sent } = await replay(store, old[0]!);
+      expect(stream).toBe("s/1");
+      const ids = sent.map((e) => e.id);
+      expect(ids.some((id) => old.includes(id))).toBe(false);
+      expect([...middle, ...newest].slice(-ids.length)).toEqual(ids);
+      expect(ids.slice(-2)).toEqual(newest);
+    });
+
+    it("by age: a stream not written for maxAgeMs expires whole", async () => {
+      const store = new RedisEventStore(a, { prefix: fresh(), maxAgeMs: 300 });
+      const first = await store.append("s/1", m(0));
+      await store.append("s/1", m(1));
+      expect((await replay(store, first)).sent).toHaveLength(1);
+      await sleep(450);
+      expect(await a.client.xRange(store.key("s/1"), "-", "+")).toEqual([]);
+      expect(await replay(store, first)).toEqual({ stream: undefined, sent: [] });
+    });
+  });
+});
