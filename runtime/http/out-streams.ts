@@ -57,7 +57,7 @@ abstract class OutStream {
       }
       this.pushed();
     } catch (error) {
-      this.session.env.report(error);
+      this.#failed(error);
       return Promise.reject(error);
     }
     // Later sends wait until the connection has room again.
@@ -95,11 +95,21 @@ abstract class OutStream {
       () => this.#done(chain),
       (error: unknown) => {
         this.#done(chain);
-        this.session.env.report(error);
+        this.#failed(error);
       },
     );
     this.#chain = chain;
     return run;
+  }
+
+  /**
+   * A send failed (the event store could not store a message): reported, and the connection ended, so
+   * that its client reconnects with the last id it holds (answered 503 while the store is down) or fails,
+   * rather than waiting on a stream whose messages can no longer be given ids.
+   */
+  #failed(error: unknown): void {
+    this.session.env.report(error);
+    this.detach();
   }
 
   #done(chain: Promise<void>): void {

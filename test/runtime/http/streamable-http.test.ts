@@ -471,6 +471,33 @@ describe("event stores", () => {
     // The stream ended with its response delivered: its events are forgotten, so it cannot be resumed.
     await expectError(resumed, 400, -32600);
   });
+  it("a store that fails mid-stream ends the POST's stream (the client resumes or fails), never leaves it hanging", async () => {
+    const memory = new InMemoryEventStore();
+    let failing = false;
+    const reports: unknown[] = [];
+    const flaky = {
+      append: async (streamId: string, message: Parameters<InMemoryEventStore["append"]>[1]) => {
+        if (failing) throw new Error("store unreachable");
+        return memory.append(streamId, message);
+      },
+      replayAfter: (...args: Parameters<InMemoryEventStore["replayAfter"]>) => memory.replayAfter(...args),
+      deleteStream: (streamId: string) => memory.deleteStream(streamId),
+    };
+    const server = await featureServer();
+    (server.options as { onError?: (error: unknown) => void }).onError = (error) => void reports.push(error);
+    const handler = createStreamableHttpHandler(server, { eventStore: flaky });
+    const { headers } = await open(handler);
+    failing = true;
+    const response = await post(handler, call(1, "progress", { steps: 3 }, { progressToken: "p" }), headers);
+    expect(response.status).toBe(200);
+    // The stream ends (readSse resolves) instead of staying open with nothing the client could resume.
+    const read = await Promise.race([
+      readSse(response.body!),
+      new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 2_000)),
+    ]);
+    expect(read).not.toBe("hung");
+    expect(reports.some((e) => e instanceof Error && e.message === "store unreachable")).toBe(true);
+  });
 });
 
 describe("sessions", () => {

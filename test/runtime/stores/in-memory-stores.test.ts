@@ -1,10 +1,10 @@
 /**
- * The in-memory stores against the shared contracts (the Redis-backed ones run the same), the session
+ * The in-memory session store and message bus against the shared contracts (test/fixtures/stores/, which
+ * the Redis-backed stores run too), the session
  * registry over a store that answers later (as a shared one does), and the state keyring: shared by
  * sealers, rotated with a round in flight, retired keys refused.
  */
 import { describe, expect, it } from "vitest";
-import { InMemoryEventStore } from "../../../runtime/http/event-store.js";
 import { HttpError } from "../../../runtime/http/http-error.js";
 import { type Expirable, SessionRegistry } from "../../../runtime/http/session-registry.js";
 import {
@@ -16,19 +16,16 @@ import { channels, InMemoryMessageBus } from "../../../runtime/mcp/message-bus.j
 import { bindingOf } from "../../../runtime/mcp/round-binding.js";
 import { InMemoryStateKeyring } from "../../../runtime/mcp/state-keyring.js";
 import { StateSealer } from "../../../runtime/mcp/state-sealer.js";
-import { InMemoryUsedStateStore } from "../../../runtime/mcp/used-states.js";
-import { eventStoreContract } from "./event-store-contract.js";
-import { messageBusContract } from "./message-bus-contract.js";
-import { sessionStoreContract } from "./session-store-contract.js";
-import { usedStateStoreContract } from "./used-state-store-contract.js";
+import { messageBusContract } from "../../fixtures/stores/message-bus-contract.js";
+import { sessionStoreContract } from "../../fixtures/stores/session-store-contract.js";
 
 sessionStoreContract("in memory", () => new InMemorySessionStore() as SessionStore);
 messageBusContract("in memory", () => {
   const bus = new InMemoryMessageBus();
   return { a: bus, b: bus };
 });
-usedStateStoreContract("in memory", () => new InMemoryUsedStateStore());
-eventStoreContract("in memory", () => new InMemoryEventStore());
+// The EventStore and UsedStateStore contracts run in test/runtime/http/event-store.test.ts and
+// test/runtime/mcp/used-state-store.test.ts.
 
 /** An in-memory store whose every answer comes later, as a shared store's do; `failing` makes them fail. */
 class LaterStore implements SessionStore {
