@@ -8,12 +8,14 @@ import {
   connectRedis,
   type OwnedRedisConnection,
   RedisEventStore,
+  RedisSessionStore,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
 import type { JsonRpcMessage } from "@mcp-codegen/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
 import { eventStoreContract, replay } from "../fixtures/stores/event-store-contract.js";
+import { record, sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 import { usedStateStoreContract } from "../fixtures/stores/used-state-store-contract.js";
 
 describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
@@ -43,6 +45,7 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
     lengthSlack: 4,
   });
   usedStateStoreContract("RedisUsedStateStore", () => new RedisUsedStateStore(a, { prefix: fresh() }));
+  sessionStoreContract("RedisSessionStore", () => new RedisSessionStore(a, { prefix: fresh() }));
 
   describe("shared by instances", () => {
     it("an event stored by one instance is replayed by another, with the same ids", async () => {
@@ -81,6 +84,51 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
       expect(await store.claim("s", Date.now() + 500)).toBe(false);
       await sleep(700);
       expect(await store.claim("s", Date.now() + 500)).toBe(true);
+    });
+  });
+
+  describe("sessions shared by instances", () => {
+    it("a session put on one instance is read, counted, touched and deleted on the other", async () => {
+      const prefix = fresh();
+      const onA = new RedisSessionStore(a, { prefix });
+      const onB = new RedisSessionStore(b, { prefix });
+      const info = { name: "c", version: "1" };
+      await onA.put(
+        record("s1", { client: "A", owner: "alice", clientInfo: info, clientCapabilities: { roots: {} } }),
+      );
+      expect(await onB.get("s1")).toEqual({
+        id: "s1",
+        client: "A",
+        owner: "alice",
+        established: false,
+        lastActive: 0,
+        clientInfo: info,
+        clientCapabilities: { roots: {} },
+      });
+      expect(await onB.countOf("A")).toBe(1);
+      await onB.touch({ ...record("s1", { client: "A" }), established: true, lastActive: 7 });
+      expect(await onA.get("s1")).toMatchObject({ established: true, lastActive: 7 });
+      expect(await onA.oldestPending("A", () => true)).toBeUndefined();
+      await onB.delete("s1");
+      expect(await onA.get("s1")).toBeUndefined();
+      expect([await onA.size(), await onA.countOf("A")]).toEqual([0, 0]);
+    });
+
+    it("a session's hash expires ttlMs after its last touch; its indexes forget it when next read", async () => {
+      const store = new RedisSessionStore(a, { prefix: fresh(), ttlMs: 300 });
+      await store.put(record("s1", { client: "A", lastActive: 1 }));
+      await sleep(200);
+      await store.touch(record("s1", { client: "A", lastActive: 2 }));
+      await sleep(200);
+      expect(await store.get("s1")).toMatchObject({ lastActive: 2 }); // renewed by the touch
+      await sleep(250);
+      expect(await store.get("s1")).toBeUndefined();
+      expect(await store.due(100, 100)).toEqual([]);
+      expect([await store.size(), await store.countOf("A")]).toEqual([0, 0]);
+    });
+
+    it("every key is in one Cluster slot per prefix (hash tag {sessions})", () => {
+      expect(new RedisSessionStore(a, { prefix: "app1:" }).key("x")).toBe("app1:{sessions}:s:x");
     });
   });
 
