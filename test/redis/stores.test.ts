@@ -8,6 +8,7 @@ import {
   connectRedis,
   type OwnedRedisConnection,
   RedisEventStore,
+  RedisMessageBus,
   RedisSessionStore,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
@@ -15,6 +16,7 @@ import type { JsonRpcMessage } from "@mcp-codegen/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
 import { eventStoreContract, replay } from "../fixtures/stores/event-store-contract.js";
+import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
 import { record, sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 import { usedStateStoreContract } from "../fixtures/stores/used-state-store-contract.js";
 
@@ -46,6 +48,16 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
   });
   usedStateStoreContract("RedisUsedStateStore", () => new RedisUsedStateStore(a, { prefix: fresh() }));
   sessionStoreContract("RedisSessionStore", () => new RedisSessionStore(a, { prefix: fresh() }));
+  const buses: RedisMessageBus[] = [];
+  afterAll(async () => {
+    for (const bus of buses) await bus.close();
+  });
+  messageBusContract("RedisMessageBus", () => {
+    const prefix = fresh();
+    const pair = { a: new RedisMessageBus(a, { prefix }), b: new RedisMessageBus(b, { prefix }) };
+    buses.push(pair.a, pair.b);
+    return pair;
+  });
 
   describe("shared by instances", () => {
     it("an event stored by one instance is replayed by another, with the same ids", async () => {
@@ -129,6 +141,38 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
 
     it("every key is in one Cluster slot per prefix (hash tag {sessions})", () => {
       expect(new RedisSessionStore(a, { prefix: "app1:" }).key("x")).toBe("app1:{sessions}:s:x");
+    });
+  });
+
+  describe("the bus between instances", () => {
+    it("publish answers how many instances are subscribed; prefixes keep two apps apart", async () => {
+      const onA = new RedisMessageBus(a, { prefix: "bus1:" });
+      const onB = new RedisMessageBus(b, { prefix: "bus1:" });
+      const otherApp = new RedisMessageBus(b, { prefix: "bus2:" });
+      buses.push(onA, onB, otherApp);
+      const got: unknown[] = [];
+      const stray: unknown[] = [];
+      await onB.subscribe("fanout:s", (m) => got.push(m));
+      await onB.subscribe("fanout:s", (m) => got.push(m)); // one Redis subscription per channel and instance
+      await otherApp.subscribe("fanout:s", (m) => stray.push(m));
+      expect(await onA.publish("fanout:s", { n: 1 })).toBe(1);
+      await onA.subscribe("fanout:s", () => {});
+      expect(await onA.publish("fanout:s", { n: 2 })).toBe(2);
+      await sleep(100);
+      expect(got).toEqual([{ n: 1 }, { n: 1 }, { n: 2 }, { n: 2 }]);
+      expect(stray).toEqual([]);
+      expect(onA.channel("fanout:s")).toBe("bus1:bus:fanout:s");
+    });
+
+    it("a channel's last unsubscribe leaves it in Redis: publish then reaches no one", async () => {
+      const onA = new RedisMessageBus(a, { prefix: fresh() });
+      const onB = new RedisMessageBus(b, { prefix: onA.channel("").slice(0, -4) });
+      buses.push(onA, onB);
+      const stop = await onB.subscribe("session:1", () => {});
+      expect(await onA.publish("session:1", 1)).toBe(1);
+      stop();
+      await sleep(100);
+      expect(await onA.publish("session:1", 2)).toBe(0);
     });
   });
 
