@@ -17,5 +17,6 @@ export {
   type RedisSubscriber,
 } from "./message-bus.js";
 export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
+export { RedisStateKeyring, type RedisStateKeyringOptions } from "./state-keyring.js";
 export { RedisUnavailable } from "./unavailable.js";
 export { RedisUsedStateStore, type RedisUsedStateStoreOptions } from "./used-state-store.js";
