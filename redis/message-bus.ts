@@ -82,7 +82,7 @@ export class RedisMessageBus implements MessageBus {
 
   async subscribe(channel: string, listener: BusListener): Promise<() => void> {
     // Each subscription is its own entry, even for a listener given twice.
-    const entry: BusListener = (message) => listener(message);
+    const entry: BusListener = (message: unknown) => listener(message);
     let listeners = this.#listeners.get(channel);
     if (!listeners) {
       listeners = new Set();
