@@ -56,6 +56,8 @@ export class RedisMessageBus implements MessageBus {
   readonly #sharded: boolean;
   readonly #onError: (error: unknown) => void;
   readonly #listeners = new Map<string, Set<BusListener>>();
+  /** Each channel's subscription in Redis, under way or done. */
+  readonly #subscribed = new Map<string, Promise<void>>();
   #subscriber: Promise<RedisSubscriber> | undefined;
 
   constructor(redis: RedisConnection, options: RedisMessageBusOptions = {}) {
@@ -87,25 +89,20 @@ export class RedisMessageBus implements MessageBus {
     if (!listeners) {
       listeners = new Set();
       this.#listeners.set(channel, listeners);
-      try {
-        const subscriber = await this.#connected();
-        const key = this.channel(channel);
-        await command(this.#redis, () =>
-          this.#sharded
-            ? subscriber.sSubscribe(key, this.#deliver(channel))
-            : subscriber.subscribe(key, this.#deliver(channel)),
-        );
-      } catch (error) {
-        if (this.#listeners.get(channel) === listeners && listeners.size === 0)
-          this.#listeners.delete(channel);
-        throw error;
-      }
+      this.#subscribed.set(channel, this.#subscribeInRedis(channel));
+    }
+    try {
+      // A channel's later subscribers wait for its subscription in Redis too: none resolves before it.
+      await this.#subscribed.get(channel);
+    } catch (error) {
+      if (this.#listeners.get(channel) === listeners && listeners.size === 0) this.#forget(channel);
+      throw error;
     }
     listeners.add(entry);
     return () => {
       const current = this.#listeners.get(channel);
       if (!current?.delete(entry) || current.size > 0) return;
-      this.#listeners.delete(channel);
+      this.#forget(channel);
       void this.#unsubscribe(channel);
     };
   }
@@ -122,7 +119,23 @@ export class RedisMessageBus implements MessageBus {
     const subscriber = await this.#subscriber?.catch(() => undefined);
     this.#subscriber = undefined;
     this.#listeners.clear();
+    this.#subscribed.clear();
     subscriber?.destroy();
+  }
+
+  async #subscribeInRedis(channel: string): Promise<void> {
+    const subscriber = await this.#connected();
+    const key = this.channel(channel);
+    await command(this.#redis, () =>
+      this.#sharded
+        ? subscriber.sSubscribe(key, this.#deliver(channel))
+        : subscriber.subscribe(key, this.#deliver(channel)),
+    );
+  }
+
+  #forget(channel: string): void {
+    this.#listeners.delete(channel);
+    this.#subscribed.delete(channel);
   }
 
   #deliver(channel: string): PubSubListener {

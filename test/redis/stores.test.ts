@@ -39,6 +39,9 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
   /** A prefix of its own per store: each contract test starts from an empty keyspace. */
   const fresh = () => `t-${randomUUID()}:`;
   const m = (n: number): JsonRpcMessage => ({ jsonrpc: "2.0", method: "n", params: { n } });
+  const until = async (check: () => boolean) => {
+    for (let end = Date.now() + 2000; !check() && Date.now() < end; ) await sleep(5);
+  };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // Redis trims whole stream nodes (`~`): the test server's nodes hold 4 entries.
@@ -162,6 +165,23 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
       expect(got).toEqual([{ n: 1 }, { n: 1 }, { n: 2 }, { n: 2 }]);
       expect(stray).toEqual([]);
       expect(onA.channel("fanout:s")).toBe("bus1:bus:fanout:s");
+    });
+
+    it("a second subscribe to a channel whose first is still under way resolves only once Redis has it", async () => {
+      const prefix = fresh();
+      const onA = new RedisMessageBus(a, { prefix });
+      const onB = new RedisMessageBus(b, { prefix });
+      buses.push(onA, onB);
+      const got: unknown[] = [];
+      const first = onB.subscribe("fanout:s", (m) => got.push(["first", m]));
+      await onB.subscribe("fanout:s", (m) => got.push(["second", m]));
+      expect(await onA.publish("fanout:s", 1)).toBe(1);
+      await first;
+      await until(() => got.length === 2);
+      expect(got).toEqual([
+        ["first", 1],
+        ["second", 1],
+      ]);
     });
 
     it("a channel's last unsubscribe leaves it in Redis: publish then reaches no one", async () => {
