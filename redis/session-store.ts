@@ -79,6 +79,34 @@ end
 index(id, ARGV[4], ARGV[5], client)
 `);
 
+/**
+ * PUT under the bounds, atomically: ARGV as PUT with, before the fields, max and max per client ('' none)
+ * at ARGV[7], ARGV[8]. Answers 'stored', 'full' or 'client-full'; a record replacing one with its id is
+ * not counted twice.
+ */
+const PUT_WITHIN: Script = script(`${LIB}
+local id = ARGV[3]
+local client = ARGV[6] ~= '' and ARGV[6] or nil
+local held = redis.call('EXISTS', base .. 's:' .. id) == 1
+if not held then
+  if client and ARGV[8] ~= '' and tonumber(redis.call('HGET', base .. 'clients', client) or '0') >= tonumber(ARGV[8]) then
+    return 'client-full'
+  end
+  local size = redis.call('ZCARD', base .. 'established') + redis.call('ZCARD', base .. 'pending')
+  if ARGV[7] ~= '' and size >= tonumber(ARGV[7]) then return 'full' end
+end
+remove(id)
+local key = base .. 's:' .. id
+redis.call('HSET', key, unpack(ARGV, 9))
+redis.call('PEXPIRE', key, ARGV[2])
+if client then
+  redis.call('HSET', base .. 'client-of', id, client)
+  redis.call('HINCRBY', base .. 'clients', client, 1)
+end
+index(id, ARGV[4], ARGV[5], client)
+return 'stored'
+`);
+
 /** ARGV: base, ttl ms, id, established, lastActive. A record no longer held is left alone. */
 const TOUCH: Script = script(`${LIB}
 local id = ARGV[3]
@@ -162,6 +190,30 @@ export class RedisSessionStore implements SessionStore {
       client ?? "",
       ...encode(record),
     ]);
+  }
+
+  /**
+   * `put` only within the bounds, checked and stored in one script: of instances admitting at once, no
+   * more than the bounds get "stored". On "full" or "client-full" the caller evicts (its own rule for
+   * what may give way) and tries again. Not part of SessionStore yet: the registry checks, then puts.
+   */
+  async putWithin(
+    record: SessionRecord,
+    bounds: { max?: number; maxPerClient?: number },
+  ): Promise<"stored" | "full" | "client-full"> {
+    const { id, established, lastActive, client } = record;
+    const bound = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? "" : String(n));
+    const reply = await this.#run(PUT_WITHIN, [
+      this.#ttl,
+      id,
+      flag(established),
+      String(lastActive),
+      client ?? "",
+      bound(bounds.max),
+      bound(bounds.maxPerClient),
+      ...encode(record),
+    ]);
+    return reply as "stored" | "full" | "client-full";
   }
 
   async touch(record: SessionRecord): Promise<void> {

@@ -142,6 +142,30 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
       expect([await store.size(), await store.countOf("A")]).toEqual([0, 0]);
     });
 
+    it("putWithin: instances admitting at once never pass the bounds together", async () => {
+      const prefix = fresh();
+      const onA = new RedisSessionStore(a, { prefix });
+      const onB = new RedisSessionStore(b, { prefix });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (i % 2 ? onA : onB).putWithin(record(`s${i}`, { client: i < 6 ? "A" : "B" }), {
+            max: 5,
+            maxPerClient: 2,
+          }),
+        ),
+      );
+      expect(answers.filter((x) => x === "stored")).toHaveLength(4); // 2 per client, under 5 overall
+      expect(answers.filter((x) => x === "client-full")).toHaveLength(8);
+      expect([await onA.size(), await onA.countOf("A"), await onA.countOf("B")]).toEqual([4, 2, 2]);
+      expect(await onB.putWithin(record("c1", { client: "C" }), { max: 5 })).toBe("stored");
+      expect(await onB.putWithin(record("c2", { client: "C" }), { max: 5 })).toBe("full");
+      // Replacing a held record is not a new session: it fits at the bound.
+      expect(
+        await onA.putWithin(record("c1", { client: "C", established: true }), { max: 5, maxPerClient: 1 }),
+      ).toBe("stored");
+      expect(await onA.size()).toBe(5);
+    });
+
     it("every key is in one Cluster slot per prefix (hash tag {sessions})", () => {
       expect(new RedisSessionStore(a, { prefix: "app1:" }).key("x")).toBe("app1:{sessions}:s:x");
     });
