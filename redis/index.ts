@@ -10,5 +10,13 @@ export {
   type RedisConnectOptions,
 } from "./connection.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
+export {
+  RedisMessageBus,
+  type RedisMessageBusOptions,
+  type RedisPubSubClient,
+  type RedisSubscriber,
+} from "./message-bus.js";
+export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
+export { RedisStateKeyring, type RedisStateKeyringOptions } from "./state-keyring.js";
 export { RedisUnavailable } from "./unavailable.js";
 export { RedisUsedStateStore, type RedisUsedStateStoreOptions } from "./used-state-store.js";

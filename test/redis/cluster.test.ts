@@ -9,6 +9,9 @@ import {
   connectRedisCluster,
   type OwnedRedisConnection,
   RedisEventStore,
+  RedisMessageBus,
+  RedisSessionStore,
+  RedisStateKeyring,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
 import type { JsonRpcMessage } from "@mcp-codegen/runtime";
@@ -20,6 +23,8 @@ import {
   withoutRedis,
 } from "../fixtures/redis/redis-server.js";
 import { replay } from "../fixtures/stores/event-store-contract.js";
+import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
+import { sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 
 describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
   let cluster: TestRedisCluster;
@@ -60,6 +65,40 @@ describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
     expect(holders.size).toBeGreaterThan(1);
     await store.deleteStream(streams[0]!);
     expect((await replay(store, firsts[0]!)).stream).toBeUndefined();
+  });
+
+  // Every key of the session store has the hash tag {sessions}: one slot, so its scripts run there.
+  sessionStoreContract(
+    "RedisSessionStore on a Cluster",
+    () => new RedisSessionStore(connection, { prefix: `c-${randomUUID()}:` }),
+  );
+
+  const buses: RedisMessageBus[] = [];
+  afterAll(async () => {
+    for (const bus of buses) await bus.close();
+  });
+  messageBusContract("RedisMessageBus on a Cluster, sharded", () => {
+    const prefix = `c-${randomUUID()}:`;
+    const pair = {
+      a: new RedisMessageBus(connection, { prefix, sharded: true }),
+      b: new RedisMessageBus(connection, { prefix, sharded: true }),
+    };
+    buses.push(pair.a, pair.b);
+    return pair;
+  });
+
+  it("the keyring on a Cluster: one hash, its first key made once", async () => {
+    const prefix = `c-${randomUUID()}:`;
+    const [one, two] = [
+      new RedisStateKeyring(connection, { prefix }),
+      new RedisStateKeyring(connection, { prefix }),
+    ];
+    const [a, b] = await Promise.all([one.keys(), two.keys()]);
+    expect(a.map((k) => k.id)).toEqual(b.map((k) => k.id));
+    const id = await one.rotate(60_000);
+    // Another instance (its cache empty) reads the new key, not yet sealing, after the old one.
+    const three = new RedisStateKeyring(connection, { prefix });
+    expect((await three.keys()).map((k) => k.id)).toEqual([a[0]!.id, id]);
   });
 
   it("claims across slots are single-use", async () => {

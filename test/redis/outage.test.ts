@@ -7,6 +7,9 @@ import {
   connectRedis,
   type OwnedRedisConnection,
   RedisEventStore,
+  RedisMessageBus,
+  RedisSessionStore,
+  RedisStateKeyring,
   RedisUnavailable,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
@@ -15,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../fixtures/auth/protected-server.js";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
 import { replay } from "../fixtures/stores/event-store-contract.js";
+import { record } from "../fixtures/stores/session-store-contract.js";
 
 describe.skipIf(withoutRedis)(redisSuite("Redis outages"), () => {
   const PASSWORD = "s3cret-Pa55word";
@@ -99,6 +103,57 @@ describe.skipIf(withoutRedis)(redisSuite("Redis outages"), () => {
       expect(logs.at(-1)).toBe(`Redis at 127.0.0.1:${redis.port} is reachable again`);
       for (const line of logs) expect(line).not.toContain(PASSWORD);
     });
+  });
+
+  describe("Redis killed and restarted: sessions, bus, keyring", () => {
+    it("while down they fail at once as RedisUnavailable and report unhealthy; after the restart they work again", async () => {
+      const sessions = new RedisSessionStore(connection, { prefix: "outage2:" });
+      const keyring = new RedisStateKeyring(connection, { prefix: "outage2:", cacheMs: 0 });
+      const publisher = new RedisMessageBus(connection, { prefix: "outage2:" });
+      const bus = new RedisMessageBus(connection, { prefix: "outage2:" });
+      const got: unknown[] = [];
+      try {
+        await sessions.put(record("s1", { client: "A" }));
+        await keyring.keys();
+        await bus.subscribe("fanout:x", (message) => got.push(message));
+        expect(await publisher.publish("fanout:x", 1)).toBe(1);
+
+        await redis.stop();
+        await expect.poll(() => bus.healthy(), { timeout: 5000 }).toBe(false);
+        for (const operation of [
+          () => sessions.put(record("s2", { client: "A" })),
+          () => sessions.get("s1"),
+          () => sessions.countOf("A"),
+          () => sessions.due(1, 1),
+          () => sessions.oldestPending(undefined, () => true),
+          () => keyring.keys(),
+          () => keyring.rotate(1000),
+          () => publisher.publish("fanout:x", 2),
+          () => bus.subscribe("fanout:y", () => {}),
+        ]) {
+          const { error, ms } = await failure(operation);
+          expectUnavailable(error);
+          expect(ms).toBeLessThan(500);
+        }
+        expect([await sessions.healthy(), await keyring.healthy(), await publisher.healthy()]).toEqual([
+          false,
+          false,
+          false,
+        ]);
+
+        await redis.start(); // empty: the test server persists nothing
+        await expect.poll(() => sessions.healthy(), { timeout: 10_000 }).toBe(true);
+        await sessions.put(record("s3", { client: "A" }));
+        expect([await sessions.size(), await sessions.countOf("A")]).toEqual([1, 1]);
+        expect(await keyring.keys()).toHaveLength(1); // a new first key: the old ones went with Redis's memory
+        // The subscriber connection reconnects and subscribes again on its own.
+        await expect.poll(() => publisher.publish("fanout:x", 3), { timeout: 10_000 }).toBe(1);
+        await expect.poll(() => got, { timeout: 2000 }).toEqual([1, 3]);
+        expect(await bus.healthy()).toBe(true);
+      } finally {
+        await bus.close();
+      }
+    }, 30_000);
   });
 
   describe("Redis that does not answer", () => {

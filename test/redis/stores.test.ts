@@ -8,12 +8,16 @@ import {
   connectRedis,
   type OwnedRedisConnection,
   RedisEventStore,
+  RedisMessageBus,
+  RedisSessionStore,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
 import type { JsonRpcMessage } from "@mcp-codegen/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
 import { eventStoreContract, replay } from "../fixtures/stores/event-store-contract.js";
+import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
+import { record, sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 import { usedStateStoreContract } from "../fixtures/stores/used-state-store-contract.js";
 
 describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
@@ -35,6 +39,9 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
   /** A prefix of its own per store: each contract test starts from an empty keyspace. */
   const fresh = () => `t-${randomUUID()}:`;
   const m = (n: number): JsonRpcMessage => ({ jsonrpc: "2.0", method: "n", params: { n } });
+  const until = async (check: () => boolean) => {
+    for (let end = Date.now() + 2000; !check() && Date.now() < end; ) await sleep(5);
+  };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // Redis trims whole stream nodes (`~`): the test server's nodes hold 4 entries.
@@ -43,6 +50,17 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
     lengthSlack: 4,
   });
   usedStateStoreContract("RedisUsedStateStore", () => new RedisUsedStateStore(a, { prefix: fresh() }));
+  sessionStoreContract("RedisSessionStore", () => new RedisSessionStore(a, { prefix: fresh() }));
+  const buses: RedisMessageBus[] = [];
+  afterAll(async () => {
+    for (const bus of buses) await bus.close();
+  });
+  messageBusContract("RedisMessageBus", () => {
+    const prefix = fresh();
+    const pair = { a: new RedisMessageBus(a, { prefix }), b: new RedisMessageBus(b, { prefix }) };
+    buses.push(pair.a, pair.b);
+    return pair;
+  });
 
   describe("shared by instances", () => {
     it("an event stored by one instance is replayed by another, with the same ids", async () => {
@@ -81,6 +99,124 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
       expect(await store.claim("s", Date.now() + 500)).toBe(false);
       await sleep(700);
       expect(await store.claim("s", Date.now() + 500)).toBe(true);
+    });
+  });
+
+  describe("sessions shared by instances", () => {
+    it("a session put on one instance is read, counted, touched and deleted on the other", async () => {
+      const prefix = fresh();
+      const onA = new RedisSessionStore(a, { prefix });
+      const onB = new RedisSessionStore(b, { prefix });
+      const info = { name: "c", version: "1" };
+      await onA.put(
+        record("s1", { client: "A", owner: "alice", clientInfo: info, clientCapabilities: { roots: {} } }),
+      );
+      expect(await onB.get("s1")).toEqual({
+        id: "s1",
+        client: "A",
+        owner: "alice",
+        established: false,
+        lastActive: 0,
+        clientInfo: info,
+        clientCapabilities: { roots: {} },
+      });
+      expect(await onB.countOf("A")).toBe(1);
+      await onB.touch({ ...record("s1", { client: "A" }), established: true, lastActive: 7 });
+      expect(await onA.get("s1")).toMatchObject({ established: true, lastActive: 7 });
+      expect(await onA.oldestPending("A", () => true)).toBeUndefined();
+      await onB.delete("s1");
+      expect(await onA.get("s1")).toBeUndefined();
+      expect([await onA.size(), await onA.countOf("A")]).toEqual([0, 0]);
+    });
+
+    it("a session's hash expires ttlMs after its last touch; its indexes forget it when next read", async () => {
+      const store = new RedisSessionStore(a, { prefix: fresh(), ttlMs: 300 });
+      await store.put(record("s1", { client: "A", lastActive: 1 }));
+      await sleep(200);
+      await store.touch(record("s1", { client: "A", lastActive: 2 }));
+      await sleep(200);
+      expect(await store.get("s1")).toMatchObject({ lastActive: 2 }); // renewed by the touch
+      await sleep(250);
+      expect(await store.get("s1")).toBeUndefined();
+      expect(await store.due(100, 100)).toEqual([]);
+      expect([await store.size(), await store.countOf("A")]).toEqual([0, 0]);
+    });
+
+    it("putWithin: instances admitting at once never pass the bounds together", async () => {
+      const prefix = fresh();
+      const onA = new RedisSessionStore(a, { prefix });
+      const onB = new RedisSessionStore(b, { prefix });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (i % 2 ? onA : onB).putWithin(record(`s${i}`, { client: i < 6 ? "A" : "B" }), {
+            max: 5,
+            maxPerClient: 2,
+          }),
+        ),
+      );
+      expect(answers.filter((x) => x === "stored")).toHaveLength(4); // 2 per client, under 5 overall
+      expect(answers.filter((x) => x === "client-full")).toHaveLength(8);
+      expect([await onA.size(), await onA.countOf("A"), await onA.countOf("B")]).toEqual([4, 2, 2]);
+      expect(await onB.putWithin(record("c1", { client: "C" }), { max: 5 })).toBe("stored");
+      expect(await onB.putWithin(record("c2", { client: "C" }), { max: 5 })).toBe("full");
+      // Replacing a held record is not a new session: it fits at the bound.
+      expect(
+        await onA.putWithin(record("c1", { client: "C", established: true }), { max: 5, maxPerClient: 1 }),
+      ).toBe("stored");
+      expect(await onA.size()).toBe(5);
+    });
+
+    it("every key is in one Cluster slot per prefix (hash tag {sessions})", () => {
+      expect(new RedisSessionStore(a, { prefix: "app1:" }).key("x")).toBe("app1:{sessions}:s:x");
+    });
+  });
+
+  describe("the bus between instances", () => {
+    it("publish answers how many instances are subscribed; prefixes keep two apps apart", async () => {
+      const onA = new RedisMessageBus(a, { prefix: "bus1:" });
+      const onB = new RedisMessageBus(b, { prefix: "bus1:" });
+      const otherApp = new RedisMessageBus(b, { prefix: "bus2:" });
+      buses.push(onA, onB, otherApp);
+      const got: unknown[] = [];
+      const stray: unknown[] = [];
+      await onB.subscribe("fanout:s", (m) => got.push(m));
+      await onB.subscribe("fanout:s", (m) => got.push(m)); // one Redis subscription per channel and instance
+      await otherApp.subscribe("fanout:s", (m) => stray.push(m));
+      expect(await onA.publish("fanout:s", { n: 1 })).toBe(1);
+      await onA.subscribe("fanout:s", () => {});
+      expect(await onA.publish("fanout:s", { n: 2 })).toBe(2);
+      await sleep(100);
+      expect(got).toEqual([{ n: 1 }, { n: 1 }, { n: 2 }, { n: 2 }]);
+      expect(stray).toEqual([]);
+      expect(onA.channel("fanout:s")).toBe("bus1:bus:fanout:s");
+    });
+
+    it("a second subscribe to a channel whose first is still under way resolves only once Redis has it", async () => {
+      const prefix = fresh();
+      const onA = new RedisMessageBus(a, { prefix });
+      const onB = new RedisMessageBus(b, { prefix });
+      buses.push(onA, onB);
+      const got: unknown[] = [];
+      const first = onB.subscribe("fanout:s", (m) => got.push(["first", m]));
+      await onB.subscribe("fanout:s", (m) => got.push(["second", m]));
+      expect(await onA.publish("fanout:s", 1)).toBe(1);
+      await first;
+      await until(() => got.length === 2);
+      expect(got).toEqual([
+        ["first", 1],
+        ["second", 1],
+      ]);
+    });
+
+    it("a channel's last unsubscribe leaves it in Redis: publish then reaches no one", async () => {
+      const onA = new RedisMessageBus(a, { prefix: fresh() });
+      const onB = new RedisMessageBus(b, { prefix: onA.channel("").slice(0, -4) });
+      buses.push(onA, onB);
+      const stop = await onB.subscribe("session:1", () => {});
+      expect(await onA.publish("session:1", 1)).toBe(1);
+      stop();
+      await sleep(100);
+      expect(await onA.publish("session:1", 2)).toBe(0);
     });
   });
 
