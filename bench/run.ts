@@ -13,7 +13,17 @@ import { rename, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 
-const BENCHES = ["generate", "cli", "types", "stdio", "http", "auth", "telemetry", "reliability", "dev"] as const;
+const BENCHES = [
+  "generate",
+  "cli",
+  "types",
+  "stdio",
+  "http",
+  "auth",
+  "telemetry",
+  "reliability",
+  "dev",
+] as const;
 type Bench = (typeof BENCHES)[number];
 
 const args = process.argv.slice(2);
