@@ -237,18 +237,30 @@ export class RequestStream extends OutStream {
     ended?.();
   }
 
-  /** Answers with SSE now, opening with a priming event (an id, no data) when `prime`. */
-  startSse(prime: boolean): void {
-    const writer = this.#sse();
-    if (!prime) return;
-    this.#priming = true;
-    const send = (eventId: string | undefined) => {
-      if (writer.event("", { id: eventId })) this.primed = true;
-    };
+  /**
+   * Answers with SSE, opening with a priming event (an id, no data) when `prime`. The 200 goes out with
+   * the priming event's id: at once when the id comes at once; else once the store has it (the promise
+   * returned), so that a store that fails leaves nothing answered (the promise rejects, the caller answers).
+   */
+  startSse(prime: boolean): Promise<void> | undefined {
+    const writer = this.#openSse();
+    if (!prime) {
+      this.#respond(sseReply(writer, this.session.headers));
+      return undefined;
+    }
     // A stream starts before anything is sent on it: nothing is queued ahead of its priming event.
     const eventId = this.idFor(PRIMING);
-    if (typeof eventId !== "object") send(eventId);
-    else this.queue(async () => send(await eventId)).catch(() => {});
+    if (typeof eventId !== "object") {
+      this.#respond(sseReply(writer, this.session.headers));
+      if (writer.event("", { id: eventId })) this.primed = true;
+      return undefined;
+    }
+    this.#priming = true;
+    return this.queue(async () => {
+      const id = await eventId;
+      this.#respond(sseReply(writer, this.session.headers));
+      if (writer.event("", { id })) this.primed = true;
+    });
   }
 
   /**
@@ -332,12 +344,18 @@ export class RequestStream extends OutStream {
   }
 
   #sse(): SseWriter {
+    const writer = this.#openSse();
+    this.#respond(sseReply(writer, this.session.headers));
+    return writer;
+  }
+
+  /** The SSE connection of this stream, before it is answered. */
+  #openSse(): SseWriter {
     this.#decided = true;
     const writer = this.session.newWriter();
     this.attach(writer);
     this.primed = false; // a fresh POST stream: the client holds no id of it yet
     if (!this.session.stateful) writer.onclose = () => void this.#clientGone(writer);
-    this.#respond(sseReply(writer, this.session.headers));
     return writer;
   }
 
