@@ -5,6 +5,7 @@
 
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc/messages.js";
 import { DONE } from "../jsonrpc/transport.js";
+import { retryAfterOf } from "../mcp/store-unavailable.js";
 import type { Reply } from "./core.js";
 import type { PrimingEvent } from "./event-store.js";
 import { TRANSPORT_ERROR } from "./http-error.js";
@@ -389,6 +390,12 @@ export class RequestStream extends OutStream {
       this.#respond(jsonReply(responses, this.session.headers));
     } else {
       const error = (first as { error?: { code: number; data?: unknown } }).error;
+      // A store that could not answer: retry later (nothing of the request was consumed).
+      const retryAfter = error && retryAfterOf(error);
+      if (retryAfter) {
+        this.#respond(jsonReply(first, { ...this.session.headers, "retry-after": retryAfter }, 503));
+        return;
+      }
       const refusal = error && this.session.env.refusal?.(error, this.auth);
       if (refusal) {
         this.#respond(jsonReply(first, { ...this.session.headers, ...refusal.headers }, refusal.status));

@@ -5,9 +5,12 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
+import { handlers, info } from "../../../examples/everything-server/handlers.js";
+import { createServer } from "../../../generated/2026-07-28/index.js";
 import { InMemoryEventStore } from "../../../runtime/http/event-store.js";
 import { HttpError } from "../../../runtime/http/http-error.js";
 import type { JsonRpcMessage } from "../../../runtime/jsonrpc/messages.js";
+import { InMemoryStateKeyring, type StateKeyring } from "../../../runtime/mcp/state-keyring.js";
 import { InMemoryUsedStateStore } from "../../../runtime/mcp/used-states.js";
 import { type HttpServerHandle, type ServeHttpOptions, serveHttp } from "../../../runtime/node/http.js";
 import { featureServer } from "../../fixtures/http/feature-server.js";
@@ -31,10 +34,9 @@ class SwitchedEventStore extends InMemoryEventStore {
   }
 }
 
-async function serve(version: string, options: ServeHttpOptions, serverOptions = {}) {
+async function serve(version: string, options: ServeHttpOptions) {
   const errors: unknown[] = [];
   const server = await featureServer(version, (e) => errors.push(e));
-  Object.assign(server, serverOptions);
   const handle = await serveHttp(server, { port: 0, ...options });
   handles.push(handle);
   return { handle, errors, url: `http://127.0.0.1:${handle.port}/mcp` };
@@ -92,5 +94,114 @@ describe("an event store that fails (2025-11-25, stateful SSE)", () => {
     expect(messages.at(-1)).toMatchObject({ id: 7, result: { content: [{ type: "text" }] } });
     // The refused call never reached the tool: the log of the one that ran is the only one.
     expect(messages.filter((m) => "method" in m && m.method === "notifications/message")).toHaveLength(1);
+  });
+});
+
+/** The in-memory used-state store, failing while `down`. */
+class SwitchedUsedStates extends InMemoryUsedStateStore {
+  down = false;
+  override claim(id: string, expires: number): boolean {
+    if (this.down) throw unavailable();
+    return super.claim(id, expires);
+  }
+}
+
+/** An in-memory keyring that fails while `down`, as a keyring reading a shared store does. */
+class SwitchedKeyring implements StateKeyring {
+  down = false;
+  readonly #inner = new InMemoryStateKeyring([{ id: "k1", secret: "a secret of thirty-two bytes!!!!" }]);
+  keys() {
+    return this.down ? Promise.reject(unavailable()) : Promise.resolve(this.#inner.keys());
+  }
+}
+
+const V = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": V,
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} },
+  "io.modelcontextprotocol/clientInfo": { name: "raw-2026", version: "1" },
+};
+const TOOL = "test_input_required_result_multi_round";
+
+/** One stateless-era tools/call of the multi-round tool: status, Retry-After and the JSON answer. */
+async function call2026(url: string, params: Record<string, unknown> = {}) {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { _meta: META, name: TOOL, arguments: {}, ...params },
+  };
+  const headers = { "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": TOOL };
+  const response = await post(url, body, headers);
+  const answer = (await response.json()) as {
+    result?: { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+    error?: { code: number; message: string; data?: unknown };
+  };
+  return { status: response.status, retryAfter: response.headers.get("retry-after"), ...answer };
+}
+
+async function serve2026(usedStates: SwitchedUsedStates, keyring: SwitchedKeyring) {
+  const errors: unknown[] = [];
+  const server = createServer({
+    info,
+    handlers,
+    capabilities: { tools: {} },
+    usedStateStore: usedStates,
+    stateKeys: keyring,
+    onError: (e) => errors.push(e),
+  });
+  const handle = await serveHttp(server, { port: 0 });
+  handles.push(handle);
+  return { errors, url: `http://127.0.0.1:${handle.port}/mcp` };
+}
+
+describe("stores that fail in the stateless era (2026-07-28 MRTR)", () => {
+  it("a retry while the used-state store fails: 503 + Retry-After, the state not consumed; the same retry succeeds later", async () => {
+    const usedStates = new SwitchedUsedStates();
+    const { url, errors } = await serve2026(usedStates, new SwitchedKeyring());
+    const first = await call2026(url);
+    expect(first.result?.resultType).toBe("input_required");
+    const retry = {
+      inputResponses: { step1: { action: "accept", content: { name: "Alice" } } },
+      requestState: first.result!.requestState,
+    };
+    usedStates.down = true;
+    const refused = await call2026(url, retry);
+    expect([refused.status, refused.retryAfter, refused.error?.code]).toEqual([503, "2", -32050]);
+    expect(refused.error?.message).toMatch(/did not answer, retry later/);
+    expect(usedStates.size).toBe(0);
+    expect(errors).toEqual([expect.objectContaining({ status: 503 })]);
+
+    usedStates.down = false;
+    const retried = await call2026(url, retry);
+    expect(retried.status).toBe(200);
+    expect(retried.result?.resultType).toBe("input_required");
+    expect(Object.keys(retried.result!.inputRequests)).toEqual(["step2"]);
+    // Consumed now, by the retry that was served: once only.
+    expect((await call2026(url, retry)).error?.message).toMatch(/already used/);
+  });
+
+  it("a keyring that fails: sealing and opening answer 503 + Retry-After; both work after recovery", async () => {
+    const keyring = new SwitchedKeyring();
+    const usedStates = new SwitchedUsedStates();
+    const { url } = await serve2026(usedStates, keyring);
+    keyring.down = true;
+    const unsealed = await call2026(url);
+    expect([unsealed.status, unsealed.retryAfter, unsealed.error?.code]).toEqual([503, "2", -32050]);
+
+    keyring.down = false;
+    const first = await call2026(url);
+    expect(first.result?.resultType).toBe("input_required");
+    const retry = {
+      inputResponses: { step1: { action: "accept", content: { name: "Alice" } } },
+      requestState: first.result!.requestState,
+    };
+    keyring.down = true;
+    const unopened = await call2026(url, retry);
+    expect([unopened.status, unopened.retryAfter, unopened.error?.code]).toEqual([503, "2", -32050]);
+    expect(usedStates.size).toBe(0);
+
+    keyring.down = false;
+    expect((await call2026(url, retry)).result?.resultType).toBe("input_required");
   });
 });
