@@ -41,6 +41,11 @@ export interface SessionEnv {
   readonly keepAlive: KeepAlive | undefined;
   readonly retryMs: number | undefined;
   readonly jsonResponse: boolean;
+  /**
+   * The event store may answer later (it does not say it is `immediate`): an unprimed SSE answer's 200 waits
+   * for its first event to be stored, so that a store that fails is answered 503, not a 200 that ends.
+   */
+  readonly defersSse?: boolean;
   primes(protocolVersion: string | undefined): boolean;
   /** The HTTP status of a single JSON error answer with this code, when not 200. */
   errorStatus?(code: number): number | undefined;
@@ -212,7 +217,11 @@ export class HttpSession implements Transport, Expirable {
   /** Hands a POST's messages to the server once its stream is ready; the stream's answer follows. */
   #serve(stream: RequestStream, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     // Set before delivery: a handler that answers at once ends the stream within it.
-    if (isInitialize(body)) stream.onended = () => queueMicrotask(() => this.#dropIfUninitialized());
+    if (isInitialize(body)) {
+      stream.onended = () => queueMicrotask(() => this.#dropIfUninitialized());
+      // Its result could not be stored: answered 503, the session is not kept.
+      stream.onrefused = () => void this.expire().catch(this.env.report);
+    }
     const captured = this.#deliver(body, extra);
     if (captured) {
       // The server refused the POST as a whole (a batch where batches are not allowed): no response follows.

@@ -10,7 +10,7 @@ import type { Reply } from "./core.js";
 import type { PrimingEvent } from "./event-store.js";
 import { TRANSPORT_ERROR } from "./http-error.js";
 import type { HttpSession } from "./http-session.js";
-import { errorReply, jsonReply } from "./replies.js";
+import { errorReply, jsonReply, unavailableReply } from "./replies.js";
 import { type SseWriter, sseReply } from "./sse-writer.js";
 
 /** The event a stream's priming event stores: a place in the stream, never replayed. */
@@ -110,8 +110,12 @@ abstract class OutStream {
    */
   #failed(error: unknown): void {
     this.session.env.report(error);
+    this.refused(error);
     this.detach();
   }
+
+  /** A send failed before the answer went out: the answer says so instead. */
+  protected refused(_error: unknown): void {}
 
   #done(chain: Promise<void>): void {
     this.#queued--;
@@ -183,6 +187,10 @@ export class StandaloneStream extends OutStream {
 export class RequestStream extends OutStream {
   /** Runs once when the stream ends: all its responses sent, or the session closed. */
   onended?: () => void;
+  /** Runs when the answer is a 503 because the store failed before anything was answered. */
+  onrefused?: () => void;
+  /** An SSE answer's connection whose 200 waits for its first stored event (a store that answers later). */
+  #unanswered: SseWriter | undefined;
   /** The answer, once decided; until someone waits for it, without a promise. */
   #answer: Reply | undefined;
   #resolve: ((answer: Reply) => void) | undefined;
@@ -246,7 +254,9 @@ export class RequestStream extends OutStream {
   startSse(prime: boolean): Promise<void> | undefined {
     const writer = this.#openSse();
     if (!prime) {
-      this.#respond(sseReply(writer, this.session.headers));
+      // Unprimed, the first event is the first stored: with a store that may answer later, the 200 waits for it.
+      if (this.session.stateful && this.session.env.defersSse) this.#unanswered = writer;
+      else this.#respond(sseReply(writer, this.session.headers));
       return undefined;
     }
     // A stream starts before anything is sent on it: nothing is queued ahead of its priming event.
@@ -290,8 +300,9 @@ export class RequestStream extends OutStream {
 
   /** The session closed: whoever waits gets an end. */
   abort(): void {
-    if (!this.#decided) {
+    if (!this.#decided || this.#unanswered) {
       this.#decided = true;
+      this.#unanswered = undefined;
       this.#respond(errorReply(404, TRANSPORT_ERROR, "Not Found: the session closed"));
     }
     this.detach();
@@ -321,6 +332,7 @@ export class RequestStream extends OutStream {
   protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
     const response = isResponse(message);
     if (response) this.#answered((message as JsonRpcResponse).id as RequestId);
+    if (this.#unanswered) this.#answerSse();
     if (this.#decided) super.emit(eventId, message);
     else if (response && this.#left === 0 && !this.#held && !this.batch) {
       this.#answerJson(message); // a lone response, first and last: nothing to hold
@@ -337,7 +349,25 @@ export class RequestStream extends OutStream {
     this.#finish();
   }
 
+  /** The 200 of an SSE answer that waited for its first stored event. */
+  #answerSse(): void {
+    const writer = this.#unanswered!;
+    this.#unanswered = undefined;
+    this.#respond(sseReply(writer, this.session.headers));
+  }
+
+  protected override refused(error: unknown): void {
+    // Undecided (a JSON answer was still possible), or SSE whose 200 waits: nothing went out yet.
+    if (this.#decided && !this.#unanswered) return;
+    this.#decided = true;
+    this.#unanswered = undefined;
+    this.#held = undefined;
+    this.#respond(unavailableReply(error));
+    this.onrefused?.();
+  }
+
   #finish(): void {
+    if (this.#unanswered) this.#answerSse(); // every request cancelled: an empty stream, as unwaited
     const live = this.connected;
     this.detach();
     this.session.streamEnded(this, live);

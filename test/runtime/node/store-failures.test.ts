@@ -27,6 +27,7 @@ const unavailable = () =>
 
 /** The in-memory event store answering later (as a networked one does), failing while `down`. */
 class SwitchedEventStore extends InMemoryEventStore {
+  override readonly immediate = false;
   down = false;
   override append(streamId: string, message: Parameters<InMemoryEventStore["append"]>[1]): Promise<string> {
     if (this.down) return Promise.reject(unavailable());
@@ -67,6 +68,62 @@ describe("an event store that fails (2025-11-25, stateful SSE)", () => {
     expect(events[0]).toMatchObject({ data: "" }); // the priming event, stored before the 200
     expect(messagesOf(events)).toEqual([expect.objectContaining({ id: 0, result: expect.anything() })]);
     expect(handle.handler.sessionCount).toBe(1);
+  });
+
+  it("initialize unprimed (2025-03-26, or by default): the 200 waits for the stored result; a failure is 503, no session", async () => {
+    for (const [version, options] of [
+      ["2025-03-26", {}],
+      ["2025-11-25", {}],
+    ] as const) {
+      const store = new SwitchedEventStore();
+      const { handle, url } = await serve(version, { eventStore: store, ...options });
+      store.down = true;
+      const refused = await post(url, initializeBody(version));
+      expect([version, refused.status, refused.headers.get("retry-after")]).toEqual([version, 503, "2"]);
+      expect(refused.headers.get("mcp-session-id")).toBeNull();
+      expect(await refused.json()).toMatchObject({ error: { message: /unreachable/ } });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(handle.handler.sessionCount).toBe(0);
+
+      store.down = false;
+      const opened = await post(url, initializeBody(version));
+      expect(opened.status).toBe(200);
+      const type = opened.headers.get("content-type") ?? "";
+      const answer = type.includes("event-stream")
+        ? messagesOf((await readSse(opened.body!)).events)[0]
+        : await opened.json();
+      expect(answer).toMatchObject({ id: 0, result: { protocolVersion: version } });
+      expect(handle.handler.sessionCount).toBe(1);
+    }
+  });
+
+  it("jsonResponse: a call whose progress cannot be stored is answered 503 + Retry-After, not left waiting", async () => {
+    const store = new SwitchedEventStore();
+    const { url } = await serve("2025-11-25", { eventStore: store, jsonResponse: true });
+    const init = await post(url, initializeBody());
+    expect(init.status).toBe(200); // a JSON answer: nothing to store
+    const headers = {
+      "mcp-session-id": init.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    store.down = true;
+    const call = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "progress", arguments: { steps: 2 }, _meta: { progressToken: "p" } },
+    };
+    const refused = await fetch(url, {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...headers },
+      body: JSON.stringify(call),
+      signal: AbortSignal.timeout(3_000),
+    });
+    expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "2"]);
+    store.down = false;
+    const answered = await post(url, call, headers);
+    const messages = messagesOf((await readSse(answered.body!)).events);
+    expect(messages.at(-1)).toMatchObject({ id: 3, result: { content: [{ text: "done in 2 steps" }] } });
   });
 
   it("tools/call: 503 + Retry-After and the tool not run; the same call succeeds after recovery", async () => {
