@@ -15,7 +15,7 @@ export const STORE_UNAVAILABLE = -32050;
 /** Seconds a client is told to wait when the store's error names none. */
 const DEFAULT_RETRY_AFTER = "5";
 
-interface Unavailable {
+interface Unavailable extends Error {
   status: 503;
   headers?: Record<string, string>;
 }
@@ -25,17 +25,14 @@ export const isUnavailable = (error: unknown): error is Unavailable =>
   error instanceof Error && (error as { status?: unknown }).status === 503;
 
 /**
- * The protocol error for a store's failure: STORE_UNAVAILABLE carrying the seconds to wait (its message
- * never the store's, which may name a host); any other error as it is.
+ * The protocol error for a store's failure: STORE_UNAVAILABLE with the store's message (an HTTP error's
+ * message is written for clients: RedisUnavailable's names no host) and the seconds to wait; any other
+ * error as it is.
  */
 export function storeError(error: unknown): unknown {
   if (!isUnavailable(error)) return error;
   const retryAfter = error.headers?.["retry-after"] ?? DEFAULT_RETRY_AFTER;
-  return new McpError(
-    STORE_UNAVAILABLE,
-    "Service Unavailable: a store the server needs did not answer, retry later",
-    { retryAfter },
-  );
+  return new McpError(STORE_UNAVAILABLE, error.message, { retryAfter });
 }
 
 /** The seconds to wait that a JSON-RPC error names, when it is STORE_UNAVAILABLE. */

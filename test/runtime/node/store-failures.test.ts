@@ -225,7 +225,7 @@ describe("stores that fail in the stateless era (2026-07-28 MRTR)", () => {
     usedStates.down = true;
     const refused = await call2026(url, retry);
     expect([refused.status, refused.retryAfter, refused.error?.code]).toEqual([503, "2", -32050]);
-    expect(refused.error?.message).toMatch(/did not answer, retry later/);
+    expect(refused.error?.message).toMatch(/the store is unreachable, retry later/);
     expect(usedStates.size).toBe(0);
     expect(errors).toEqual([expect.objectContaining({ status: 503 })]);
 
