@@ -17,6 +17,12 @@ export interface EventStore {
    */
   append(streamId: string, message: JsonRpcMessage | PrimingEvent): string | Promise<string>;
   /**
+   * Optional: true when `append` always answers at once (never a promise), as the in-memory store does.
+   * Otherwise an SSE answer without a priming event waits for its first event to be stored before its
+   * 200 goes out, so that a store that fails is answered 503 rather than with a stream that ends.
+   */
+  readonly immediate?: boolean;
+  /**
    * Sends, in order, every event stored after `lastEventId` on that event's stream; resolves to the
    * stream's id, or undefined when the event id is unknown (never issued, or evicted).
    */
@@ -52,6 +58,7 @@ export class InMemoryEventStore implements EventStore {
   readonly #recent = new LinkedSet<StoredStream>();
   readonly #maxEvents: number;
   readonly #maxStreams: number;
+  readonly immediate: boolean = true;
 
   constructor(opts: { maxEventsPerStream?: number; maxStreams?: number } = {}) {
     this.#maxEvents = Math.max(1, opts.maxEventsPerStream ?? 1000);

@@ -20,7 +20,7 @@ import type { EventStore } from "./event-store.js";
 import { HttpError } from "./http-error.js";
 import type { KeepAlive } from "./keep-alive.js";
 import { isResponse, RequestStream, StandaloneStream } from "./out-streams.js";
-import { errorReply, jsonReply, NO_HEADERS } from "./replies.js";
+import { errorReply, jsonReply, NO_HEADERS, unavailableReply } from "./replies.js";
 import type { Expirable } from "./session-registry.js";
 import { SseWriter, sseReply } from "./sse-writer.js";
 
@@ -41,6 +41,11 @@ export interface SessionEnv {
   readonly keepAlive: KeepAlive | undefined;
   readonly retryMs: number | undefined;
   readonly jsonResponse: boolean;
+  /**
+   * The event store may answer later (it does not say it is `immediate`): an unprimed SSE answer's 200 waits
+   * for its first event to be stored, so that a store that fails is answered 503, not a 200 that ends.
+   */
+  readonly defersSse?: boolean;
   primes(protocolVersion: string | undefined): boolean;
   /** The HTTP status of a single JSON error answer with this code, when not 200. */
   errorStatus?(code: number): number | undefined;
@@ -194,9 +199,29 @@ export class HttpSession implements Transport, Expirable {
     const streamId = this.stateful ? `${this.id}/${this.#nextStream++}` : STATELESS_STREAM;
     const stream = new RequestStream(streamId, this, ids, Array.isArray(body), extra.auth);
     this.#register(stream);
-    if (!this.env.jsonResponse) stream.startSse(this.env.primes(this.protocolVersion));
+    const primed = this.env.jsonResponse ? undefined : stream.startSse(this.env.primes(this.protocolVersion));
+    if (primed === undefined) return this.#serve(stream, body, extra);
+    // The event store answers later: nothing is served until the stream's first event is stored.
+    return primed.then(
+      () => this.#serve(stream, body, extra),
+      (error: unknown) => {
+        this.#unregister(stream);
+        stream.abort();
+        if (isInitialize(body)) this.expire().catch(this.env.report);
+        else this.#endIfStateless();
+        return unavailableReply(error);
+      },
+    );
+  }
+
+  /** Hands a POST's messages to the server once its stream is ready; the stream's answer follows. */
+  #serve(stream: RequestStream, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     // Set before delivery: a handler that answers at once ends the stream within it.
-    if (isInitialize(body)) stream.onended = () => queueMicrotask(() => this.#dropIfUninitialized());
+    if (isInitialize(body)) {
+      stream.onended = () => queueMicrotask(() => this.#dropIfUninitialized());
+      // Its result could not be stored: answered 503, the session is not kept.
+      stream.onrefused = () => void this.expire().catch(this.env.report);
+    }
     const captured = this.#deliver(body, extra);
     if (captured) {
       // The server refused the POST as a whole (a batch where batches are not allowed): no response follows.

@@ -5,11 +5,12 @@
 
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc/messages.js";
 import { DONE } from "../jsonrpc/transport.js";
+import { retryAfterOf } from "../mcp/store-unavailable.js";
 import type { Reply } from "./core.js";
 import type { PrimingEvent } from "./event-store.js";
 import { TRANSPORT_ERROR } from "./http-error.js";
 import type { HttpSession } from "./http-session.js";
-import { errorReply, jsonReply } from "./replies.js";
+import { errorReply, jsonReply, unavailableReply } from "./replies.js";
 import { type SseWriter, sseReply } from "./sse-writer.js";
 
 /** The event a stream's priming event stores: a place in the stream, never replayed. */
@@ -109,8 +110,12 @@ abstract class OutStream {
    */
   #failed(error: unknown): void {
     this.session.env.report(error);
+    this.refused(error);
     this.detach();
   }
+
+  /** A send failed before the answer went out: the answer says so instead. */
+  protected refused(_error: unknown): void {}
 
   #done(chain: Promise<void>): void {
     this.#queued--;
@@ -182,6 +187,10 @@ export class StandaloneStream extends OutStream {
 export class RequestStream extends OutStream {
   /** Runs once when the stream ends: all its responses sent, or the session closed. */
   onended?: () => void;
+  /** Runs when the answer is a 503 because the store failed before anything was answered. */
+  onrefused?: () => void;
+  /** An SSE answer's connection whose 200 waits for its first stored event (a store that answers later). */
+  #unanswered: SseWriter | undefined;
   /** The answer, once decided; until someone waits for it, without a promise. */
   #answer: Reply | undefined;
   #resolve: ((answer: Reply) => void) | undefined;
@@ -237,18 +246,32 @@ export class RequestStream extends OutStream {
     ended?.();
   }
 
-  /** Answers with SSE now, opening with a priming event (an id, no data) when `prime`. */
-  startSse(prime: boolean): void {
-    const writer = this.#sse();
-    if (!prime) return;
-    this.#priming = true;
-    const send = (eventId: string | undefined) => {
-      if (writer.event("", { id: eventId })) this.primed = true;
-    };
+  /**
+   * Answers with SSE, opening with a priming event (an id, no data) when `prime`. The 200 goes out with
+   * the priming event's id: at once when the id comes at once; else once the store has it (the promise
+   * returned), so that a store that fails leaves nothing answered (the promise rejects, the caller answers).
+   */
+  startSse(prime: boolean): Promise<void> | undefined {
+    const writer = this.#openSse();
+    if (!prime) {
+      // Unprimed, the first event is the first stored: with a store that may answer later, the 200 waits for it.
+      if (this.session.stateful && this.session.env.defersSse) this.#unanswered = writer;
+      else this.#respond(sseReply(writer, this.session.headers));
+      return undefined;
+    }
     // A stream starts before anything is sent on it: nothing is queued ahead of its priming event.
     const eventId = this.idFor(PRIMING);
-    if (typeof eventId !== "object") send(eventId);
-    else this.queue(async () => send(await eventId)).catch(() => {});
+    if (typeof eventId !== "object") {
+      this.#respond(sseReply(writer, this.session.headers));
+      if (writer.event("", { id: eventId })) this.primed = true;
+      return undefined;
+    }
+    this.#priming = true;
+    return this.queue(async () => {
+      const id = await eventId;
+      this.#respond(sseReply(writer, this.session.headers));
+      if (writer.event("", { id })) this.primed = true;
+    });
   }
 
   /**
@@ -277,8 +300,9 @@ export class RequestStream extends OutStream {
 
   /** The session closed: whoever waits gets an end. */
   abort(): void {
-    if (!this.#decided) {
+    if (!this.#decided || this.#unanswered) {
       this.#decided = true;
+      this.#unanswered = undefined;
       this.#respond(errorReply(404, TRANSPORT_ERROR, "Not Found: the session closed"));
     }
     this.detach();
@@ -308,6 +332,7 @@ export class RequestStream extends OutStream {
   protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
     const response = isResponse(message);
     if (response) this.#answered((message as JsonRpcResponse).id as RequestId);
+    if (this.#unanswered) this.#answerSse();
     if (this.#decided) super.emit(eventId, message);
     else if (response && this.#left === 0 && !this.#held && !this.batch) {
       this.#answerJson(message); // a lone response, first and last: nothing to hold
@@ -324,7 +349,25 @@ export class RequestStream extends OutStream {
     this.#finish();
   }
 
+  /** The 200 of an SSE answer that waited for its first stored event. */
+  #answerSse(): void {
+    const writer = this.#unanswered!;
+    this.#unanswered = undefined;
+    this.#respond(sseReply(writer, this.session.headers));
+  }
+
+  protected override refused(error: unknown): void {
+    // Undecided (a JSON answer was still possible), or SSE whose 200 waits: nothing went out yet.
+    if (this.#decided && !this.#unanswered) return;
+    this.#decided = true;
+    this.#unanswered = undefined;
+    this.#held = undefined;
+    this.#respond(unavailableReply(error));
+    this.onrefused?.();
+  }
+
   #finish(): void {
+    if (this.#unanswered) this.#answerSse(); // every request cancelled: an empty stream, as unwaited
     const live = this.connected;
     this.detach();
     this.session.streamEnded(this, live);
@@ -332,12 +375,18 @@ export class RequestStream extends OutStream {
   }
 
   #sse(): SseWriter {
+    const writer = this.#openSse();
+    this.#respond(sseReply(writer, this.session.headers));
+    return writer;
+  }
+
+  /** The SSE connection of this stream, before it is answered. */
+  #openSse(): SseWriter {
     this.#decided = true;
     const writer = this.session.newWriter();
     this.attach(writer);
     this.primed = false; // a fresh POST stream: the client holds no id of it yet
     if (!this.session.stateful) writer.onclose = () => void this.#clientGone(writer);
-    this.#respond(sseReply(writer, this.session.headers));
     return writer;
   }
 
@@ -371,6 +420,12 @@ export class RequestStream extends OutStream {
       this.#respond(jsonReply(responses, this.session.headers));
     } else {
       const error = (first as { error?: { code: number; data?: unknown } }).error;
+      // A store that could not answer: retry later (nothing of the request was consumed).
+      const retryAfter = error && retryAfterOf(error);
+      if (retryAfter) {
+        this.#respond(jsonReply(first, { ...this.session.headers, "retry-after": retryAfter }, 503));
+        return;
+      }
       const refusal = error && this.session.env.refusal?.(error, this.auth);
       if (refusal) {
         this.#respond(jsonReply(first, { ...this.session.headers, ...refusal.headers }, refusal.status));

@@ -47,6 +47,21 @@ export function replyForError(error: unknown, report: (error: unknown) => void):
   return errorReply(500, ErrorCode.InternalError, "Internal error");
 }
 
+/**
+ * A store the request needs could not answer: 503 with Retry-After (the client retries, here or
+ * elsewhere), or the store's own HttpError (its status and headers, as a Redis store's 503 gives them).
+ * The store's other errors are not shown: they may name a host; the caller reports them.
+ */
+export function unavailableReply(error: unknown): Reply {
+  if (error instanceof HttpError) return replyForError(error, () => {});
+  return errorReply(503, TRANSPORT_ERROR, "Service Unavailable: a store the server needs did not answer", {
+    "retry-after": STORE_RETRY_AFTER,
+  });
+}
+
+/** Seconds a client is told to wait when a store fails without saying (its own 503 says). */
+export const STORE_RETRY_AFTER = "5";
+
 /** 503 with Retry-After: a handler that is closing takes nothing new (the client may retry elsewhere). */
 export const shuttingDown = (): Reply =>
   errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down", { "retry-after": "5" });

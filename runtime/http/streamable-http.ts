@@ -230,8 +230,10 @@ class StreamableHttp {
     this.#hosts = new HostGuard(options, this.cors);
     if (options.auth && options.authenticate)
       throw new TypeError("give either auth or authenticate, not both");
+    const store = options.eventStore ?? new InMemoryEventStore();
     this.#env = {
-      store: options.eventStore ?? new InMemoryEventStore(),
+      store,
+      defersSse: store.immediate !== true,
       keepAlive: keepAliveTicker(options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS),
       retryMs: options.retryMs,
       jsonResponse: options.jsonResponse ?? false,

@@ -20,6 +20,7 @@ export { notImplemented } from "../mcp/not-implemented.js";
 export type { StateCaller } from "../mcp/round-binding.js";
 export { InMemoryStateKeyring, type StateKeyring } from "../mcp/state-keyring.js";
 export type { StateKey } from "../mcp/state-sealer.js";
+export { isUnavailable, STORE_UNAVAILABLE } from "../mcp/store-unavailable.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 export {

@@ -19,7 +19,8 @@ import {
   unsupportedVersion,
 } from "../mcp/request-meta.js";
 import { bindingOf, boundParams, roundCaller } from "../mcp/round-binding.js";
-import type { RoundState } from "../mcp/state-sealer.js";
+import type { OpenedState, RoundState } from "../mcp/state-sealer.js";
+import { storeError } from "../mcp/store-unavailable.js";
 import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
 import { detailOf } from "../util/errors.js";
 import { serveListen } from "./listen.js";
@@ -88,14 +89,33 @@ async function resumeRound(
 ): Promise<Round> {
   const { server } = session;
   const binding = await bindingOf(entry.method, targetOf(params), bound, callerOf(session, rc));
-  const state = await server.sealer.open(params.requestState, binding);
+  // A store that cannot answer (keyring, used states): 503 to retry, the state not consumed.
+  let state: OpenedState;
+  try {
+    state = await server.sealer.open(params.requestState, binding);
+  } catch (error) {
+    storeFailed(session, error);
+  }
   const round = openRound(session, params, bound, state);
-  if (!(await server.usedStates.claim(state.id, state.expires)))
+  let claimed: boolean;
+  try {
+    claimed = await server.usedStates.claim(state.id, state.expires);
+  } catch (error) {
+    storeFailed(session, error);
+  }
+  if (!claimed)
     throw new McpError(
       ErrorCode.InvalidParams,
       "requestState was already used (each is good for one retry): send the request again without it",
     );
   return round;
+}
+
+/** A store's failure: a store that cannot answer becomes STORE_UNAVAILABLE (and is reported), else as it is. */
+function storeFailed(session: AnySession, error: unknown): never {
+  const failure = storeError(error);
+  if (failure !== error) session.server.reportError(error);
+  throw failure;
 }
 
 /** Who the request's caller is, for binding its rounds (a faulty `stateCaller` is the server's error). */
@@ -220,7 +240,7 @@ function askForInput(
   };
   const { sealer } = session.server;
   return bindingOf(entry.method, targetOf(params), round.params, callerOf(session, rc))
-    .then((binding) => sealer.seal(state, binding))
+    .then((binding) => sealer.seal(state, binding).catch((error: unknown) => storeFailed(session, error)))
     .then((requestState) => ({
       resultType: RESULT_TYPE.inputRequired,
       ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),

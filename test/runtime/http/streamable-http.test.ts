@@ -473,11 +473,13 @@ describe("event stores", () => {
   });
   it("a store that fails mid-stream ends the POST's stream (the client resumes or fails), never leaves it hanging", async () => {
     const memory = new InMemoryEventStore();
-    let failing = false;
+    // Appends fail from the `failFrom`-th on: the POST's priming event is stored, what follows is not.
+    let appends = 0;
+    let failFrom = Number.POSITIVE_INFINITY;
     const reports: unknown[] = [];
     const flaky = {
       append: async (streamId: string, message: Parameters<InMemoryEventStore["append"]>[1]) => {
-        if (failing) throw new Error("store unreachable");
+        if (++appends >= failFrom) throw new Error("store unreachable");
         return memory.append(streamId, message);
       },
       replayAfter: (...args: Parameters<InMemoryEventStore["replayAfter"]>) => memory.replayAfter(...args),
@@ -487,7 +489,7 @@ describe("event stores", () => {
     (server.options as { onError?: (error: unknown) => void }).onError = (error) => void reports.push(error);
     const handler = createStreamableHttpHandler(server, { eventStore: flaky });
     const { headers } = await open(handler);
-    failing = true;
+    failFrom = appends + 2;
     const response = await post(handler, call(1, "progress", { steps: 3 }, { progressToken: "p" }), headers);
     expect(response.status).toBe(200);
     // The stream ends (readSse resolves) instead of staying open with nothing the client could resume.
