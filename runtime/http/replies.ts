@@ -1,6 +1,7 @@
 /** Replies the handlers answer with: JSON bodies, JSON-RPC errors with their HTTP status, Responses. */
 
 import { ErrorCode } from "../jsonrpc/messages.js";
+import { STORE_RETRY_AFTER } from "../mcp/store-unavailable.js";
 import type { Reply } from "./core.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
 
@@ -52,16 +53,15 @@ export function replyForError(error: unknown, report: (error: unknown) => void):
  * elsewhere), or the store's own HttpError (its status and headers, as a Redis store's 503 gives them).
  * The store's other errors are not shown: they may name a host; the caller reports them.
  */
-export function unavailableReply(error: unknown): Reply {
+export function unavailableReply(error: unknown, store = "a store the server needs"): Reply {
   if (error instanceof HttpError) return replyForError(error, () => {});
-  return errorReply(503, TRANSPORT_ERROR, "Service Unavailable: a store the server needs did not answer", {
+  return errorReply(503, TRANSPORT_ERROR, `Service Unavailable: ${store} did not answer`, {
     "retry-after": STORE_RETRY_AFTER,
   });
 }
 
-/** Seconds a client is told to wait when a store fails without saying (its own 503 says). */
-export const STORE_RETRY_AFTER = "5";
-
 /** 503 with Retry-After: a handler that is closing takes nothing new (the client may retry elsewhere). */
 export const shuttingDown = (): Reply =>
-  errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down", { "retry-after": "5" });
+  errorReply(503, TRANSPORT_ERROR, "Service Unavailable: shutting down", {
+    "retry-after": STORE_RETRY_AFTER,
+  });

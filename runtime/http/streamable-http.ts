@@ -38,7 +38,7 @@ import {
 import { DEFAULT_KEEPALIVE_MS, keepAliveTicker } from "./keep-alive.js";
 import { authorized, metadataReply, ownerOf, refusalOf, scopeRefusal } from "./protected.js";
 import { allHealthy } from "./readiness.js";
-import { errorReply, jsonReply, replyForError, shuttingDown } from "./replies.js";
+import { errorReply, jsonReply, replyForError, shuttingDown, unavailableReply } from "./replies.js";
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PENDING_SESSION_TTL_MS,
@@ -456,7 +456,7 @@ class StreamableHttp {
     if (reserved instanceof Promise)
       return reserved.then(
         () => this.#openSession(body, extra, client, owner),
-        (error: unknown) => storeFailure(error, this.#env.report),
+        (error: unknown) => this.#storeFailed(error),
       );
     return this.#openSession(body, extra, client, owner);
   }
@@ -479,8 +479,18 @@ class StreamableHttp {
     if (!(stored instanceof Promise)) return serve();
     return stored.then(serve, (error: unknown) => {
       this.sessions.delete(session);
-      return storeFailure(error, this.#env.report);
+      return this.#storeFailed(error);
     });
+  }
+
+  /**
+   * A session store that could not answer: 503 with Retry-After, the session not opened. The store's own
+   * refusals (429, 503 for the bounds) pass as they are; any other error goes to the server's error
+   * report, not to the client (it may name a host).
+   */
+  #storeFailed(error: unknown): Reply {
+    if (!(error instanceof HttpError)) this.#env.report(error);
+    return unavailableReply(error, "the session store");
   }
 
   #statelessPost(protocolVersion: string, body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
@@ -560,17 +570,6 @@ class StreamableHttp {
     if (typeof option === "function") return option(version);
     return option ?? version === this.#newest;
   }
-}
-
-/**
- * A session store that could not answer: 503 with Retry-After (the client may retry, here or elsewhere),
- * the session not opened. The store's own refusals (429, 503 for the bounds) pass as they are; the
- * store's error goes to the server's error report, not to the client (it may name a host).
- */
-function storeFailure(error: unknown, report: (error: unknown) => void): never {
-  if (error instanceof HttpError) throw error;
-  report(error);
-  throw new HttpError(503, "Service Unavailable: the session store did not answer", { "retry-after": "5" });
 }
 
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */

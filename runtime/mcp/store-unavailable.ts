@@ -13,7 +13,7 @@ import { McpError } from "../jsonrpc/messages.js";
 export const STORE_UNAVAILABLE = -32050;
 
 /** Seconds a client is told to wait when the store's error names none. */
-const DEFAULT_RETRY_AFTER = "5";
+export const STORE_RETRY_AFTER = "5";
 
 interface Unavailable extends Error {
   status: 503;
@@ -31,7 +31,7 @@ export const isUnavailable = (error: unknown): error is Unavailable =>
  */
 export function storeError(error: unknown): unknown {
   if (!isUnavailable(error)) return error;
-  const retryAfter = error.headers?.["retry-after"] ?? DEFAULT_RETRY_AFTER;
+  const retryAfter = error.headers?.["retry-after"] ?? STORE_RETRY_AFTER;
   return new McpError(STORE_UNAVAILABLE, error.message, { retryAfter });
 }
 
@@ -39,5 +39,5 @@ export function storeError(error: unknown): unknown {
 export function retryAfterOf(error: { code: number; data?: unknown }): string | undefined {
   if (error.code !== STORE_UNAVAILABLE) return undefined;
   const retryAfter = (error.data as { retryAfter?: unknown } | undefined)?.retryAfter;
-  return typeof retryAfter === "string" ? retryAfter : DEFAULT_RETRY_AFTER;
+  return typeof retryAfter === "string" ? retryAfter : STORE_RETRY_AFTER;
 }
