@@ -31,7 +31,13 @@ import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
-import { sendTraced, type Telemetry, type TelemetryOperation, traced } from "../mcp/telemetry.js";
+import {
+  type OperationInfo,
+  sendTraced,
+  type Telemetry,
+  type TelemetryOperation,
+  traced,
+} from "../mcp/telemetry.js";
 import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
@@ -220,20 +226,7 @@ export class ServerSession<
     const result =
       telemetry === undefined
         ? await send(sent)
-        : await sendTraced(
-            telemetry,
-            {
-              method,
-              params: sent,
-              protocolVersion: this.info?.protocolVersion,
-              sessionId: this.sessionId,
-              parent:
-                options?.relatedRequestId === undefined
-                  ? undefined
-                  : this.#ops?.get(options.relatedRequestId),
-            },
-            send,
-          );
+        : await sendTraced(telemetry, this.#operation(method, sent, options?.relatedRequestId), send);
     return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
   }
 
@@ -253,16 +246,8 @@ export class ServerSession<
     const sent = params as Record<string, unknown> | undefined;
     const telemetry = this.server.telemetry;
     if (telemetry === undefined) return this.connection.notify(method, sent, relatedRequestId);
-    await sendTraced(
-      telemetry,
-      {
-        method,
-        params: sent,
-        protocolVersion: this.info?.protocolVersion,
-        sessionId: this.stateless ? undefined : this.sessionId,
-        parent: relatedRequestId === undefined ? undefined : this.#ops?.get(relatedRequestId),
-      },
-      (p) => this.connection.notify(method, p, relatedRequestId),
+    await sendTraced(telemetry, this.#operation(method, sent, relatedRequestId), (p) =>
+      this.connection.notify(method, p, relatedRequestId),
     );
   }
 
@@ -311,11 +296,9 @@ export class ServerSession<
     rc: IncomingRequestContext,
   ): Record<string, unknown> | Promise<Record<string, unknown>> {
     const op = telemetry.incoming({
-      method: request.method,
-      params: request.params,
+      ...this.#operation(request.method, request.params),
       requestId: rc.id,
       protocolVersion: metaVersion(request.params) ?? this.info?.protocolVersion,
-      sessionId: this.stateless ? undefined : this.sessionId,
     });
     if (op === undefined) return this.dispatch(request, rc);
     // Requests to the client made for this one (a tool's sampling) are its children.
@@ -334,6 +317,17 @@ export class ServerSession<
       return out;
     }
     return out.finally(() => ops.delete(rc.id));
+  }
+
+  /** What telemetry records of a message of this session; `related`: the request it is made for. */
+  #operation(method: string, params: unknown, related?: RequestId): OperationInfo {
+    return {
+      method,
+      params: params as Record<string, unknown> | undefined,
+      protocolVersion: this.info?.protocolVersion,
+      sessionId: this.stateless ? undefined : this.sessionId,
+      parent: related === undefined ? undefined : this.#ops?.get(related),
+    };
   }
 
   private dispatch(
@@ -519,12 +513,7 @@ export class ServerSession<
 
   /** @internal The Connection's notification callback (through SessionCallbacks). */
   receive(n: JsonRpcNotification, extra?: MessageExtra): Promise<void> {
-    const op = this.server.telemetry?.incoming({
-      method: n.method,
-      params: n.params,
-      protocolVersion: this.info?.protocolVersion,
-      sessionId: this.stateless ? undefined : this.sessionId,
-    });
+    const op = this.server.telemetry?.incoming(this.#operation(n.method, n.params));
     if (op === undefined) return this.handleNotification(n, extra);
     return traced(op, () => this.handleNotification(n, extra)) as Promise<void>;
   }
