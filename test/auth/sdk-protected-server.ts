@@ -22,15 +22,13 @@ import {
   createMcpHandler,
   getOAuthProtectedResourceMetadataUrl,
   McpServer,
-  OAuthError,
-  OAuthErrorCode,
   type OAuthMetadata,
   oauthMetadataResponse,
   requireBearerAuth,
   requireScopes,
 } from "@modelcontextprotocol/server";
-import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { AuthorizationServer } from "./oidc-provider.js";
+import { sdkJwtVerifier } from "./sdk-jwt-verifier.js";
 
 export interface SdkProtectedServerOptions {
   /** Scopes every request needs (and the server lists in `scopes_supported`). */
@@ -52,7 +50,6 @@ export async function startSdkProtectedServer(
   options: SdkProtectedServerOptions,
 ): Promise<SdkProtectedServer> {
   const metadata = await as.metadata();
-  const jwks = createRemoteJWKSet(new URL(String(metadata.jwks_uri)));
   const requests = { count: 0 };
 
   const mcp = createMcpHandler(() => {
@@ -94,31 +91,7 @@ export async function startSdkProtectedServer(
   });
 
   const gate = requireBearerAuth({
-    verifier: {
-      async verifyAccessToken(token) {
-        try {
-          const { payload } = await jwtVerify(token, jwks, {
-            issuer: as.issuer,
-            audience: url,
-            algorithms: ["ES256", "RS256"],
-            typ: "at+jwt",
-          });
-          return {
-            token,
-            clientId: String(payload.client_id),
-            scopes: typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [],
-            expiresAt: payload.exp,
-            resource: new URL(url),
-            extra: { sub: payload.sub },
-          };
-        } catch (error) {
-          throw new OAuthError(
-            OAuthErrorCode.InvalidToken,
-            error instanceof Error ? error.message : "invalid token",
-          );
-        }
-      },
-    },
+    verifier: sdkJwtVerifier({ issuer: as.issuer, resource: url, jwksUri: String(metadata.jwks_uri) }),
     expectedResource: new URL(url),
     requiredScopes: [...options.scopes],
     resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)),
