@@ -15,11 +15,10 @@ import type { AddressInfo } from "node:net";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import type { BenchAuth } from "./fixtures/auth-config.js";
-import { messageOf, PROTOCOL_VERSION, post } from "./http-load.js";
+import { echoCaller, LoadTarget, POOL_SOCKETS, PROTOCOL_VERSION, type Sample } from "./http-load.js";
 import {
-  type BoundedRun,
   type Goal,
   HttpServerChild,
   jsonOf,
@@ -28,11 +27,9 @@ import {
   markdownOf,
   median,
   prepareBuild,
-  processCpuMs,
   type Report,
   type Row,
   rowOf,
-  runBounded,
   startWatchdog,
   within,
 } from "./lib.js";
@@ -49,8 +46,6 @@ const WARMUP = {
   1: { count: 2_000 / SCALE, maxMs: QUICK ? 200 : 1_000 },
 } as const;
 const RUNS = 3;
-const CPU_SETTLE_MS = 20;
-const POOL_SOCKETS = 64;
 const BENCH_TIMEOUT_MS = 10 * 60_000;
 /** What a deployed server runs with; for ours it means no result validation unless asked for. */
 const SERVER_ENV = { ...process.env, NODE_ENV: "production" };
@@ -83,7 +78,7 @@ const log = (text: string) => {
   if (!JSON_OUTPUT || process.stderr.isTTY) process.stderr.write(`${text}\n`);
 };
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const _delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // The authorization server's part: its keys, its JWKS over HTTP (fetches counted per fixture), one token.
 
@@ -151,27 +146,10 @@ function caller(pool: Pool, token: string | undefined): (i: number) => Promise<v
     "mcp-protocol-version": PROTOCOL_VERSION,
     ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
   };
-  return async (i) => {
-    const response = await post(pool, headers, callBody(i));
-    // The servers' answers never carry the token, so they may be shown.
-    if (response.status !== 200)
-      throw new Error(`tools/call ${i}: HTTP ${response.status}: ${response.text}`);
-    const message = messageOf(response.contentType, response.text, `tools/call ${i}`);
-    if (message.result?.content?.[0]?.text !== `c${i}`) {
-      throw new Error(`wrong echo for call ${i}: ${response.text.slice(0, 300)}`);
-    }
-  };
+  return echoCaller(pool, headers, callBody);
 }
 
-interface Sample extends BoundedRun {
-  serverCpuMs: number;
-}
-
-class Target {
-  readonly server: HttpServerChild;
-  pool!: Pool;
-  call!: (i: number) => Promise<void>;
-
+class Target extends LoadTarget {
   constructor(
     readonly key: Key,
     readonly side: Side,
@@ -186,28 +164,14 @@ class Target {
       ...(mode === "checked" ? { cacheTtlSec: 0 } : {}),
     };
     const env = mode === "open" ? SERVER_ENV : { ...SERVER_ENV, BENCH_AUTH: JSON.stringify(auth) };
-    this.server = new HttpServerChild(SIDE_FILE[side], [], { env });
+    super(new HttpServerChild(SIDE_FILE[side], [], { env }));
   }
 
   async start(): Promise<void> {
-    const port = await this.server.start();
-    this.pool = new Pool(`http://127.0.0.1:${port}`, { connections: POOL_SOCKETS, pipelining: 1 });
+    await this.connect();
     this.call = caller(this.pool, this.mode === "open" ? undefined : this.issuer.token);
     // One call before the clock: a protected server fetches its JWKS here.
     await within(this.call(0), 30_000, `${this.key}: the first call`);
-  }
-
-  async run(count: number, inflight: number, maxMs: number): Promise<Sample> {
-    const cpu0 = processCpuMs(this.server.pid);
-    const run = await runBounded(this.call, { count, inflight, maxMs });
-    // The server may still be finishing its last writes: read its CPU a moment later.
-    await delay(CPU_SETTLE_MS);
-    return { ...run, serverCpuMs: processCpuMs(this.server.pid) - cpu0 };
-  }
-
-  async close(): Promise<void> {
-    await Promise.allSettled([within(this.pool?.close() ?? Promise.resolve(), 5_000, "the pool's close")]);
-    await this.server.close();
   }
 }
 

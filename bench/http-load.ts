@@ -3,7 +3,8 @@
  * dispatch() with bodies built as strings, responses parsed only as far as a check needs.
  */
 
-import type { Pool } from "undici";
+import { Pool } from "undici";
+import { type BoundedRun, type HttpServerChild, processCpuMs, runBounded, within } from "./lib.js";
 
 export const PROTOCOL_VERSION = "2025-11-25";
 /** The MCP endpoint of every HTTP fixture. */
@@ -68,4 +69,59 @@ export function post(pool: Pool, headers: Record<string, string>, body: string):
       },
     );
   });
+}
+
+/** A `tools/call` of the fixtures' `echo` tool whose answer must echo `c<i>`: every timed HTTP call. */
+export function echoCaller(
+  pool: Pool,
+  headers: Record<string, string>,
+  body: (i: number) => string,
+): (i: number) => Promise<void> {
+  return async (i) => {
+    const response = await post(pool, headers, body(i));
+    // The fixtures' answers never carry a credential, so they may be shown.
+    if (response.status !== 200)
+      throw new Error(`tools/call ${i}: HTTP ${response.status}: ${response.text}`);
+    const message = messageOf(response.contentType, response.text, `tools/call ${i}`);
+    if (message.result?.content?.[0]?.text !== `c${i}`) {
+      throw new Error(`wrong echo for call ${i}: ${response.text.slice(0, 300)}`);
+    }
+  };
+}
+
+/** Sockets of a target's pool: one per call in flight at the most the benches run. */
+export const POOL_SOCKETS = 64;
+/** After a run the server may still be finishing its last writes: its CPU is read this much later. */
+const CPU_SETTLE_MS = 20;
+
+export interface Sample extends BoundedRun {
+  serverCpuMs: number;
+}
+
+/** One fixture server under load: its child process, a pool of keep-alive sockets, timed runs of `call`. */
+export abstract class LoadTarget {
+  pool!: Pool;
+  call!: (i: number) => Promise<void>;
+
+  constructor(readonly server: HttpServerChild) {}
+
+  /** Starts the server and opens the pool; subclasses then set `call`. */
+  protected async connect(): Promise<void> {
+    const port = await this.server.start();
+    this.pool = new Pool(`http://127.0.0.1:${port}`, { connections: POOL_SOCKETS, pipelining: 1 });
+  }
+
+  abstract start(): Promise<void>;
+
+  async run(count: number, inflight: number, maxMs: number): Promise<Sample> {
+    const cpu0 = processCpuMs(this.server.pid);
+    const run = await runBounded(this.call, { count, inflight, maxMs });
+    await new Promise<void>((resolve) => setTimeout(resolve, CPU_SETTLE_MS));
+    return { ...run, serverCpuMs: processCpuMs(this.server.pid) - cpu0 };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([within(this.pool?.close() ?? Promise.resolve(), 5_000, "the pool's close")]);
+    await this.server.close();
+  }
 }

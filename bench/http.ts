@@ -13,8 +13,17 @@
 
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Pool } from "undici";
-import { messageOf, PATH, PROTOCOL_VERSION, post } from "./http-load.js";
+import type { Pool } from "undici";
+import {
+  echoCaller,
+  LoadTarget,
+  messageOf,
+  PATH,
+  POOL_SOCKETS,
+  PROTOCOL_VERSION,
+  post,
+  type Sample,
+} from "./http-load.js";
 import {
   type BoundedRun,
   type Goal,
@@ -28,7 +37,6 @@ import {
   markdownOf,
   median,
   prepareBuild,
-  processCpuMs,
   type Report,
   type Row,
   rowOf,
@@ -78,8 +86,6 @@ const IDLE_WARMUP = {
 };
 /** After the sessions are made: time for their last callbacks and timers before the gc and the reading. */
 const SETTLE_MS = 500;
-const CPU_SETTLE_MS = 20;
-const POOL_SOCKETS = 64;
 const BENCH_TIMEOUT_MS = 10 * 60_000;
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -163,56 +169,25 @@ function caller(pool: Pool, sessionId: string | undefined, modern = false): (i: 
     : sessionId
       ? { ...BASE_HEADERS, "mcp-session-id": sessionId }
       : BASE_HEADERS;
-  const body = modern ? modernCallBody : callBody;
-  return async (i) => {
-    const response = await post(pool, headers, body(i));
-    if (response.status !== 200)
-      throw new Error(`tools/call ${i}: HTTP ${response.status}: ${response.text}`);
-    const message = messageOf(response.contentType, response.text, `tools/call ${i}`);
-    if (message.result?.content?.[0]?.text !== `c${i}`) {
-      throw new Error(`wrong echo for call ${i}: ${response.text.slice(0, 300)}`);
-    }
-  };
+  return echoCaller(pool, headers, modern ? modernCallBody : callBody);
 }
 
 // One server under load
 
-interface Sample extends BoundedRun {
-  serverCpuMs: number;
-}
-
-class Target {
-  readonly server: HttpServerChild;
-  pool!: Pool;
-  call!: (i: number) => Promise<void>;
-
+class Target extends LoadTarget {
   constructor(
     readonly kind: Kind,
     readonly style: Style | "2026",
   ) {
     const flags = style === "stateless" ? ["--stateless"] : style === "2026" ? ["--2026"] : [];
-    this.server = new HttpServerChild(SERVER_FILES[kind], flags, { env: SERVER_ENV });
+    super(new HttpServerChild(SERVER_FILES[kind], flags, { env: SERVER_ENV }));
   }
 
   async start(): Promise<void> {
-    const port = await this.server.start();
-    this.pool = new Pool(`http://127.0.0.1:${port}`, { connections: POOL_SOCKETS, pipelining: 1 });
+    await this.connect();
     const sessionId =
       this.style === "stateful" ? await within(openSession(this.pool), 30_000, "a session") : undefined;
     this.call = caller(this.pool, sessionId, this.style === "2026");
-  }
-
-  async run(count: number, inflight: number, maxMs: number): Promise<Sample> {
-    const cpu0 = processCpuMs(this.server.pid);
-    const run = await runBounded(this.call, { count, inflight, maxMs });
-    // The server may still be finishing its last writes: read its CPU a moment later.
-    await delay(CPU_SETTLE_MS);
-    return { ...run, serverCpuMs: processCpuMs(this.server.pid) - cpu0 };
-  }
-
-  async close(): Promise<void> {
-    await Promise.allSettled([within(this.pool?.close() ?? Promise.resolve(), 5_000, "the pool's close")]);
-    await this.server.close();
   }
 }
 
