@@ -9,6 +9,7 @@
 import type { AuthInfo } from "../mcp/auth-info.js";
 import { toBase64, toBase64Url, utf8Bytes } from "../util/base64.js";
 import { canonicalResource } from "./protected-resource.js";
+import { VerifiedTokens } from "./verified-tokens.js";
 import { audiencesOf, authInfoOf, InvalidToken, type TokenVerifier } from "./verifier.js";
 
 export interface IntrospectionOptions {
@@ -41,13 +42,11 @@ export interface IntrospectionOptions {
 /** A TokenVerifier asking `options.endpoint` about each token it has not cached. */
 export function introspectionVerifier(options: IntrospectionOptions): TokenVerifier {
   const audience = canonicalResource(options.audience);
-  const ttl = (options.cacheTtlSec ?? 60) * 1000;
-  const max = options.maxEntries ?? 1000;
   const skew = options.clockToleranceSec ?? 30;
   const now = options.now ?? Date.now;
   const doFetch = options.fetch ?? fetch;
-  /** Digest of a token → its AuthInfo and when to forget it; Map order is insertion order. */
-  const cache = new Map<string, { info: AuthInfo; until: number }>();
+  /** Keyed by a digest of the token: an introspection round trip costs far more than hashing. */
+  const cache = new VerifiedTokens((options.cacheTtlSec ?? 60) * 1000, options.maxEntries ?? 1000);
 
   const ask = async (token: string): Promise<Record<string, unknown>> => {
     const form = new URLSearchParams({ token, token_type_hint: "access_token" });
@@ -107,18 +106,10 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
 
   return async (token) => {
     const key = await digest(token);
-    const hit = cache.get(key);
-    if (hit && hit.until > now()) return hit.info;
-    if (hit) cache.delete(key);
+    const hit = cache.get(key, now());
+    if (hit) return hit;
     const info = judge(await ask(token));
-    const until = Math.min(
-      now() + ttl,
-      info.expiresAt !== undefined ? info.expiresAt * 1000 : Number.POSITIVE_INFINITY,
-    );
-    if (ttl > 0 && until > now()) {
-      if (cache.size >= max) cache.delete(cache.keys().next().value!);
-      cache.set(key, { info, until });
-    }
+    cache.set(key, info, now());
     return info;
   };
 }

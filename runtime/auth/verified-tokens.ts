@@ -2,8 +2,9 @@
  * Access tokens a verifier accepted and what each granted, reused until the earlier of the token's expiry
  * and a time-to-live, so that a client sending the same token on every request pays for one signature
  * check rather than one per request. Only accepted tokens enter, so filling it takes tokens the issuer
- * signed, and it holds at most `maxEntries` (the oldest goes first). Keyed by the token itself: a digest
- * through WebCrypto (the only one the runtime has off Node) costs about as much as the rest of a call.
+ * signed (or the introspection endpoint judged active), and it holds at most `maxEntries` (the oldest goes
+ * first). `jwtVerifier` keys it by the token itself: a digest through WebCrypto (the only one the runtime
+ * has off Node) costs about as much as the rest of a call; `introspectionVerifier` by a digest.
  */
 
 import type { AuthInfo } from "../mcp/auth-info.js";
