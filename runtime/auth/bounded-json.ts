@@ -4,6 +4,8 @@
  * or hang a login.
  */
 
+import { readWithin } from "../util/read-within.js";
+
 /** Metadata, registration and token responses are a few KiB; a megabyte is far past any honest one. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** Each metadata, registration or token request (not the user's login, which takes its own time). */
@@ -22,25 +24,9 @@ export async function readJson(response: Response, what: string): Promise<unknow
     throw new RangeError(`${what} is ${declared} bytes, over the ${MAX_DOCUMENT_BYTES}-byte bound`);
   }
   if (!response.body) return undefined;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_DOCUMENT_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new RangeError(`${what} is over the ${MAX_DOCUMENT_BYTES}-byte bound`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readWithin(response.body, MAX_DOCUMENT_BYTES, {
+    tooLarge: () => new RangeError(`${what} is over the ${MAX_DOCUMENT_BYTES}-byte bound`),
+  });
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {

@@ -2,6 +2,7 @@
 
 import { MAX_TEXT_DEPTH, MAX_TEXT_ITEMS, textExcess } from "../check/depth.js";
 import { ErrorCode } from "../jsonrpc/messages.js";
+import { readWithin } from "../util/read-within.js";
 import type { Reply } from "./core.js";
 import { HttpError, TRANSPORT_ERROR } from "./http-error.js";
 import { errorReply } from "./replies.js";
@@ -13,45 +14,18 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await readChunk(reader);
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return concat(chunks, size);
-}
-
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>) {
-  try {
-    return await reader.read();
-  } catch (error) {
+  return readWithin(request.body, maxBytes, {
+    tooLarge: () => tooLarge(maxBytes),
     // The Node adapter stops an oversize upload with an HttpError; other failures are a broken upload.
-    if (error instanceof HttpError) throw error;
-    throw new HttpError(400, "Bad Request: the request body could not be read");
-  }
+    broken: (error) =>
+      error instanceof HttpError
+        ? error
+        : new HttpError(400, "Bad Request: the request body could not be read"),
+  });
 }
 
 const tooLarge = (maxBytes: number) =>
   new HttpError(413, `Payload Too Large: the body exceeds ${maxBytes} bytes`);
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
