@@ -24,6 +24,7 @@ export { isUnavailable, STORE_UNAVAILABLE } from "../mcp/store-unavailable.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export {
   compareTasks,
+  DEFAULT_TASK_PAGE,
   InMemoryTaskStore,
   type InMemoryTaskStoreOptions,
   isTerminal,
