@@ -8,25 +8,33 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { DONE, type Transport } from "../jsonrpc/transport.js";
 import { type Capabilities, deriveCapabilities, mergeCapabilities } from "../mcp/capabilities.js";
 import type { AnyHandler, ImplementationInfo, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
+import { InMemoryMessageBus, type MessageBus } from "../mcp/message-bus.js";
 import { isStub } from "../mcp/not-implemented.js";
 import { ToolHeaderParams } from "../mcp/param-headers.js";
 import { META } from "../mcp/request-meta.js";
+import {
+  InMemoryResourceSubscriptions,
+  type ResourceSubscriptionStore,
+} from "../mcp/resource-subscriptions.js";
 import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
 import type { StateKeyring } from "../mcp/state-keyring.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
+import { storeError } from "../mcp/store-unavailable.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
 import type { Telemetry } from "../mcp/telemetry.js";
 import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 import { LinkedSet } from "../util/collections.js";
 import { detailOf } from "../util/errors.js";
 import { contractScopesOf, requiredBy, type ScopeTable, scopeRefusal } from "./contract-scopes.js";
+import { FanOut, type FanOutTarget } from "./fan-out.js";
 import { Listeners } from "./listen.js";
-import { addInputHelpers } from "./request-context.js";
+import { addInputHelpers, type RequestContext } from "./request-context.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
 
 /** The default error report (stderr) writes at most this many lines per window. */
 const REPORTS_PER_WINDOW = 10;
 const REPORT_WINDOW_MS = 10_000;
+const RESOURCE_UPDATED = "notifications/resources/updated";
 
 export interface ServerOptions {
   info: ImplementationInfo;
@@ -92,6 +100,20 @@ export interface ServerOptions {
    * `@mcp-codegen/runtime/otel`, or your own. Default: none, at no cost.
    */
   telemetry?: Telemetry;
+  /**
+   * Where this server's instances meet: what `notifyAll` and `notifyResourceUpdated` send reaches the
+   * sessions and `subscriptions/listen` streams of every instance sharing the bus (a RedisMessageBus of
+   * `@mcp-codegen/redis`, or one InMemoryMessageBus for servers in one process). Default: a bus of this
+   * server's own, over which nothing is published: notifications reach this instance only, as cheaply as
+   * with no bus.
+   */
+  bus?: MessageBus;
+  /**
+   * Handshake era: which sessions subscribed to which resources (recorded once the `subscribe` handler
+   * accepts, dropped on `unsubscribe` and when the session ends), for `notifyResourceUpdated`. Default: in
+   * memory, this instance only; instances behind a load balancer share one (RedisResourceSubscriptions).
+   */
+  resourceSubscriptions?: ResourceSubscriptionStore;
 }
 
 /** Default lifetime of a sealed `requestState`. */
@@ -138,14 +160,28 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly scopesSupported: readonly string[];
   /** Where served requests are reported (the `telemetry` option), if anywhere. */
   readonly telemetry: Telemetry | undefined;
+  /**
+   * The bus this server's instances share (the `bus` option), else one of its own. Channel names are in
+   * `channels`: this server publishes and receives on its fan-out channel.
+   */
+  readonly bus: MessageBus;
+  /** Which sessions subscribed to which resources (handshake era). */
+  readonly resourceSubscriptions: ResourceSubscriptionStore;
+  /** Fan-out over a bus the `bus` option gave; none over the server's own. */
+  readonly #fanOut: FanOut | undefined;
+  /** Keys in the subscription store of sessions without an id (stdio), drawn when one first subscribes. */
+  readonly #localKeys = new WeakMap<ServerSession<Out, OutNotes>, string>();
+  /** Sessions this instance recorded subscriptions for: their subscriptions go when they end here. */
+  readonly #subscribedHere = new Set<string>();
 
   constructor(readonly options: RuntimeServerOptions) {
     this.telemetry = options.telemetry;
     this.protocol = options.protocol;
     this.statelessTables = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
-    this.handlers = options.handlers as Record<string, AnyHandler | undefined>;
-    this.#scopes = contractScopesOf(this.handlers);
+    const handlers = options.handlers as Record<string, AnyHandler | undefined>;
+    this.#scopes = contractScopesOf(handlers);
+    this.handlers = this.#recordingSubscriptions(handlers);
     this.scopesSupported = Object.freeze([...new Set(this.#scopes.flatMap((t) => t.supported))].sort());
     const capsOf = (tables: ProtocolTables) => {
       const derived = deriveCapabilities(Object.values(tables.clientRequests), (e) => this.handles(e));
@@ -168,6 +204,24 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.resultMeta = { [META.serverInfo]: options.info };
     this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
     addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
+    this.resourceSubscriptions = options.resourceSubscriptions ?? new InMemoryResourceSubscriptions();
+    this.bus = options.bus ?? new InMemoryMessageBus((error) => this.reportError(error));
+    this.#fanOut =
+      options.bus &&
+      new FanOut(
+        options.bus,
+        options.info.name,
+        (method, params, sessions) => this.#deliverHere(method, params, sessions),
+        (error) => this.reportError(error),
+      );
+  }
+
+  /**
+   * Settles once what other instances publish on the bus reaches this one (subscribing may wait for a
+   * shared bus to connect); at once without a `bus` option.
+   */
+  fanOutReady(): Promise<void> {
+    return this.#fanOut?.subscribed ?? Promise.resolve();
   }
 
   /**
@@ -224,9 +278,17 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
   private readonly statelessInfos = new Map<string, SessionInfo>();
 
-  /** @internal A session's connection closed. */
+  /** @internal A session's connection closed: its resource subscriptions go with it. */
   forget(session: ServerSession<Out, OutNotes>): void {
     this.live.delete(session);
+    const key = this.#keyOf(session);
+    if (key === undefined || !this.#subscribedHere.delete(key)) return;
+    try {
+      const forgotten = this.resourceSubscriptions.forget(key);
+      if (forgotten instanceof Promise) forgotten.catch((error: unknown) => this.reportError(error));
+    } catch (error) {
+      this.reportError(error);
+    }
   }
 
   /** The live sessions, as a snapshot. */
@@ -236,19 +298,139 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   /**
    * Sends a notification to every initialized handshake-era session and to every stateless-era
-   * `subscriptions/listen` stream that asked for it (e.g. `notifications/tools/list_changed`).
+   * `subscriptions/listen` stream that asked for it (e.g. `notifications/tools/list_changed`), on this
+   * instance and, with a `bus`, on every instance sharing it. Resolves once this instance's are sent and
+   * the bus has taken it. For `notifications/resources/updated` use notifyResourceUpdated: it reaches
+   * only the sessions subscribed to the resource.
    */
   async notifyAll<M extends keyof OutNotes & string>(
     method: M,
     params: OutNotes[M]["params"],
   ): Promise<void> {
-    await Promise.all([
+    const sent = params as Record<string, unknown> | undefined;
+    const here = this.#deliverHere(method, sent, undefined);
+    if (this.#fanOut === undefined) await here;
+    else await Promise.all([here, this.#fanOut.publish(method, sent)]);
+  }
+
+  /**
+   * Sends `notifications/resources/updated` for `uri` to every handshake-era session subscribed to it
+   * (`resources/subscribe`, on any instance sharing the `bus` and `resourceSubscriptions`) and to every
+   * `subscriptions/listen` stream that named it; `params` may add `_meta` or, for a later schema, more.
+   */
+  async notifyResourceUpdated(uri: string, params?: Record<string, unknown>): Promise<void> {
+    const sent = { ...params, uri };
+    const subscribers = new Set(await this.resourceSubscriptions.subscribers(uri));
+    const here = this.#deliverHere(RESOURCE_UPDATED, sent, subscribers);
+    if (this.#fanOut === undefined) await here;
+    else await Promise.all([here, this.#fanOut.publish(RESOURCE_UPDATED, sent, subscribers)]);
+  }
+
+  /**
+   * A notification to this instance's initialized sessions (those in `sessions` only, when given: the
+   * subscribers of an updated resource) that take fan-out, and to its listen streams that asked for it.
+   */
+  #deliverHere(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    sessions: ReadonlySet<string> | undefined,
+  ): Promise<unknown> {
+    return Promise.all([
       ...this.live
         .values()
-        .filter((s) => s.initialized)
-        .map((s) => s.notify(method, params)),
-      this.listeners.deliver(method, params as Record<string, unknown> | undefined),
+        .filter(
+          (s) =>
+            s.initialized &&
+            (s.transport as FanOutTarget).receivesFanOut !== false &&
+            (sessions === undefined || sessions.has(this.#keyOf(s) ?? "")),
+        )
+        .map((s) =>
+          s.notify(method as keyof OutNotes & string, params as OutNotes[keyof OutNotes]["params"]),
+        ),
+      this.listeners.deliver(method, params),
     ]);
+  }
+
+  /** A session's key in the subscription store: its id, else (stdio) one drawn for it when it subscribed. */
+  #keyOf(session: ServerSession<Out, OutNotes>): string | undefined {
+    return session.sessionId ?? this.#localKeys.get(session);
+  }
+
+  /**
+   * The handlers, with `subscribe` and `unsubscribe` recording what they accept in the subscription
+   * store (a subscription is recorded before the user's handler runs, so that one over the bound is
+   * refused first, and removed again if the handler refuses it).
+   */
+  #recordingSubscriptions(
+    handlers: Record<string, AnyHandler | undefined>,
+  ): Record<string, AnyHandler | undefined> {
+    const subscribe = this.handshake?.clientRequests["resources/subscribe"];
+    const unsubscribe = this.handshake?.clientRequests["resources/unsubscribe"];
+    const onSubscribe = subscribe && handlers[subscribe.handler];
+    const onUnsubscribe = unsubscribe && handlers[unsubscribe.handler];
+    const live = (h: AnyHandler | undefined): h is AnyHandler => h !== undefined && !isStub(h);
+    if (!live(onSubscribe) && !live(onUnsubscribe)) return handlers;
+    // The user's object stays the prototype: every other handler is found as before.
+    const recording = Object.create(handlers) as Record<string, AnyHandler | undefined>;
+    if (live(onSubscribe))
+      recording[subscribe!.handler] = (params, ctx) => this.#subscribe(onSubscribe, params, ctx);
+    if (live(onUnsubscribe))
+      recording[unsubscribe!.handler] = (params, ctx) => this.#unsubscribe(onUnsubscribe, params, ctx);
+    return recording;
+  }
+
+  async #subscribe(handler: AnyHandler, params: unknown, ctx: unknown): Promise<unknown> {
+    const uri = (params as { uri: string }).uri;
+    const key = this.#subscriptionKey(ctx as RequestContext<Out, OutNotes>);
+    if (key === undefined) return handler(params, ctx);
+    if (!(await this.#stored(() => this.resourceSubscriptions.add(key, uri))))
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "too many resource subscriptions: this session holds as many as the server keeps for one (unsubscribe from some first)",
+      );
+    this.#subscribedHere.add(key);
+    try {
+      return await handler(params, ctx);
+    } catch (error) {
+      await this.#stored(() => this.resourceSubscriptions.remove(key, uri)).catch((e: unknown) =>
+        this.reportError(e),
+      );
+      throw error;
+    }
+  }
+
+  async #unsubscribe(handler: AnyHandler, params: unknown, ctx: unknown): Promise<unknown> {
+    const result = await handler(params, ctx);
+    const key = this.#subscriptionKey(ctx as RequestContext<Out, OutNotes>);
+    if (key !== undefined)
+      await this.#stored(() => this.resourceSubscriptions.remove(key, (params as { uri: string }).uri));
+    return result;
+  }
+
+  /**
+   * The key a request's session keeps its subscriptions under; undefined for a session that cannot be
+   * sent an update (stateless HTTP: it serves one POST).
+   */
+  #subscriptionKey(ctx: RequestContext<Out, OutNotes>): string | undefined {
+    if (ctx.session.sessionless) return undefined;
+    const session = ctx.serverSession;
+    let key = this.#keyOf(session);
+    if (key === undefined) {
+      key = `local-${crypto.randomUUID()}`;
+      this.#localKeys.set(session, key);
+    }
+    return key;
+  }
+
+  /** A subscription store's answer; its failure to answer as STORE_UNAVAILABLE (reported), else as it is. */
+  async #stored<T>(call: () => T | Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      const failure = storeError(error);
+      if (failure !== error) this.reportError(error);
+      throw failure;
+    }
   }
 
   /**
@@ -256,6 +438,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * (default: the `drainTimeoutMs` option, else 5 s); `{ timeoutMs: 0 }` aborts them (answered with an error) at once.
    */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#fanOut?.close();
     this.listeners.endAll();
     await Promise.all(this.live.values().map((s) => s.drain(options.timeoutMs)));
   }
