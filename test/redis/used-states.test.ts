@@ -115,7 +115,7 @@ describe.skipIf(withoutRedis)(redisSuite("requestState claims shared through Red
         ...handlers,
         callTool: async (params, ctx) => {
           await stall?.();
-          return handlers.callTool(params, ctx);
+          return handlers.callTool!(params, ctx);
         },
       },
       onError: () => {},
