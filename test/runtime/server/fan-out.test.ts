@@ -8,9 +8,14 @@ import { describe, expect, it } from "vitest";
 import { handlers, info } from "../../../examples/everything-server/handlers.js";
 import { createClient } from "../../../generated/2025-11-25/index.js";
 import { createServer } from "../../../generated/2026-07-28/index.js";
+import { HttpError } from "../../../runtime/http/http-error.js";
 import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
 import { channels, InMemoryMessageBus, type MessageBus } from "../../../runtime/mcp/message-bus.js";
-import { InMemoryResourceSubscriptions } from "../../../runtime/mcp/resource-subscriptions.js";
+import {
+  InMemoryResourceSubscriptions,
+  type ResourceSubscriptionStore,
+} from "../../../runtime/mcp/resource-subscriptions.js";
+import { STORE_UNAVAILABLE } from "../../../runtime/mcp/store-unavailable.js";
 import { fanOutChecks } from "../../fixtures/http/fan-out-checks.js";
 
 fanOutChecks("one InMemoryMessageBus, one in-memory subscription store", async () => {
@@ -117,5 +122,49 @@ describe("resource subscriptions over one session", () => {
     expect(subscriptions.sessionCount).toBe(1);
     await client.close();
     await expect.poll(() => subscriptions.sessionCount).toBe(0);
+  });
+
+  it("a subscription store that cannot answer: subscribe fails with STORE_UNAVAILABLE, the handler not run", async () => {
+    const inner = new InMemoryResourceSubscriptions();
+    let down = true;
+    const failing: ResourceSubscriptionStore = {
+      add: (id, uri) =>
+        down
+          ? Promise.reject(new HttpError(503, "the store is unreachable", { "retry-after": "2" }))
+          : inner.add(id, uri),
+      remove: (id, uri) => inner.remove(id, uri),
+      subscribers: (uri) => inner.subscribers(uri),
+      forget: (id) => inner.forget(id),
+    };
+    const accepted: string[] = [];
+    const errors: unknown[] = [];
+    const server = createServer({
+      info,
+      handlers: {
+        ...handlers,
+        subscribe: ({ uri }) => {
+          accepted.push(uri);
+          return {};
+        },
+      },
+      capabilities: { resources: { subscribe: true } },
+      resourceSubscriptions: failing,
+      onError: (e) => errors.push(e),
+    });
+    const client = createClient({ info: { name: "c", version: "1" }, handlers: {} });
+    const [clientSide, serverSide] = createMemoryTransportPair();
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    await expect(client.subscribe({ uri: "test://a" })).rejects.toMatchObject({
+      code: STORE_UNAVAILABLE,
+      data: { retryAfter: "2" },
+    });
+    expect(accepted).toEqual([]);
+    expect(errors).toEqual([expect.objectContaining({ status: 503 })]);
+    down = false;
+    await client.subscribe({ uri: "test://a" });
+    expect(accepted).toEqual(["test://a"]);
+    expect(inner.subscribers("test://a")).toHaveLength(1);
+    await client.close();
   });
 });
