@@ -10,6 +10,7 @@ import {
   type OwnedRedisConnection,
   RedisEventStore,
   RedisMessageBus,
+  RedisResourceSubscriptions,
   RedisSessionStore,
   RedisStateKeyring,
   RedisUsedStateStore,
@@ -24,6 +25,7 @@ import {
 } from "../fixtures/redis/redis-server.js";
 import { replay } from "../fixtures/stores/event-store-contract.js";
 import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
+import { resourceSubscriptionsContract } from "../fixtures/stores/resource-subscriptions-contract.js";
 import { sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 
 describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
@@ -71,6 +73,13 @@ describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
   sessionStoreContract(
     "RedisSessionStore on a Cluster",
     () => new RedisSessionStore(connection, { prefix: `c-${randomUUID()}:` }),
+  );
+
+  // Every key of the subscription store has the hash tag {subscriptions}: one slot, its scripts run there.
+  resourceSubscriptionsContract(
+    "RedisResourceSubscriptions on a Cluster",
+    (maxPerSession) =>
+      new RedisResourceSubscriptions(connection, { prefix: `c-${randomUUID()}:`, maxPerSession }),
   );
 
   const buses: RedisMessageBus[] = [];
