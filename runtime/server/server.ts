@@ -19,7 +19,6 @@ import {
 import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
 import type { StateKeyring } from "../mcp/state-keyring.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
-import { storeError } from "../mcp/store-unavailable.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
 import type { Telemetry } from "../mcp/telemetry.js";
 import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
@@ -28,8 +27,9 @@ import { detailOf } from "../util/errors.js";
 import { contractScopesOf, requiredBy, type ScopeTable, scopeRefusal } from "./contract-scopes.js";
 import { FanOut, type FanOutTarget } from "./fan-out.js";
 import { Listeners } from "./listen.js";
-import { addInputHelpers, type RequestContext } from "./request-context.js";
+import { addInputHelpers } from "./request-context.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
+import { SubscribedSessions } from "./subscribed-sessions.js";
 
 /** The default error report (stderr) writes at most this many lines per window. */
 const REPORTS_PER_WINDOW = 10;
@@ -169,10 +169,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly resourceSubscriptions: ResourceSubscriptionStore;
   /** Fan-out over a bus the `bus` option gave; none over the server's own. */
   readonly #fanOut: FanOut | undefined;
-  /** Keys in the subscription store of sessions without an id (stdio), drawn when one first subscribes. */
-  readonly #localKeys = new WeakMap<ServerSession<Out, OutNotes>, string>();
-  /** Sessions this instance recorded subscriptions for: their subscriptions go when they end here. */
-  readonly #subscribedHere = new Set<string>();
+  readonly #subscribed: SubscribedSessions;
 
   constructor(readonly options: RuntimeServerOptions) {
     this.telemetry = options.telemetry;
@@ -181,7 +178,9 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
     const handlers = options.handlers as Record<string, AnyHandler | undefined>;
     this.#scopes = contractScopesOf(handlers);
-    this.handlers = this.#recordingSubscriptions(handlers);
+    this.resourceSubscriptions = options.resourceSubscriptions ?? new InMemoryResourceSubscriptions();
+    this.#subscribed = new SubscribedSessions(this.resourceSubscriptions, (error) => this.reportError(error));
+    this.handlers = this.#subscribed.recording(handlers, this.handshake);
     this.scopesSupported = Object.freeze([...new Set(this.#scopes.flatMap((t) => t.supported))].sort());
     const capsOf = (tables: ProtocolTables) => {
       const derived = deriveCapabilities(Object.values(tables.clientRequests), (e) => this.handles(e));
@@ -204,7 +203,6 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.resultMeta = { [META.serverInfo]: options.info };
     this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
     addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
-    this.resourceSubscriptions = options.resourceSubscriptions ?? new InMemoryResourceSubscriptions();
     this.bus = options.bus ?? new InMemoryMessageBus((error) => this.reportError(error));
     this.#fanOut =
       options.bus &&
@@ -281,14 +279,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   /** @internal A session's connection closed: its resource subscriptions go with it. */
   forget(session: ServerSession<Out, OutNotes>): void {
     this.live.delete(session);
-    const key = this.#keyOf(session);
-    if (key === undefined || !this.#subscribedHere.delete(key)) return;
-    try {
-      const forgotten = this.resourceSubscriptions.forget(key);
-      if (forgotten instanceof Promise) forgotten.catch((error: unknown) => this.reportError(error));
-    } catch (error) {
-      this.reportError(error);
-    }
+    this.#subscribed.ended(session);
   }
 
   /** The live sessions, as a snapshot. */
@@ -342,95 +333,13 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
           (s) =>
             s.initialized &&
             (s.transport as FanOutTarget).receivesFanOut !== false &&
-            (sessions === undefined || sessions.has(this.#keyOf(s) ?? "")),
+            (sessions === undefined || sessions.has(this.#subscribed.keyOf(s) ?? "")),
         )
         .map((s) =>
           s.notify(method as keyof OutNotes & string, params as OutNotes[keyof OutNotes]["params"]),
         ),
       this.listeners.deliver(method, params),
     ]);
-  }
-
-  /** A session's key in the subscription store: its id, else (stdio) one drawn for it when it subscribed. */
-  #keyOf(session: ServerSession<Out, OutNotes>): string | undefined {
-    return session.sessionId ?? this.#localKeys.get(session);
-  }
-
-  /**
-   * The handlers, with `subscribe` and `unsubscribe` recording what they accept in the subscription
-   * store (a subscription is recorded before the user's handler runs, so that one over the bound is
-   * refused first, and removed again if the handler refuses it).
-   */
-  #recordingSubscriptions(
-    handlers: Record<string, AnyHandler | undefined>,
-  ): Record<string, AnyHandler | undefined> {
-    const subscribe = this.handshake?.clientRequests["resources/subscribe"];
-    const unsubscribe = this.handshake?.clientRequests["resources/unsubscribe"];
-    const onSubscribe = subscribe && handlers[subscribe.handler];
-    const onUnsubscribe = unsubscribe && handlers[unsubscribe.handler];
-    const live = (h: AnyHandler | undefined): h is AnyHandler => h !== undefined && !isStub(h);
-    if (!live(onSubscribe) && !live(onUnsubscribe)) return handlers;
-    // The user's object stays the prototype: every other handler is found as before.
-    const recording = Object.create(handlers) as Record<string, AnyHandler | undefined>;
-    if (live(onSubscribe))
-      recording[subscribe!.handler] = (params, ctx) => this.#subscribe(onSubscribe, params, ctx);
-    if (live(onUnsubscribe))
-      recording[unsubscribe!.handler] = (params, ctx) => this.#unsubscribe(onUnsubscribe, params, ctx);
-    return recording;
-  }
-
-  async #subscribe(handler: AnyHandler, params: unknown, ctx: unknown): Promise<unknown> {
-    const uri = (params as { uri: string }).uri;
-    const key = this.#subscriptionKey(ctx as RequestContext<Out, OutNotes>);
-    if (key === undefined) return handler(params, ctx);
-    if (!(await this.#stored(() => this.resourceSubscriptions.add(key, uri))))
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        "too many resource subscriptions: this session holds as many as the server keeps for one (unsubscribe from some first)",
-      );
-    this.#subscribedHere.add(key);
-    try {
-      return await handler(params, ctx);
-    } catch (error) {
-      await this.#stored(() => this.resourceSubscriptions.remove(key, uri)).catch((e: unknown) =>
-        this.reportError(e),
-      );
-      throw error;
-    }
-  }
-
-  async #unsubscribe(handler: AnyHandler, params: unknown, ctx: unknown): Promise<unknown> {
-    const result = await handler(params, ctx);
-    const key = this.#subscriptionKey(ctx as RequestContext<Out, OutNotes>);
-    if (key !== undefined)
-      await this.#stored(() => this.resourceSubscriptions.remove(key, (params as { uri: string }).uri));
-    return result;
-  }
-
-  /**
-   * The key a request's session keeps its subscriptions under; undefined for a session that cannot be
-   * sent an update (stateless HTTP: it serves one POST).
-   */
-  #subscriptionKey(ctx: RequestContext<Out, OutNotes>): string | undefined {
-    if (ctx.session.sessionless) return undefined;
-    const session = ctx.serverSession;
-    let key = this.#keyOf(session);
-    if (key === undefined) {
-      key = `local-${crypto.randomUUID()}`;
-      this.#localKeys.set(session, key);
-    }
-    return key;
-  }
-
-  /** A subscription store's answer; its failure to answer as STORE_UNAVAILABLE (reported), else as it is. */
-  async #stored<T>(call: () => T | Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      const failure = storeError(error);
-      if (failure !== error) this.reportError(error);
-      throw failure;
-    }
   }
 
   /**
