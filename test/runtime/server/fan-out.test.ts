@@ -76,6 +76,26 @@ describe("a server's bus", () => {
     expect(inner.channelCount).toBe(0);
   });
 
+  it("a session whose transport says receivesFanOut: false (a copy held by another instance too) is skipped", async () => {
+    const server = createServer({ info, handlers, capabilities });
+    const heard: string[] = [];
+    for (const name of ["copy", "home"]) {
+      const client = createClient({
+        info: { name, version: "1" },
+        handlers: { onToolListChanged: () => void heard.push(name) },
+      });
+      const [clientSide, serverSide] = createMemoryTransportPair();
+      if (name === "copy") Object.assign(serverSide, { receivesFanOut: false });
+      await server.connect(serverSide);
+      await client.connect(clientSide);
+    }
+    await server.notifyAll("notifications/tools/list_changed", {});
+    await server.notifyAll("notifications/tools/list_changed", {});
+    // Two for the home session, and by then the copy would have had its first.
+    await expect.poll(() => heard).toEqual(["home", "home"]);
+    await server.close({ timeoutMs: 0 });
+  });
+
   it("messages on the channel that are not fan-out messages are ignored, not delivered nor thrown", async () => {
     const bus = new InMemoryMessageBus((e) => errors.push(e));
     const errors: unknown[] = [];
