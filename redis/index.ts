@@ -16,6 +16,10 @@ export {
   type RedisPubSubClient,
   type RedisSubscriber,
 } from "./message-bus.js";
+export {
+  RedisResourceSubscriptions,
+  type RedisResourceSubscriptionsOptions,
+} from "./resource-subscriptions.js";
 export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
 export { RedisStateKeyring, type RedisStateKeyringOptions } from "./state-keyring.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./task-store.js";

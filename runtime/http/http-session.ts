@@ -130,6 +130,8 @@ export class HttpSession implements Transport, Expirable {
   #closed = false;
   /** Ended for good (DELETE, expiry, eviction), not only closed in this instance. */
   #ended = false;
+  /** Another instance ended it for good (its record is gone already). */
+  #endedElsewhere = false;
 
   constructor(
     readonly id: string,
@@ -171,6 +173,19 @@ export class HttpSession implements Transport, Expirable {
   /** Ended for good (DELETE, expiry, eviction): its record goes too, everywhere. */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /**
+   * Shared by instances: notifications for every session go through the copy whose GET stream is open
+   * here, the one place the client listens for them (each copy would send its own).
+   */
+  get receivesFanOut(): boolean {
+    return !this.env.shared || (this.#standalone?.connected ?? false);
+  }
+
+  /** Shared by instances: this copy closing ends the session only when it ended for good. */
+  get sessionEnded(): boolean {
+    return !this.env.shared || this.#ended || this.#endedElsewhere;
   }
 
   /** Other instances of this server send requests to the same client: ids must not collide. */
@@ -243,6 +258,7 @@ export class HttpSession implements Transport, Expirable {
 
   /** Another instance ended the session: closed here too, its record already gone. */
   endedElsewhere(): void {
+    this.#endedElsewhere = true;
     (this.serverSession ? this.serverSession.close() : this.close()).catch(this.env.report);
   }
 

@@ -225,8 +225,9 @@ class StreamableHttp {
       options.sessionStore,
       (id) => this.#shared?.end(id),
     );
-    if (this.sessions.shared && server.bus) {
-      this.#shared = new SharedSessions(server.bus, (id) => this.sessions.get(id), report);
+    const bus = server.options.bus;
+    if (this.sessions.shared && bus) {
+      this.#shared = new SharedSessions(bus, (id) => this.sessions.get(id), report);
       this.#sharedReady = this.#shared.start()?.then(() => {
         this.#sharedReady = undefined;
       });
@@ -313,7 +314,7 @@ class StreamableHttp {
     if (this.#closed) return Promise.resolve(false);
     const { server } = this;
     const stores = [this.sessions.store, this.#env.store, server.usedStates, server.sealer];
-    return allHealthy(server.bus ? [...stores, server.bus] : stores);
+    return allHealthy([...stores, server.bus, server.resourceSubscriptions]);
   }
 
   async close(options: DrainOptions = {}): Promise<void> {

@@ -7,6 +7,7 @@
  */
 
 import { RESULT_TYPE } from "./request-meta.js";
+import type { SealingKey } from "./state-sealer.js";
 
 /** An input request inside an InputRequiredResult: a method and its params, no id. */
 export interface InputRequest {
@@ -54,6 +55,8 @@ export class Round {
     readonly answers: Readonly<Record<string, unknown>>,
     /** The request's params as the client sent them (round-binding.ts): what the next state binds. */
     readonly params: string,
+    /** The key the next state is sealed with, when read already (a retry's: see StateSealer.openWithSealing). */
+    readonly sealing?: SealingKey,
   ) {}
 
   /** The key of an input request: the caller's, or the handler name and a count (`elicit-1`). */

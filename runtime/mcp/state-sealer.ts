@@ -29,6 +29,16 @@ export interface OpenedState extends RoundState, RoundBinding {
   expires: number;
 }
 
+/**
+ * The key a state is to be sealed with, taken from the keyring ahead of the seal: a retry reads it with
+ * the keys that open its state (`openWithSealing`), so once its state is claimed and its handler has run,
+ * sealing the next round asks no store that could fail.
+ */
+export interface SealingKey {
+  readonly id: string;
+  readonly key: Promise<CryptoKey>;
+}
+
 /** A sealing key: its id travels in the clear in each token, to pick the key that opens it. */
 export interface StateKey {
   id: string;
@@ -95,9 +105,13 @@ export class StateSealer {
   }
 
   /** The sealing key's id and key: the keyring's first unexpired key, else the random one. */
-  async #sealing(): Promise<{ id: string; key: Promise<CryptoKey> }> {
+  async #sealing(): Promise<SealingKey> {
+    return this.#sealingOf(this.#keyring ? await this.#keyring.keys() : []);
+  }
+
+  /** The sealing key among `keys` (the keyring's, read by the caller). */
+  #sealingOf(keys: readonly StateKey[]): SealingKey {
     if (!this.#keyring) return { id: RANDOM_KEY_ID, key: this.#randomKey() };
-    const keys = await this.#keyring.keys();
     const now = Date.now();
     const first = keys.find((key) => key.expires === undefined || key.expires > now);
     if (!first) throw new Error("stateKeys: the keyring holds no key that has not expired");
@@ -105,10 +119,10 @@ export class StateSealer {
     return { id: first.id, key: this.#key(first) };
   }
 
-  /** The key that opens states sealed under `id`, or undefined when this server has none (or it expired). */
-  async #opening(id: string): Promise<Promise<CryptoKey> | undefined> {
+  /** The key among `keys` that opens states sealed under `id`, or undefined when there is none (or it expired). */
+  #opening(id: string, keys: readonly StateKey[]): Promise<CryptoKey> | undefined {
     if (!this.#keyring) return id === RANDOM_KEY_ID ? this.#randomKey() : undefined;
-    const key = (await this.#keyring.keys()).find((k) => k.id === id);
+    const key = keys.find((k) => k.id === id);
     if (!key || (key.expires !== undefined && key.expires <= Date.now())) return undefined;
     return this.#key(key);
   }
@@ -125,7 +139,8 @@ export class StateSealer {
     for (const id of this.#derived.keys()) if (!live.has(id)) this.#derived.delete(id);
   }
 
-  async seal(state: RoundState, binding: RoundBinding): Promise<string> {
+  /** `sealing`: the key read ahead (openWithSealing), else the keyring's sealing key now. */
+  async seal(state: RoundState, binding: RoundBinding, sealing?: SealingKey): Promise<string> {
     const opened: OpenedState = {
       ...state,
       ...binding,
@@ -133,7 +148,7 @@ export class StateSealer {
       expires: Date.now() + this.ttlMs,
     };
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-    const sealing = await this.#sealing();
+    sealing ??= await this.#sealing();
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
         { name: "AES-GCM", iv, additionalData: utf8Bytes(sealing.id) },
@@ -153,13 +168,35 @@ export class StateSealer {
    * Whether it was already used is the caller's to check (UsedStateStore).
    */
   async open(token: unknown, binding: RoundBinding): Promise<OpenedState> {
+    return (await this.#open(token, binding)).state;
+  }
+
+  /**
+   * open(), and the key the next round's state will be sealed with, from one read of the keyring: the
+   * retry that claims this state then needs no store after its handler has run (a keyring failing then
+   * would leave the state used and the client without its next one).
+   */
+  async openWithSealing(
+    token: unknown,
+    binding: RoundBinding,
+  ): Promise<{ state: OpenedState; sealing: SealingKey }> {
+    const { state, keys } = await this.#open(token, binding);
+    return { state, sealing: this.#sealingOf(keys) };
+  }
+
+  /** The state, and the keyring's keys it was opened with. */
+  async #open(
+    token: unknown,
+    binding: RoundBinding,
+  ): Promise<{ state: OpenedState; keys: readonly StateKey[] }> {
     const integrity = (why: string) => invalid(`requestState integrity check failed: ${why}`);
     if (typeof token !== "string") throw integrity("not a string");
     const cut = token.indexOf(".");
     const keyId = token.slice(0, cut);
     const bytes = cut > 0 && KEY_ID.test(keyId) ? fromBase64Url(token.slice(cut + 1)) : undefined;
     if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) throw integrity("malformed");
-    const key = await this.#opening(keyId);
+    const keys = this.#keyring ? await this.#keyring.keys() : [];
+    const key = this.#opening(keyId, keys);
     if (!key)
       // A key retired by a rotation is one this server no longer has: the same answer.
       throw integrity(`sealed with a key this server does not have (key id "${keyId}")`);
@@ -188,7 +225,7 @@ export class StateSealer {
       throw invalid(
         `requestState expired (a state is valid ${Math.round(this.ttlMs / 1000)} s): send the request again without it`,
       );
-    return state;
+    return { state, keys };
   }
 }
 

@@ -17,6 +17,11 @@ export {
   type MessageBus,
 } from "../mcp/message-bus.js";
 export { notImplemented } from "../mcp/not-implemented.js";
+export {
+  InMemoryResourceSubscriptions,
+  MAX_SUBSCRIPTIONS_PER_SESSION,
+  type ResourceSubscriptionStore,
+} from "../mcp/resource-subscriptions.js";
 export type { StateCaller } from "../mcp/round-binding.js";
 export { InMemoryStateKeyring, type StateKeyring } from "../mcp/state-keyring.js";
 export type { StateKey } from "../mcp/state-sealer.js";
@@ -62,5 +67,6 @@ export {
   notFound,
   ResourceNotFound,
 } from "./contract-errors.js";
+export type { FanOutTarget } from "./fan-out.js";
 export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
 export { type ConnectOptions, type Era, ServerSession } from "./session.js";

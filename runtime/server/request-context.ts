@@ -48,6 +48,11 @@ export class RequestContext<Out extends MethodTypes, OutNotes extends MethodType
     return this.rc.id;
   }
 
+  /** @internal The session serving this request (the server keys its resource subscriptions by it). */
+  get serverSession(): ServerSession<Out, OutNotes> {
+    return this.owner;
+  }
+
   /** @internal The transport serving this request, for transport-level helpers such as `closeSseStream`. */
   get transport(): unknown {
     return this.owner.transport;

@@ -8,10 +8,14 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { DONE, type Transport } from "../jsonrpc/transport.js";
 import { type Capabilities, deriveCapabilities, mergeCapabilities } from "../mcp/capabilities.js";
 import type { AnyHandler, ImplementationInfo, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
-import type { MessageBus } from "../mcp/message-bus.js";
+import { InMemoryMessageBus, type MessageBus } from "../mcp/message-bus.js";
 import { isStub } from "../mcp/not-implemented.js";
 import { ToolHeaderParams } from "../mcp/param-headers.js";
 import { META } from "../mcp/request-meta.js";
+import {
+  InMemoryResourceSubscriptions,
+  type ResourceSubscriptionStore,
+} from "../mcp/resource-subscriptions.js";
 import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
 import type { StateKeyring } from "../mcp/state-keyring.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
@@ -21,13 +25,16 @@ import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.
 import { LinkedSet } from "../util/collections.js";
 import { detailOf } from "../util/errors.js";
 import { contractScopesOf, requiredBy, type ScopeTable, scopeRefusal } from "./contract-scopes.js";
+import { FanOut, type FanOutTarget } from "./fan-out.js";
 import { Listeners } from "./listen.js";
 import { addInputHelpers } from "./request-context.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
+import { SubscribedSessions } from "./subscribed-sessions.js";
 
 /** The default error report (stderr) writes at most this many lines per window. */
 const REPORTS_PER_WINDOW = 10;
 const REPORT_WINDOW_MS = 10_000;
+const RESOURCE_UPDATED = "notifications/resources/updated";
 
 export interface ServerOptions {
   info: ImplementationInfo;
@@ -89,16 +96,25 @@ export interface ServerOptions {
    */
   usedStateStore?: UsedStateStore;
   /**
-   * Messages between this server's instances (one `RedisMessageBus` for all of them): Streamable HTTP
-   * sessions kept in a shared session store route a client's answers, cancellations and progress to the
-   * instance waiting for them, and resumed streams to where they are produced. Default: none (one instance).
-   */
-  bus?: MessageBus;
-  /**
    * Where the requests this server serves are reported (spans, durations): `openTelemetry()` from
    * `@mcp-codegen/runtime/otel`, or your own. Default: none, at no cost.
    */
   telemetry?: Telemetry;
+  /**
+   * Where this server's instances meet: what `notifyAll` and `notifyResourceUpdated` send reaches the
+   * sessions and `subscriptions/listen` streams of every instance sharing the bus (a RedisMessageBus of
+   * `@mcp-codegen/redis`, or one InMemoryMessageBus for servers in one process). Default: a bus of this
+   * server's own, over which nothing is published: notifications reach this instance only, as cheaply as
+   * with no bus. With a shared `sessionStore` on the HTTP handler, the bus also routes a session's
+   * messages to the instance holding what they are for (answers, cancellations, progress, resumed streams).
+   */
+  bus?: MessageBus;
+  /**
+   * Handshake era: which sessions subscribed to which resources (recorded once the `subscribe` handler
+   * accepts, dropped on `unsubscribe` and when the session ends), for `notifyResourceUpdated`. Default: in
+   * memory, this instance only; instances behind a load balancer share one (RedisResourceSubscriptions).
+   */
+  resourceSubscriptions?: ResourceSubscriptionStore;
 }
 
 /** Default lifetime of a sealed `requestState`. */
@@ -122,8 +138,6 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly sealer: StateSealer;
   /** Sealed states already used (each is good for one retry). */
   readonly usedStates: UsedStateStore;
-  /** Messages between this server's instances (the `bus` option). */
-  readonly bus: MessageBus | undefined;
   readonly stateCaller: StateCaller;
   /** Versions a stateless request may name (what discover lists and -32022 reports). */
   readonly statelessVersions: readonly string[];
@@ -147,14 +161,27 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly scopesSupported: readonly string[];
   /** Where served requests are reported (the `telemetry` option), if anywhere. */
   readonly telemetry: Telemetry | undefined;
+  /**
+   * The bus this server's instances share (the `bus` option), else one of its own. Channel names are in
+   * `channels`: this server publishes and receives on its fan-out channel.
+   */
+  readonly bus: MessageBus;
+  /** Which sessions subscribed to which resources (handshake era). */
+  readonly resourceSubscriptions: ResourceSubscriptionStore;
+  /** Fan-out over a bus the `bus` option gave; none over the server's own. */
+  readonly #fanOut: FanOut | undefined;
+  readonly #subscribed: SubscribedSessions;
 
   constructor(readonly options: RuntimeServerOptions) {
     this.telemetry = options.telemetry;
     this.protocol = options.protocol;
     this.statelessTables = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
-    this.handlers = options.handlers as Record<string, AnyHandler | undefined>;
-    this.#scopes = contractScopesOf(this.handlers);
+    const handlers = options.handlers as Record<string, AnyHandler | undefined>;
+    this.#scopes = contractScopesOf(handlers);
+    this.resourceSubscriptions = options.resourceSubscriptions ?? new InMemoryResourceSubscriptions();
+    this.#subscribed = new SubscribedSessions(this.resourceSubscriptions, (error) => this.reportError(error));
+    this.handlers = this.#subscribed.recording(handlers, this.handshake);
     this.scopesSupported = Object.freeze([...new Set(this.#scopes.flatMap((t) => t.supported))].sort());
     const capsOf = (tables: ProtocolTables) => {
       const derived = deriveCapabilities(Object.values(tables.clientRequests), (e) => this.handles(e));
@@ -172,12 +199,28 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.validateResults = options.validateResults ?? nodeEnv() !== "production";
     this.sealer = new StateSealer(stateKeysOf(options), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.usedStates = options.usedStateStore ?? new InMemoryUsedStateStore();
-    this.bus = options.bus;
     this.stateCaller = options.stateCaller ?? defaultStateCaller;
     this.statelessVersions = this.statelessTables?.supportedVersions.map((v) => v.version) ?? [];
     this.resultMeta = { [META.serverInfo]: options.info };
     this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
     addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
+    this.bus = options.bus ?? new InMemoryMessageBus((error) => this.reportError(error));
+    this.#fanOut =
+      options.bus &&
+      new FanOut(
+        options.bus,
+        options.info.name,
+        (method, params, sessions) => this.#deliverHere(method, params, sessions),
+        (error) => this.reportError(error),
+      );
+  }
+
+  /**
+   * Settles once what other instances publish on the bus reaches this one (subscribing may wait for a
+   * shared bus to connect); at once without a `bus` option.
+   */
+  fanOutReady(): Promise<void> {
+    return this.#fanOut?.subscribed ?? Promise.resolve();
   }
 
   /**
@@ -234,9 +277,10 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
   private readonly statelessInfos = new Map<string, SessionInfo>();
 
-  /** @internal A session's connection closed. */
+  /** @internal A session's connection closed: its resource subscriptions go with it. */
   forget(session: ServerSession<Out, OutNotes>): void {
     this.live.delete(session);
+    if ((session.transport as FanOutTarget).sessionEnded !== false) this.#subscribed.ended(session);
   }
 
   /** The live sessions, as a snapshot. */
@@ -246,18 +290,56 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
 
   /**
    * Sends a notification to every initialized handshake-era session and to every stateless-era
-   * `subscriptions/listen` stream that asked for it (e.g. `notifications/tools/list_changed`).
+   * `subscriptions/listen` stream that asked for it (e.g. `notifications/tools/list_changed`), on this
+   * instance and, with a `bus`, on every instance sharing it. Resolves once this instance's are sent and
+   * the bus has taken it. For `notifications/resources/updated` use notifyResourceUpdated: it reaches
+   * only the sessions subscribed to the resource.
    */
   async notifyAll<M extends keyof OutNotes & string>(
     method: M,
     params: OutNotes[M]["params"],
   ): Promise<void> {
-    await Promise.all([
+    const sent = params as Record<string, unknown> | undefined;
+    const here = this.#deliverHere(method, sent, undefined);
+    if (this.#fanOut === undefined) await here;
+    else await Promise.all([here, this.#fanOut.publish(method, sent)]);
+  }
+
+  /**
+   * Sends `notifications/resources/updated` for `uri` to every handshake-era session subscribed to it
+   * (`resources/subscribe`, on any instance sharing the `bus` and `resourceSubscriptions`) and to every
+   * `subscriptions/listen` stream that named it; `params` may add `_meta` or, for a later schema, more.
+   */
+  async notifyResourceUpdated(uri: string, params?: Record<string, unknown>): Promise<void> {
+    const sent = { ...params, uri };
+    const subscribers = new Set(await this.resourceSubscriptions.subscribers(uri));
+    const here = this.#deliverHere(RESOURCE_UPDATED, sent, subscribers);
+    if (this.#fanOut === undefined) await here;
+    else await Promise.all([here, this.#fanOut.publish(RESOURCE_UPDATED, sent, subscribers)]);
+  }
+
+  /**
+   * A notification to this instance's initialized sessions (those in `sessions` only, when given: the
+   * subscribers of an updated resource) that take fan-out, and to its listen streams that asked for it.
+   */
+  #deliverHere(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    sessions: ReadonlySet<string> | undefined,
+  ): Promise<unknown> {
+    return Promise.all([
       ...this.live
         .values()
-        .filter((s) => s.initialized)
-        .map((s) => s.notify(method, params)),
-      this.listeners.deliver(method, params as Record<string, unknown> | undefined),
+        .filter(
+          (s) =>
+            s.initialized &&
+            (s.transport as FanOutTarget).receivesFanOut !== false &&
+            (sessions === undefined || sessions.has(this.#subscribed.keyOf(s) ?? "")),
+        )
+        .map((s) =>
+          s.notify(method as keyof OutNotes & string, params as OutNotes[keyof OutNotes]["params"]),
+        ),
+      this.listeners.deliver(method, params),
     ]);
   }
 
@@ -266,6 +348,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * (default: the `drainTimeoutMs` option, else 5 s); `{ timeoutMs: 0 }` aborts them (answered with an error) at once.
    */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#fanOut?.close();
     this.listeners.endAll();
     await Promise.all(this.live.values().map((s) => s.drain(options.timeoutMs)));
   }

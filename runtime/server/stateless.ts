@@ -19,7 +19,7 @@ import {
   unsupportedVersion,
 } from "../mcp/request-meta.js";
 import { bindingOf, boundParams, roundCaller } from "../mcp/round-binding.js";
-import type { OpenedState, RoundState } from "../mcp/state-sealer.js";
+import type { OpenedState, RoundState, SealingKey } from "../mcp/state-sealer.js";
 import { storeError } from "../mcp/store-unavailable.js";
 import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
 import { detailOf } from "../util/errors.js";
@@ -89,14 +89,17 @@ async function resumeRound(
 ): Promise<Round> {
   const { server } = session;
   const binding = await bindingOf(entry.method, targetOf(params), bound, callerOf(session, rc));
-  // A store that cannot answer (keyring, used states): 503 to retry, the state not consumed.
-  let state: OpenedState;
+  // A store that cannot answer (keyring, used states): 503 to retry, the state not consumed. The key
+  // sealing the next round is read with the keys that open this one: once the state is claimed, nothing
+  // asks a store that could fail and leave the state used with no next one for the client.
+  let opened: { state: OpenedState; sealing: SealingKey };
   try {
-    state = await server.sealer.open(params.requestState, binding);
+    opened = await server.sealer.openWithSealing(params.requestState, binding);
   } catch (error) {
     storeFailed(session, error);
   }
-  const round = openRound(session, params, bound, state);
+  const { state, sealing } = opened;
+  const round = openRound(session, params, bound, state, sealing);
   let claimed: boolean;
   try {
     claimed = await server.usedStates.claim(state.id, state.expires);
@@ -158,6 +161,7 @@ function openRound(
   params: Record<string, unknown>,
   bound: string,
   state?: RoundState,
+  sealing?: SealingKey,
 ): Round {
   if (state) {
     // The handler sees only its own state (or none), never the runtime's envelope.
@@ -170,7 +174,7 @@ function openRound(
   for (const [key, method] of Object.entries(state?.asked ?? {})) {
     if (key in responses) checkInputResponse(stateless, method, key, responses[key]);
   }
-  return new Round({ ...state?.answers, ...responses }, bound);
+  return new Round({ ...state?.answers, ...responses }, bound, sealing);
 }
 
 function statelessSettled(
@@ -240,7 +244,9 @@ function askForInput(
   };
   const { sealer } = session.server;
   return bindingOf(entry.method, targetOf(params), round.params, callerOf(session, rc))
-    .then((binding) => sealer.seal(state, binding).catch((error: unknown) => storeFailed(session, error)))
+    .then((binding) =>
+      sealer.seal(state, binding, round.sealing).catch((error: unknown) => storeFailed(session, error)),
+    )
     .then((requestState) => ({
       resultType: RESULT_TYPE.inputRequired,
       ...(Object.keys(requests).length > 0 ? { inputRequests: requests } : {}),

@@ -10,6 +10,7 @@ import {
   type OwnedRedisConnection,
   RedisEventStore,
   RedisMessageBus,
+  RedisResourceSubscriptions,
   RedisSessionStore,
   RedisStateKeyring,
   RedisTaskStore,
@@ -25,6 +26,7 @@ import {
 } from "../fixtures/redis/redis-server.js";
 import { replay } from "../fixtures/stores/event-store-contract.js";
 import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
+import { resourceSubscriptionsContract } from "../fixtures/stores/resource-subscriptions-contract.js";
 import { sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 import { taskStoreContract } from "../fixtures/stores/task-store-contract.js";
 
@@ -83,6 +85,12 @@ describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
       b: new RedisTaskStore(connection, { ...limits, prefix }),
     };
   });
+  // Every key of the subscription store has the hash tag {subscriptions}: one slot, its scripts run there.
+  resourceSubscriptionsContract(
+    "RedisResourceSubscriptions on a Cluster",
+    (maxPerSession) =>
+      new RedisResourceSubscriptions(connection, { prefix: `c-${randomUUID()}:`, maxPerSession }),
+  );
 
   const buses: RedisMessageBus[] = [];
   afterAll(async () => {

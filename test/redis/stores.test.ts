@@ -9,6 +9,7 @@ import {
   type OwnedRedisConnection,
   RedisEventStore,
   RedisMessageBus,
+  RedisResourceSubscriptions,
   RedisSessionStore,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
@@ -17,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
 import { eventStoreContract, replay } from "../fixtures/stores/event-store-contract.js";
 import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
+import { resourceSubscriptionsContract } from "../fixtures/stores/resource-subscriptions-contract.js";
 import { record, sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
 import { usedStateStoreContract } from "../fixtures/stores/used-state-store-contract.js";
 
@@ -51,6 +53,10 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
   });
   usedStateStoreContract("RedisUsedStateStore", () => new RedisUsedStateStore(a, { prefix: fresh() }));
   sessionStoreContract("RedisSessionStore", () => new RedisSessionStore(a, { prefix: fresh() }));
+  resourceSubscriptionsContract(
+    "RedisResourceSubscriptions",
+    (maxPerSession) => new RedisResourceSubscriptions(a, { prefix: fresh(), maxPerSession }),
+  );
   const buses: RedisMessageBus[] = [];
   afterAll(async () => {
     for (const bus of buses) await bus.close();
@@ -217,6 +223,27 @@ describe.skipIf(withoutRedis)(redisSuite("Redis stores"), () => {
       stop();
       await sleep(100);
       expect(await onA.publish("session:1", 2)).toBe(0);
+    });
+  });
+
+  describe("resource subscriptions shared by instances", () => {
+    it("a subscription recorded by A is one B reads; a session whose subscriptions expired is dropped from its URIs", async () => {
+      const prefix = fresh();
+      const onA = new RedisResourceSubscriptions(a, { prefix, ttlMs: 600 });
+      const onB = new RedisResourceSubscriptions(b, { prefix, ttlMs: 600 });
+      expect(await onA.add("s1", "file:///x")).toBe(true);
+      expect(await onB.subscribers("file:///x")).toEqual(["s1"]);
+      await sleep(400);
+      // s2 renews the URI's set; s1's own set expires (its session ended where nobody forgot it).
+      expect(await onB.add("s2", "file:///x")).toBe(true);
+      await sleep(400);
+      expect(await onA.subscribers("file:///x")).toEqual(["s2"]);
+      expect(
+        await a.client.eval("return redis.call('SCARD', KEYS[1])", {
+          keys: [`${prefix}{subscriptions}:u:file:///x`],
+          arguments: [],
+        }),
+      ).toBe(1);
     });
   });
 

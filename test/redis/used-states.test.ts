@@ -4,7 +4,7 @@
  * is refused on the other; in-memory stores, one per instance, would let it through twice.
  */
 import { randomUUID } from "node:crypto";
-import { connectRedis, RedisUsedStateStore } from "@mcp-codegen/redis";
+import { connectRedis, RedisStateKeyring, RedisUsedStateStore } from "@mcp-codegen/redis";
 import { serveHttp } from "@mcp-codegen/runtime/node";
 import type { UsedStateStore } from "@mcp-codegen/runtime/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,23 +22,23 @@ const META = {
 };
 
 /** One stateless-era tools/call of TOOL; its JSON-RPC answer. */
-async function callTool(url: string, extra: Record<string, unknown> = {}) {
+async function callTool(url: string, extra: Record<string, unknown> = {}, tool = TOOL) {
   const body = {
     jsonrpc: "2.0",
     id: 1,
     method: "tools/call",
-    params: { _meta: META, name: TOOL, arguments: {}, ...extra },
+    params: { _meta: META, name: tool, arguments: {}, ...extra },
   };
   const response = await fetch(url, {
     method: "POST",
-    headers: { ...POST_HEADERS, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": TOOL },
+    headers: { ...POST_HEADERS, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": tool },
     body: JSON.stringify(body),
   });
   const messages = (response.headers.get("content-type") ?? "").includes("text/event-stream")
     ? messagesOf((await readSse(response.body!)).events)
     : [JSON.parse(await response.text()) as Record<string, unknown>];
   const answer = messages.find((m) => m.id === 1) as {
-    result?: { resultType?: string; requestState?: string; content?: unknown };
+    result?: { resultType?: string; requestState?: string; content?: unknown; inputRequests?: object };
     error?: { code: number; message: string };
   };
   return { status: response.status, headers: response.headers, answer };
@@ -99,5 +99,50 @@ describe.skipIf(withoutRedis)(redisSuite("requestState claims shared through Red
       .poll(async () => (await retry()).answer.result?.content, { timeout: 15_000, interval: 200 })
       .toEqual([{ type: "text", text: "confirmed=true" }]);
     expect((await retry()).answer.error?.message).toMatch(/requestState was already used/);
+  });
+
+  it("Redis stalls while a retry's handler runs: the next round is still sealed, and the state stays used", async () => {
+    const prefix = `mrtr-${randomUUID()}:`;
+    const connection = await connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 300 });
+    cleanups.push(() => connection.close());
+    const cacheMs = 50;
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Set for the retry: Redis stops answering while the handler runs, for longer than the keyring's cache.
+    let stall: (() => Promise<void>) | undefined;
+    const server = createServer({
+      info,
+      handlers: {
+        ...handlers,
+        callTool: async (params, ctx) => {
+          await stall?.();
+          return handlers.callTool!(params, ctx);
+        },
+      },
+      onError: () => {},
+      stateKeys: new RedisStateKeyring(connection, { prefix, cacheMs }),
+      usedStateStore: new RedisUsedStateStore(connection, { prefix }),
+    });
+    const http = await serveHttp(server, { port: 0 });
+    cleanups.push(() => http.close());
+    // Two rounds of input: the retry answering the first is answered with a second, sealed then.
+    const multiRound = "test_input_required_result_multi_round";
+    const first = await callTool(http.url, {}, multiRound);
+    const state = first.answer.result!.requestState!;
+    const step1 = { inputResponses: { step1: { action: "accept", content: { name: "Alice" } } } };
+    stall = async () => {
+      stall = undefined;
+      redis.pause();
+      await sleep(cacheMs * 3);
+    };
+    let retried: Awaited<ReturnType<typeof callTool>>;
+    try {
+      retried = await callTool(http.url, { ...step1, requestState: state }, multiRound);
+    } finally {
+      redis.resume();
+    }
+    expect([retried.status, retried.answer.result?.resultType]).toEqual([200, "input_required"]);
+    expect(Object.keys(retried.answer.result!.inputRequests!)).toEqual(["step2"]);
+    const again = await callTool(http.url, { ...step1, requestState: state }, multiRound);
+    expect(again.answer.error?.message).toMatch(/requestState was already used/);
   });
 });

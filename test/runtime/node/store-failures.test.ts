@@ -171,8 +171,11 @@ class SwitchedUsedStates extends InMemoryUsedStateStore {
 /** An in-memory keyring that fails while `down`, as a keyring reading a shared store does. */
 class SwitchedKeyring implements StateKeyring {
   down = false;
+  /** When set: this many more reads are answered, then the keyring is down (a store failing mid-request). */
+  readsLeft: number | undefined;
   readonly #inner = new InMemoryStateKeyring([{ id: "k1", secret: "a secret of thirty-two bytes!!!!" }]);
   keys() {
+    if (this.readsLeft !== undefined && this.readsLeft-- <= 0) this.down = true;
     return this.down ? Promise.reject(unavailable()) : Promise.resolve(this.#inner.keys());
   }
 }
@@ -265,5 +268,28 @@ describe("stores that fail in the stateless era (2026-07-28 MRTR)", () => {
 
     keyring.down = false;
     expect((await call2026(url, retry)).result?.resultType).toBe("input_required");
+  });
+
+  it("a keyring that fails once a retry's state is opened: the retry is still answered, its state used once", async () => {
+    const keyring = new SwitchedKeyring();
+    const usedStates = new SwitchedUsedStates();
+    const { url } = await serve2026(usedStates, keyring);
+    const first = await call2026(url);
+    expect(first.result?.resultType).toBe("input_required");
+    const retry = {
+      inputResponses: { step1: { action: "accept", content: { name: "Alice" } } },
+      requestState: first.result!.requestState,
+    };
+    // The retry's state opens (one read of the keys), then the keyring goes down while its handler runs:
+    // the next round is sealed with the key read when the state was opened, not left unanswerable.
+    keyring.readsLeft = 1;
+    const retried = await call2026(url, retry);
+    expect([retried.status, retried.result?.resultType]).toEqual([200, "input_required"]);
+    expect(Object.keys(retried.result!.inputRequests)).toEqual(["step2"]);
+    expect(usedStates.size).toBe(1);
+
+    keyring.readsLeft = undefined;
+    keyring.down = false;
+    expect((await call2026(url, retry)).error?.message).toMatch(/already used/);
   });
 });

@@ -13,10 +13,12 @@ import {
   type SessionStore,
 } from "../../../runtime/http/session-store.js";
 import { channels, InMemoryMessageBus } from "../../../runtime/mcp/message-bus.js";
+import { InMemoryResourceSubscriptions } from "../../../runtime/mcp/resource-subscriptions.js";
 import { bindingOf } from "../../../runtime/mcp/round-binding.js";
 import { InMemoryStateKeyring } from "../../../runtime/mcp/state-keyring.js";
 import { StateSealer } from "../../../runtime/mcp/state-sealer.js";
 import { messageBusContract } from "../../fixtures/stores/message-bus-contract.js";
+import { resourceSubscriptionsContract } from "../../fixtures/stores/resource-subscriptions-contract.js";
 import { sessionStoreContract } from "../../fixtures/stores/session-store-contract.js";
 
 sessionStoreContract("in memory", () => new InMemorySessionStore() as SessionStore);
@@ -24,6 +26,7 @@ messageBusContract("in memory", () => {
   const bus = new InMemoryMessageBus();
   return { a: bus, b: bus };
 });
+resourceSubscriptionsContract("in memory", (max) => new InMemoryResourceSubscriptions(max));
 // The EventStore and UsedStateStore contracts run in test/runtime/http/event-store.test.ts and
 // test/runtime/mcp/used-state-store.test.ts.
 
