@@ -146,3 +146,26 @@ describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behi
     expect([...again].sort()).toEqual(NAMES);
   });
 });
+
+describe.skipIf(withoutRedis || withoutHaproxy)("scale bed teardown", () => {
+  const alive = (pid: number | undefined) => {
+    if (pid === undefined) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("close() leaves no process behind, an instance killed or not", async () => {
+    const bed = await startScaleBed({ instances: 2 });
+    const pids = [bed.proxy.pid, ...bed.instances.map((i) => i.pid)];
+    expect(pids.map(alive)).toEqual([true, true, true]);
+    await bed.instances[0]!.kill();
+    await bed.close();
+    expect(pids.map(alive)).toEqual([false, false, false]);
+    // Nothing answers on the balancer's port any more.
+    await expect(fetch(bed.url, { method: "POST" })).rejects.toThrow();
+  });
+});
