@@ -116,6 +116,21 @@ describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behi
   it("a killed instance leaves the rotation and the calls go on; restarted, it serves again", async () => {
     const [a] = bed.instances;
     await a!.kill();
+    // Before the health checks notice: a connection refused by the dead instance is tried on another.
+    const meanwhile = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(async (i) => {
+        const response = await fetch(bed.url, {
+          method: "POST",
+          headers: statelessCall.headers("whoami"),
+          body: JSON.stringify(statelessCall(i, "whoami")),
+        });
+        return [response.status, response.headers.get("x-served-by")];
+      }),
+    );
+    for (const [status, servedBy] of meanwhile) {
+      expect(status).toBe(200);
+      expect(["b", "c"]).toContain(servedBy);
+    }
     await bed.proxy.waitFor("a", "DOWN");
     const names = new Set<string>();
     for (let i = 0; i < 6; i++) {
