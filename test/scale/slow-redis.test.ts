@@ -4,7 +4,8 @@
  * that is gone). Slow: requests still succeed. Stuck: requests that need Redis fail with 503 and
  * Retry-After within the Redis client's command timeout, on an instance and through the balancer;
  * the commands left waiting stay bounded (the client's queue limit) however many requests come; no
- * session is kept for a refused initialize; once Redis answers again, so do the instances.
+ * session is kept for a refused initialize; once Redis answers again, so do the instances. Gone
+ * (killed, then started again empty): refused at once, out of the balancer's rotation, then back.
  */
 import { connectRedis, type OwnedRedisConnection } from "@mcp-codegen/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,7 +52,7 @@ async function post(
   };
 }
 
-describe.skipIf(withoutRedis || withoutHaproxy)("slow and stuck Redis behind haproxy", () => {
+describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis behind haproxy", () => {
   let bed: ScaleBed;
   let redis: OwnedRedisConnection;
   beforeAll(async () => {
@@ -184,5 +185,37 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow and stuck Redis behind hap
     // And once only.
     const again = await post(a!.url, retryBody, statelessCall.headers("ask"));
     expect(answerOf(again.contentType, again.body)).toMatchObject({ error: { code: -32602 } });
+  });
+
+  it("gone (killed) and started again: 503 + Retry-After at once, out of rotation, then back", async () => {
+    const [a] = bed.instances;
+    await bed.redis.stop();
+    try {
+      const refused = await post(a!.url, initializeBody());
+      expect([refused.status, refused.retryAfter, refused.sessionId]).toEqual([503, "2", null]);
+      expect(refused.ms).toBeLessThan(COMMAND_TIMEOUT_MS); // no waiting on a connection that is down
+      for (const instance of bed.instances) await bed.proxy.waitFor(instance.name, "DOWN");
+      const viaProxy = await post(bed.url, initializeBody());
+      expect([viaProxy.status, viaProxy.retryAfter]).toEqual([503, "2"]);
+    } finally {
+      await bed.redis.start();
+    }
+    for (const instance of bed.instances) await bed.proxy.waitFor(instance.name, "UP", 15_000);
+    const opened = await post(bed.url, initializeBody());
+    expect([opened.status, opened.sessionId]).toEqual([200, expect.any(String)]);
+    // An input round across instances: the keyring made a new first key in the empty Redis.
+    const first = await post(bed.url, statelessCall(1, "ask"), statelessCall.headers("ask"));
+    const round = answerOf(first.contentType, first.body) as { result: { requestState: string } };
+    const retry = await post(
+      bed.url,
+      statelessCall(2, "ask", {
+        inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
+        requestState: round.result.requestState,
+      }),
+      statelessCall.headers("ask"),
+    );
+    expect(answerOf(retry.contentType, retry.body)).toMatchObject({
+      result: { resultType: "input_required" },
+    });
   });
 });
