@@ -6,6 +6,7 @@
  * restarted one comes back.
  */
 import { Agent, request } from "node:http";
+import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/2026-07-28/index.js";
 import { connectHttp } from "../../runtime/http-client/connect.js";
@@ -76,17 +77,43 @@ describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behi
     }
   });
 
+  /** Nine whoami calls: how many each instance served. */
+  const tally = async (call: () => Promise<string>) => {
+    const served = new Map<string, number>();
+    for (let i = 0; i < 9; i++) {
+      const name = await call();
+      served.set(name, (served.get(name) ?? 0) + 1);
+    }
+    return served;
+  };
+  const expectAllThree = (served: Map<string, number>) => {
+    expect([...served.keys()].sort()).toEqual(NAMES);
+    for (const name of NAMES) expect(served.get(name), name).toBeGreaterThanOrEqual(1);
+  };
+
   it("2026-07-28, the project's client: calls through the balancer are served by all three instances", async () => {
     const client = createClient({ info: { name: "scale-test", version: "1.0.0" } });
     await client.connect(await connectHttp(bed.url));
     try {
-      const served = new Map<string, number>();
-      for (let i = 0; i < 9; i++) {
-        const name = textOf(await client.callTool({ name: "whoami", arguments: {} }));
-        served.set(name, (served.get(name) ?? 0) + 1);
-      }
-      expect([...served.keys()].sort()).toEqual(NAMES);
-      for (const name of NAMES) expect(served.get(name), name).toBeGreaterThanOrEqual(1);
+      expectAllThree(
+        await tally(async () => textOf(await client.callTool({ name: "whoami", arguments: {} }))),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("2026-07-28, the official SDK v2 client: calls through the balancer are served by all three instances", async () => {
+    const client = new ClientV2(
+      { name: "sdk-v2-scale", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(bed.url)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      expectAllThree(
+        await tally(async () => textOf(await client.callTool({ name: "whoami", arguments: {} }))),
+      );
     } finally {
       await client.close();
     }
