@@ -1,9 +1,10 @@
 /**
  * The scale bed itself, through its real balancer (Debian's haproxy, unprivileged): every request is
  * balanced, not every connection (several requests over one keep-alive connection reach different
- * instances); 2026-07-28 calls through it are served by all three instances; an SSE stream through it
- * arrives as the events are sent, not buffered to the end; a killed instance leaves the rotation and a
- * restarted one comes back.
+ * instances); 2026-07-28 calls through it (this project's client, the official SDK v2 client) are served
+ * by all three instances; an SSE stream through it arrives as the events are sent, not buffered to the
+ * end; a killed instance leaves the rotation (requests to it meanwhile go to another) and a restarted
+ * one comes back.
  */
 import { Agent, request } from "node:http";
 import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
