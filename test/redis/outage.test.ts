@@ -190,6 +190,30 @@ describe.skipIf(withoutRedis)(redisSuite("Redis outages"), () => {
         .toBe(true);
     }, 20_000);
 
+    it("a claim that timed out on a paused Redis, which Redis runs on resuming, is undone: the id stays good once", async () => {
+      const used = new RedisUsedStateStore(connection, { prefix: `paused-${Date.now()}:` });
+      await expect
+        .poll(
+          () =>
+            Promise.resolve(used.claim("warm-up", Date.now() + 60_000)).then(
+              () => true,
+              () => false,
+            ),
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+      redis.pause();
+      try {
+        // The SET reaches Redis's socket and waits there; the store gives up on it (the caller says 503).
+        expectUnavailable((await failure(() => used.claim("late", Date.now() + 60_000))).error);
+      } finally {
+        redis.resume();
+      }
+      // Redis now runs the SET it held: the claim nobody was told succeeded must not stand.
+      expect(await used.claim("late", Date.now() + 60_000)).toBe(true);
+      expect(await used.claim("late", Date.now() + 60_000)).toBe(false);
+    }, 20_000);
+
     it("a connection to a paused Redis closes within its command timeout, its commands in flight failed", async () => {
       const own = await connectRedis(redis.url.replace("redis://", `redis://:${PASSWORD}@`), {
         log: () => {},
