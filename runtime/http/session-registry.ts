@@ -63,6 +63,8 @@ const retryAfter = () => ({ "retry-after": "5" });
  */
 export class SessionRegistry<S extends Expirable> {
   readonly #live = new Map<string, S>();
+  /** Sessions ended here whose records are being deleted, by id. */
+  readonly #forgetting = new Map<string, Promise<void>>();
   readonly #store: SessionStore<SessionRecord>;
   #timer: ReturnType<typeof setInterval> | undefined;
   /** Whether an idle record may give way: a live one here only when idle (others are held elsewhere). */
@@ -76,7 +78,7 @@ export class SessionRegistry<S extends Expirable> {
     private readonly onError: (error: unknown) => void,
     store?: SessionStore,
     /** A session ended for good here whose record was shared: other instances close theirs. */
-    private readonly onEnded: (id: string) => void = () => {},
+    private readonly onEnded: (id: string) => MaybePromise<void> = () => {},
   ) {
     // In memory, the sessions are their own records (linked in its recency list), as before the store.
     this.#store = store ?? (new InMemorySessionStore() as SessionStore);
@@ -179,13 +181,22 @@ export class SessionRegistry<S extends Expirable> {
     if (this.#live.size === 0) this.#disarm();
   }
 
+  /**
+   * Settles once a session that ended here is gone from the store and (shared) every instance was told:
+   * a DELETE is answered after that.
+   */
+  forgotten(id: string): Promise<void> | undefined {
+    return this.#forgetting.get(id);
+  }
+
   /** Deletes a record; when shared, every instance holding its session closes it. */
   #forget(id: string): MaybePromise<void> {
     const deleted = this.#store.delete(id);
-    if (!this.shared) return deleted;
-    const ended = () => this.onEnded(id);
-    if (deleted instanceof Promise) return deleted.then(ended);
-    ended();
+    const ended = this.shared ? then(deleted, () => this.onEnded(id)) : deleted;
+    if (!(ended instanceof Promise)) return ended;
+    const tracked = ended.finally(() => this.#forgetting.delete(id));
+    this.#forgetting.set(id, tracked);
+    return tracked;
   }
 
   /**

@@ -112,9 +112,13 @@ export class SharedSessions {
     return sent instanceof Promise ? sent.then(() => {}) : undefined;
   }
 
-  /** Tells every other instance holding `sessionId` that it ended. */
-  end(sessionId: string): void {
-    this.#publish(channels.session(sessionId), { kind: "end", from: this.tag });
+  /** Tells every other instance holding `sessionId` that it ended; settles once the bus took it. */
+  end(sessionId: string): Promise<void> | undefined {
+    const sent = this.bus.publish(channels.session(sessionId), {
+      kind: "end",
+      from: this.tag,
+    } satisfies SessionMessage);
+    return sent instanceof Promise ? sent.then(() => {}) : undefined;
   }
 
   /**

@@ -547,6 +547,8 @@ class StreamableHttp {
     const session = await this.#session(request.header(SESSION_HEADER), auth);
     this.#checkVersion(request, session);
     await session.expire();
+    // Shared: answered once the record is gone and every instance was told.
+    await this.sessions.forgotten(session.id);
     return { status: 204, headers: {} };
   }
 
