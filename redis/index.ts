@@ -18,5 +18,6 @@ export {
 } from "./message-bus.js";
 export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
 export { RedisStateKeyring, type RedisStateKeyringOptions } from "./state-keyring.js";
+export { type RedisStores, type RedisStoresOptions, redisStores } from "./stores.js";
 export { RedisUnavailable } from "./unavailable.js";
 export { RedisUsedStateStore, type RedisUsedStateStoreOptions } from "./used-state-store.js";
