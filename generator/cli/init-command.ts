@@ -63,8 +63,8 @@ or set to its ranges, and what changed is printed. Files under generated/ are th
 rewritten; other files are left alone.
 
 An HTTP server (--transport http or both) keeps its sessions and state in memory, or in Redis when
-MCP_REDIS_URL is set, so that several instances can run behind a load balancer: init lists
-@mcp-codegen/redis and redis as optional dependencies, and its README has a "Deployment" section.
+MCP_REDIS_URL is set, so that several instances can run behind a load balancer: its build puts
+@mcp-codegen/redis and redis in a chunk loaded only then, and its README has a "Deployment" section.
 
 With --auth the server is an OAuth 2.1 resource server: it answers 401 with its Protected Resource
 Metadata to a request without a valid token and 403 insufficient_scope to one lacking a scope the

@@ -3,12 +3,12 @@
  * redis-server: `MCP_REDIS_URL` puts a session's record in Redis (read back with a Redis client), `/readyz`
  * follows Redis going and coming back, two 2026-07-28 instances sharing the Redis open each other's
  * sealed `requestState` (the scaffold's tools ask no input, so the test adds one that elicits, as a user
- * would, and regenerates), and Redis unreachable at start is one line naming the host and exit 1. The
- * built bundle runs without @mcp-codegen/redis installed as long as MCP_REDIS_URL is unset.
+ * would, and regenerates), and Redis unreachable at start is one line naming the host and exit 1. Built,
+ * it runs from dist/ alone and loads the chunk holding @mcp-codegen/redis only when MCP_REDIS_URL is set.
  * The projects sit under the repository (test/.tmp/) so their imports resolve to this checkout.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -155,13 +155,15 @@ describe("what init writes for Redis", () => {
     redisRange: "^6.3.1",
   };
 
-  it("an HTTP server (http, both): the optional dependencies, redis left out of the bundle, the Deployment section", () => {
+  it("an HTTP server (http, both): redis as development dependencies, built into a chunk of its own, the Deployment section", () => {
     for (const transport of ["http", "both"] as const) {
       const files = scaffold(config, "app", ranges, transport);
       const pkg = JSON.parse(files["package.json"]!) as Record<string, Record<string, string>>;
-      expect(pkg.optionalDependencies).toEqual({ "@mcp-codegen/redis": "0.1.0", redis: "^6.3.1" });
+      expect(pkg.devDependencies).toMatchObject({ "@mcp-codegen/redis": "0.1.0", redis: "^6.3.1" });
+      // A production install (--omit=dev) stays the runtime alone.
       expect(Object.keys(pkg.dependencies!)).toEqual(["@mcp-codegen/runtime"]);
-      expect(pkg.scripts!.build).toMatch(/ --external:@mcp-codegen\/redis$/);
+      expect(pkg).not.toHaveProperty("optionalDependencies");
+      expect(pkg.scripts!.build).toContain(" --splitting --outdir=dist/src ");
       expect(files["src/main.ts"]).toContain('await import("@mcp-codegen/redis")');
       expect(files["src/main.ts"]).not.toMatch(/^import .*@mcp-codegen\/redis/m);
       const readme = files["README.md"]!;
@@ -189,6 +191,7 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
   let redis: TestRedis;
   let url: string;
   let reader: ReturnType<typeof createClient>;
+  const bundleDir = mkdtempSync(join(tmpdir(), "mcp-scaffold-bundle-"));
 
   beforeAll(async () => {
     rmSync(WORK, { recursive: true, force: true });
@@ -208,6 +211,7 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
     for (const child of children) child.kill("SIGKILL");
     await reader?.destroy();
     await redis?.dispose();
+    rmSync(bundleDir, { recursive: true, force: true });
   });
 
   it("type-checks, the confirm tool added and the Redis package's types found", () => {
@@ -293,55 +297,71 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
       expect({ code: result.code, stderr: result.stderr() }).toEqual({ code: 1, stderr: cases[i]!.line });
     });
   }, 60_000);
-});
 
-describe("the built bundle of a scaffolded HTTP server", () => {
-  const bundleDir = mkdtempSync(join(tmpdir(), "mcp-scaffold-bundle-"));
-  afterAll(() => {
-    for (const child of children) child.kill("SIGKILL");
-    rmSync(bundleDir, { recursive: true, force: true });
-  });
-
-  it("runs where @mcp-codegen/redis is not installed, until MCP_REDIS_URL asks for it", async () => {
+  it("built, runs from dist/ alone: the Redis chunk is loaded only when MCP_REDIS_URL is set, and then serves from Redis", async () => {
     const dir = join(WORK, "bundled-server");
-    rmSync(dir, { recursive: true, force: true });
     const made = runCli(["init", dir, "--transport", "http", "-q"]);
     expect(made.code, made.stderr).toBe(0);
-    // The scaffold's own esbuild command (its build script after the type check), from this checkout's sources.
+    // The scaffold's own esbuild command (its build script after the type check), on this checkout's sources.
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts: { build: string } };
-    const esbuild = pkg.scripts.build.split(" && ")[1]!.split(" ");
-    expect(esbuild[0]).toBe("esbuild");
-    const built = spawnSync(
-      `${REPO}node_modules/.bin/esbuild`,
-      [...esbuild.slice(1), "--conditions=mcp-codegen-source"],
-      {
-        cwd: dir,
-        encoding: "utf8",
-      },
-    );
+    const esbuild = pkg.scripts.build.split(" && ")[1]!;
+    expect(esbuild).toMatch(/^esbuild /);
+    // Through a shell, as npm runs scripts (the banner is quoted).
+    const built = spawnSync("sh", ["-c", `${esbuild} --conditions=mcp-codegen-source`], {
+      cwd: dir,
+      env: { ...process.env, PATH: `${REPO}node_modules/.bin:${process.env.PATH}` },
+      encoding: "utf8",
+    });
     expect(built.status, built.stderr).toBe(0);
-    // Alone in a folder with no node_modules anywhere above it.
-    writeFileSync(join(bundleDir, "main.js"), readFileSync(join(dir, "dist/src/main.js")));
+    // dist/src alone in a folder with no node_modules anywhere above it.
+    cpSync(join(dir, "dist/src"), bundleDir, { recursive: true });
     writeFileSync(join(bundleDir, "package.json"), '{ "type": "module" }\n');
-    const run = (env: Record<string, string>) =>
-      watch(
-        spawn(process.execPath, [join(bundleDir, "main.js")], {
-          cwd: bundleDir,
-          env: { ...process.env, PORT: "0", ...env },
-          stdio: ["ignore", "ignore", "pipe"],
-        }),
-      );
+    const chunks = readdirSync(join(bundleDir, "chunks"));
+    const redisChunk = chunks.find((f) =>
+      readFileSync(join(bundleDir, "chunks", f), "utf8").includes("RedisStateKeyring"),
+    );
+    expect(redisChunk, chunks.join(", ")).toBeDefined();
+    expect(readFileSync(join(bundleDir, "main.js"), "utf8")).not.toContain("RedisStateKeyring");
 
-    const plain = await run({});
+    const run = (env: Record<string, string>, trace: string) =>
+      watch(
+        spawn(
+          process.execPath,
+          ["--import", `${REPO}test/support/module-trace.mjs`, join(bundleDir, "main.js")],
+          {
+            cwd: bundleDir,
+            env: { ...process.env, PORT: "0", MODULE_TRACE_FILE: join(bundleDir, trace), ...env },
+            stdio: ["ignore", "ignore", "pipe"],
+          },
+        ),
+      );
+    const loaded = (trace: string) =>
+      readFileSync(join(bundleDir, trace), "utf8")
+        .split("\n")
+        .filter((u) => u.includes("/chunks/"))
+        .map((u) => u.slice(u.lastIndexOf("/") + 1));
+
+    const plain = await run({}, "plain.trace");
     expect(plain.url, plain.stderr()).toBeDefined();
     expect(await readyz(plain.url!)).toBe(200);
     expect(await stop(plain)).toBe(0);
+    expect(loaded("plain.trace").length).toBeGreaterThan(0); // the trace sees chunks: the shared one
+    expect(loaded("plain.trace")).not.toContain(redisChunk);
 
-    const wanting = await run({ MCP_REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:1` });
-    expect({ code: wanting.code, stderr: wanting.stderr() }).toEqual({
-      code: 1,
-      stderr:
-        "bundled-server: cannot start with MCP_REDIS_URL: @mcp-codegen/redis is not installed (npm install @mcp-codegen/redis redis)\n",
+    const shared = await run({ MCP_REDIS_URL: url }, "shared.trace");
+    expect(shared.url, shared.stderr()).toBeDefined();
+    expect(loaded("shared.trace")).toContain(redisChunk);
+    const client = new Client({ name: "scaffold-redis", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(shared.url!));
+    await client.connect(transport);
+    expect((await client.callTool({ name: "add", arguments: { a: 1, b: 2 } })).structuredContent).toEqual({
+      sum: 3,
     });
+    expect(await reader.hGet(`bundled-server:{sessions}:s:${transport.sessionId}`, "id")).toBe(
+      transport.sessionId,
+    );
+    await client.close();
+    expect(await stop(shared)).toBe(0);
+    expect(shared.stderr()).not.toContain(PASSWORD);
   }, 120_000);
 });
