@@ -219,8 +219,9 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
   }, 120_000);
 
   it("keeps its session in Redis, and /readyz turns 503 while redis-server is stopped, 200 once it is back", async () => {
-    const server = await start(httpDir, { MCP_REDIS_URL: url });
-    expect(server.url, server.stderr()).toBeDefined();
+    // HOST picks the address (a container listens on 0.0.0.0; here another loopback address).
+    const server = await start(httpDir, { MCP_REDIS_URL: url, HOST: "127.0.0.2" });
+    expect(server.url, server.stderr()).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/mcp$/);
     expect(server.stderr()).toContain(
       `shared-server: sessions and state shared in Redis at 127.0.0.1:${redis.port}\n`,
     );
@@ -234,7 +235,7 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
     expect(id).toBeTruthy();
     const stored = await reader.hGetAll(`shared-server:{sessions}:s:${id}`);
     expect(stored.id).toBe(id);
-    expect(stored.client).toBe("127.0.0.1");
+    expect(stored.client).toBe("127.0.0.1"); // the client's address: it connects from 127.0.0.1
     await client.close();
 
     expect(await readyz(server.url!)).toBe(200);
