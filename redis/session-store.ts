@@ -152,6 +152,8 @@ return redis.call('ZCARD', base .. 'established') + redis.call('ZCARD', base .. 
 `);
 
 export class RedisSessionStore implements SessionStore {
+  /** Every instance on this Redis sees the records. */
+  readonly shared = true;
   readonly #redis: RedisConnection;
   readonly #base: string;
   readonly #ttl: string;
@@ -290,6 +292,7 @@ function encode(record: SessionRecord): string[] {
   if (record.clientInfo !== undefined) out.push("clientInfo", JSON.stringify(record.clientInfo));
   if (record.clientCapabilities !== undefined)
     out.push("clientCapabilities", JSON.stringify(record.clientCapabilities));
+  if (record.logLevel !== undefined) out.push("logLevel", record.logLevel);
   return out;
 }
 
@@ -305,5 +308,6 @@ function decode(pairs: string[]): SessionRecord {
     ...(f.protocolVersion !== undefined ? { protocolVersion: f.protocolVersion } : {}),
     ...(f.clientInfo !== undefined ? { clientInfo: JSON.parse(f.clientInfo) } : {}),
     ...(f.clientCapabilities !== undefined ? { clientCapabilities: JSON.parse(f.clientCapabilities) } : {}),
+    ...(f.logLevel !== undefined ? { logLevel: f.logLevel } : {}),
   };
 }

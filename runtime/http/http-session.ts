@@ -22,6 +22,7 @@ import type { KeepAlive } from "./keep-alive.js";
 import { isResponse, RequestStream, StandaloneStream } from "./out-streams.js";
 import { errorReply, jsonReply, NO_HEADERS, unavailableReply } from "./replies.js";
 import type { Expirable } from "./session-registry.js";
+import type { SharedSessions } from "./shared-sessions.js";
 import { SseWriter, sseReply } from "./sse-writer.js";
 
 export const SESSION_HEADER = "mcp-session-id";
@@ -60,14 +61,27 @@ export interface SessionEnv {
   report(error: unknown): void;
   touched(session: HttpSession): void;
   closed(session: HttpSession): void;
+  /** Sessions shared with other instances (a shared session store and the server's bus). */
+  readonly shared?: SharedSessions | undefined;
+  /** Stores the session's record again: its state changed (initialize, logging/setLevel). */
+  keep?(session: HttpSession): void | Promise<void>;
 }
 
 /** The server session an HttpSession serves, as far as the transport needs it. */
 interface ServedSession {
   readonly initialized: boolean;
-  readonly session: { protocolVersion: string } | undefined;
+  readonly session: { protocolVersion: string; clientInfo: unknown; clientCapabilities: unknown } | undefined;
+  readonly minimumLogLevel: string;
+  restore(state: {
+    protocolVersion?: string;
+    clientInfo?: unknown;
+    clientCapabilities?: unknown;
+    logLevel?: string;
+  }): boolean;
   close(): Promise<void>;
   drain(timeoutMs?: number): Promise<void>;
+  /** Whether a message from the client is for something in flight here (see SharedSessions). */
+  holds(message: unknown): boolean;
 }
 
 interface Missed {
@@ -114,6 +128,8 @@ export class HttpSession implements Transport, Expirable {
   #replays = 0;
   #missed: Missed[] | undefined;
   #closed = false;
+  /** Ended for good (DELETE, expiry, eviction), not only closed in this instance. */
+  #ended = false;
 
   constructor(
     readonly id: string,
@@ -136,6 +152,35 @@ export class HttpSession implements Transport, Expirable {
 
   get protocolVersion(): string | undefined {
     return this.serverSession?.session?.protocolVersion;
+  }
+
+  // What its record holds besides the above, for another instance to go on serving it.
+
+  get clientInfo(): unknown {
+    return this.serverSession?.session?.clientInfo;
+  }
+
+  get clientCapabilities(): unknown {
+    return this.serverSession?.session?.clientCapabilities;
+  }
+
+  get logLevel(): string | undefined {
+    return this.serverSession?.initialized ? this.serverSession.minimumLogLevel : undefined;
+  }
+
+  /** Ended for good (DELETE, expiry, eviction): its record goes too, everywhere. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Other instances of this server send requests to the same client: ids must not collide. */
+  get requestIdPrefix(): string | undefined {
+    return this.stateful ? this.env.shared?.requestIdPrefix : undefined;
+  }
+
+  /** The server session's state changed: its record is stored again (shared sessions). */
+  sessionChanged(): void | Promise<void> {
+    return this.stateful ? this.env.keep?.(this) : undefined;
   }
 
   // Transport
@@ -180,9 +225,25 @@ export class HttpSession implements Transport, Expirable {
     return this.serverSession ? this.serverSession.drain(timeoutMs) : this.close();
   }
 
-  /** Closes the server session (and so this transport): DELETE, expiry, eviction. */
+  /** Closes the server session (and so this transport) for good: DELETE, expiry, eviction. */
   expire(): Promise<void> {
+    this.#ended = true;
     return this.serverSession ? this.serverSession.close() : this.close();
+  }
+
+  /** Another instance changed the session's state (its log level): the same here. */
+  changedElsewhere(logLevel: string | undefined): void {
+    this.serverSession?.restore({
+      protocolVersion: this.protocolVersion,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.clientCapabilities,
+      logLevel,
+    });
+  }
+
+  /** Another instance ended the session: closed here too, its record already gone. */
+  endedElsewhere(): void {
+    (this.serverSession ? this.serverSession.close() : this.close()).catch(this.env.report);
   }
 
   // HTTP
@@ -191,12 +252,26 @@ export class HttpSession implements Transport, Expirable {
   post(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
     const messages = Array.isArray(body) ? body : [body];
     const ids = requestIds(messages);
-    if (ids.length === 0) return this.#accept(body, extra);
+    if (ids.length === 0) {
+      const routed = this.stateful ? this.env.shared?.route(this, messages) : undefined;
+      if (!routed) return this.#accept(body, extra);
+      // Some are for another instance: acknowledged once the bus took them.
+      return routed.then(
+        (here) =>
+          here.length === 0
+            ? { status: 202, headers: this.headers }
+            : this.#accept(Array.isArray(body) ? here : here[0], extra),
+        (error: unknown) => {
+          this.env.report(error);
+          return unavailableReply(error, "the message bus");
+        },
+      );
+    }
     if (ids.some((id) => this.#routes?.has(id)) || (ids.length > 1 && new Set(ids).size < ids.length)) {
       this.#endIfStateless();
       return errorReply(400, ErrorCode.InvalidRequest, "Invalid Request: request id already in use");
     }
-    const streamId = this.stateful ? `${this.id}/${this.#nextStream++}` : STATELESS_STREAM;
+    const streamId = this.stateful ? this.#newStreamId(ids) : STATELESS_STREAM;
     const stream = new RequestStream(streamId, this, ids, Array.isArray(body), extra.auth);
     this.#register(stream);
     const primed = this.env.jsonResponse ? undefined : stream.startSse(this.env.primes(this.protocolVersion));
@@ -237,12 +312,17 @@ export class HttpSession implements Transport, Expirable {
   async resume(lastEventId: string): Promise<Reply> {
     const writer = this.#writer();
     const replayed = new Set<string>();
+    const answered = new Set<RequestId>();
+    let lastId = lastEventId;
     this.#replays++;
     let streamId: string | undefined;
     try {
       streamId = await this.env.store.replayAfter(lastEventId, async (id, message) => {
         writer.event(JSON.stringify(message), { id });
         replayed.add(id);
+        lastId = id;
+        const m = message as { id?: unknown; method?: unknown };
+        if (m.method === undefined && isRequestId(m.id)) answered.add(m.id);
       });
     } catch (error) {
       writer.close();
@@ -260,9 +340,16 @@ export class HttpSession implements Transport, Expirable {
       if (!replayed.has(m.eventId)) writer.event(JSON.stringify(m.message), { id: m.eventId });
     const standalone = this.#standalone!;
     const target = streamId === standalone.id ? standalone : this.#streams?.get(streamId);
+    const shared = this.env.shared;
     if (target === standalone) standalone.resumed(writer);
     else if (target) target.attach(writer);
-    else writer.close(); // that stream ended: the replay held all of it
+    else if (shared?.elsewhere(streamId)) {
+      // Made by another instance: fed from there while it lives (see SharedSessions).
+      shared.resume(this, streamId, writer, replayed, answered, lastId).catch((error: unknown) => {
+        this.env.report(error);
+        writer.close();
+      });
+    } else writer.close(); // that stream ended: the replay held all of it
     return sseReply(writer, this.headers);
   }
 
@@ -274,6 +361,27 @@ export class HttpSession implements Transport, Expirable {
     const writer = this.#writer();
     standalone.opened(writer);
     return sseReply(writer, this.headers);
+  }
+
+  /**
+   * Another instance resumed stream `streamId` for its client: its further events go to instance `to`.
+   * False when no such stream is open here (it ended).
+   */
+  feedElsewhere(streamId: string, to: string): boolean {
+    const stream = this.#streams?.get(streamId);
+    if (!stream) return false;
+    stream.forwardTo = to;
+    return true;
+  }
+
+  /** Messages another instance routed here: each is for something in flight in this one. */
+  deliverRouted(messages: JsonRpcMessage[]): void {
+    for (const message of messages) this.#deliver(message, { sessionId: this.id });
+  }
+
+  /** A message for the GET stream, sent by an instance where it is not open; written if it is open here. */
+  standaloneFromElsewhere(eventId: string, message: JsonRpcMessage): void {
+    this.#standalone?.relay(eventId, message);
   }
 
   /** Implements closeSseStream for the POST stream carrying `requestId`. */
@@ -332,6 +440,11 @@ export class HttpSession implements Transport, Expirable {
   }
 
   // Internals
+
+  #newStreamId(ids: RequestId[]): string {
+    const n = this.#nextStream++;
+    return this.env.shared ? this.env.shared.streamId(this.id, n, ids) : `${this.id}/${n}`;
+  }
 
   #route(message: JsonRpcMessage, related?: RequestId): Promise<void> {
     const response = isResponse(message);

@@ -24,6 +24,8 @@ abstract class OutStream {
   writer: SseWriter | undefined;
   /** The client holds an event id of this stream, so it can resume it. */
   primed = false;
+  /** The instance where this stream's client resumed it (shared sessions): its events go there. */
+  forwardTo: string | undefined;
   /** The last queued send; undefined while nothing is queued. */
   #chain: Promise<void> | undefined;
   /** Sends queued and not yet finished. */
@@ -126,13 +128,18 @@ abstract class OutStream {
     if (this.connected) {
       this.writer!.event(JSON.stringify(message), eventId === undefined ? {} : { id: eventId });
       this.primed = true;
-    } else if (eventId !== undefined) this.session.noteMissed(this.id, eventId, message);
+    } else if (eventId !== undefined) {
+      this.session.noteMissed(this.id, eventId, message);
+      if (this.forwardTo !== undefined)
+        this.session.env.shared?.forward(this.forwardTo, this.id, eventId, message);
+    }
   }
 
   /** Makes `writer` this stream's connection (a reconnecting client replaces the old one). */
   attach(writer: SseWriter): void {
     if (this.writer !== writer) this.writer?.close();
     this.writer = writer;
+    this.forwardTo = undefined;
     this.primed = true;
     this.session.remember(this.id);
     writer.onclose = () => {
@@ -169,11 +176,22 @@ export class StandaloneStream extends OutStream {
     this.attach(writer);
   }
 
+  /** An event another instance stored for this session's GET stream: written when it is open here. */
+  relay(eventId: string, message: JsonRpcMessage): void {
+    if (this.connected) this.writer!.event(JSON.stringify(message), { id: eventId });
+  }
+
   protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
     const connected = this.connected;
     super.emit(eventId, message);
     // A standalone stream is stateful: its events always have ids, the next GET gets them.
     if (connected || eventId === undefined) return;
+    const shared = this.session.env.shared;
+    // Shared: the GET may be open on another instance; one that opens later resumes from the log.
+    if (shared) {
+      shared.standalone(this.session, eventId, message);
+      return;
+    }
     this.#undelivered.push([eventId, message]);
     if (this.#undelivered.length > MAX_UNDELIVERED) this.#undelivered.shift();
   }

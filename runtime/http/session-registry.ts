@@ -29,6 +29,8 @@ export interface Expirable extends SessionRecord, Linked<Expirable> {
   /** Who opened it (a remote address, an authenticated subject), for the per-client bound. */
   client?: string | undefined;
   lastActive: number;
+  /** Ended for good (DELETE, expiry, eviction): with a shared store, its record goes too. */
+  readonly ended?: boolean;
   close(): Promise<void>;
 }
 
@@ -66,13 +68,19 @@ export class SessionRegistry<S extends Expirable> {
   /** Whether an idle record may give way: a live one here only when idle (others are held elsewhere). */
   readonly #evictable = (record: SessionRecord) => this.#live.get(record.id)?.idle ?? true;
 
+  /** The store's records are seen by other instances (see SessionStore.shared). */
+  readonly shared: boolean;
+
   constructor(
     private readonly options: SessionPolicy,
     private readonly onError: (error: unknown) => void,
     store?: SessionStore,
+    /** A session ended for good here whose record was shared: other instances close theirs. */
+    private readonly onEnded: (id: string) => void = () => {},
   ) {
     // In memory, the sessions are their own records (linked in its recency list), as before the store.
     this.#store = store ?? (new InMemorySessionStore() as SessionStore);
+    this.shared = this.#store.shared === true;
   }
 
   /** Sessions live in this process. */
@@ -132,6 +140,23 @@ export class SessionRegistry<S extends Expirable> {
     });
   }
 
+  /**
+   * Holds `session`, made here from a record the store already has (another instance's session): not
+   * stored again.
+   */
+  hold(session: S): void {
+    this.#live.set(session.id, session);
+    session.lastActive = this.options.now();
+    this.#arm();
+  }
+
+  /** Stores the record of a session held here again (its state changed); settles once stored. */
+  keep(session: S): MaybePromise<void> {
+    // In memory the session is its own record: nothing to store again.
+    if (!this.shared || this.#live.get(session.id) !== session) return;
+    return this.#store.put(session);
+  }
+
   /** Holds `session` and stores its record; settles once the store has it. */
   add(session: S): MaybePromise<void> {
     const old = this.#live.get(session.id);
@@ -142,12 +167,25 @@ export class SessionRegistry<S extends Expirable> {
     return this.#store.put(session);
   }
 
+  /**
+   * Forgets a session closed here. Its record goes with it unless the store is shared and the session
+   * only closed in this instance (drain, idle here, ended elsewhere): others may go on serving it.
+   */
   delete(session: S): void {
     if (this.#live.get(session.id) === session) {
       this.#live.delete(session.id);
-      this.#settle(this.#store.delete(session.id));
+      if (!this.shared || session.ended) this.#settle(this.#forget(session.id));
     }
     if (this.#live.size === 0) this.#disarm();
+  }
+
+  /** Deletes a record; when shared, every instance holding its session closes it. */
+  #forget(id: string): MaybePromise<void> {
+    const deleted = this.#store.delete(id);
+    if (!this.shared) return deleted;
+    const ended = () => this.onEnded(id);
+    if (deleted instanceof Promise) return deleted.then(ended);
+    ended();
   }
 
   /**
@@ -156,6 +194,7 @@ export class SessionRegistry<S extends Expirable> {
    */
   sweep(): void {
     const now = this.options.now();
+    if (this.shared) this.#sweepHere(now);
     const due = this.#store.due(now - this.options.ttlMs, now - this.options.pendingTtlMs);
     this.#settle(
       then(due, (records) => {
@@ -164,23 +203,41 @@ export class SessionRegistry<S extends Expirable> {
     );
   }
 
+  /**
+   * With a shared store: sessions busy here (a stream open, a request in flight) are touched, so that
+   * no instance expires them as idle; sessions idle here for a while are let go (their records stay,
+   * any instance takes them up again).
+   */
+  #sweepHere(now: number): void {
+    const letGo = now - Math.max(this.options.pendingTtlMs, 60_000);
+    for (const session of [...this.#live.values()]) {
+      if (!session.idle) this.touch(session);
+      else if (session.lastActive <= letGo && session.established) {
+        this.#live.delete(session.id);
+        session.close().catch(this.onError);
+      }
+    }
+    if (this.#live.size === 0) this.#disarm();
+  }
+
+  /** Closes every session held here; their records go too unless shared (other instances serve them). */
   async closeAll(): Promise<void> {
     this.#disarm();
     const all = [...this.#live.values()];
     this.#live.clear();
-    for (const session of all) this.#settle(this.#store.delete(session.id));
+    if (!this.shared) for (const session of all) this.#settle(this.#store.delete(session.id));
     await Promise.all(all.map((session) => session.close().catch(this.onError)));
   }
 
-  /** Forgets a record and closes its session when it lives here. */
+  /** Ends a session for good: its record goes, and its session closes wherever it is held. */
   #drop(record: SessionRecord): MaybePromise<void> {
     const session = this.#live.get(record.id);
     if (session) {
-      this.delete(session);
       session.close().catch(this.onError);
-      return;
+      this.#live.delete(session.id);
+      if (this.#live.size === 0) this.#disarm();
     }
-    return this.#store.delete(record.id);
+    return this.#forget(record.id);
   }
 
   /** A store's later answer: its failure is reported (the request it came from is not failed by it). */

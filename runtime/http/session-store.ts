@@ -26,6 +26,8 @@ export interface SessionRecord {
   /** What its initialize said of the client (undefined until then). */
   readonly clientInfo?: unknown;
   readonly clientCapabilities?: unknown;
+  /** The level its client set with logging/setLevel (undefined: the default). */
+  readonly logLevel?: string | undefined;
 }
 
 /**
@@ -34,6 +36,12 @@ export interface SessionRecord {
  * acknowledged before `put` has stored it).
  */
 export interface SessionStore<R extends SessionRecord = SessionRecord> {
+  /**
+   * Other instances see these records (a store in Redis). The handler then serves a session it does not
+   * hold from its record, routes what belongs to another instance over the server's MessageBus, keeps
+   * records when it drains, and ends a session everywhere on DELETE or expiry. Absent: this process only.
+   */
+  readonly shared?: boolean;
   /** Sessions held overall (the `maxSessions` bound). */
   size(): MaybePromise<number>;
   /** Sessions `client` holds (the `maxSessionsPerClient` bound). */

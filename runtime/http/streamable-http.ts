@@ -46,7 +46,8 @@ import {
   newSessionId,
   SessionRegistry,
 } from "./session-registry.js";
-import type { SessionStore } from "./session-store.js";
+import type { SessionRecord, SessionStore } from "./session-store.js";
+import { SharedSessions } from "./shared-sessions.js";
 
 export { HttpError } from "./http-error.js";
 
@@ -199,6 +200,12 @@ class StreamableHttp {
   #closed = false;
   /** Sessions no one can name (stateless ones, one per POST) while they serve their POST. */
   readonly #unnamed = new Set<HttpSession>();
+  /** With a shared session store and the server's bus: this instance among the others. */
+  readonly #shared: SharedSessions | undefined;
+  /** Subscribed to this instance's channel (undefined once it is, or with nothing to wait for). */
+  #sharedReady: Promise<void> | undefined;
+  /** Sessions being taken up from their records, by id: concurrent requests share one. */
+  readonly #adopting = new Map<string, Promise<HttpSession>>();
 
   constructor(
     private readonly server: Server,
@@ -216,7 +223,15 @@ class StreamableHttp {
       },
       report,
       options.sessionStore,
+      (id) => this.#shared?.end(id),
     );
+    if (this.sessions.shared && server.bus) {
+      this.#shared = new SharedSessions(server.bus, (id) => this.sessions.get(id), report);
+      this.#sharedReady = this.#shared.start()?.then(() => {
+        this.#sharedReady = undefined;
+      });
+      this.#sharedReady?.catch(report);
+    }
     const handshake = server.handshake?.supportedVersions ?? [];
     this.#handshakeVersions = new Set(handshake.map((v) => v.version));
     this.#versions = new Set([
@@ -245,8 +260,18 @@ class StreamableHttp {
         if (session.stateful) this.sessions.touch(session);
       },
       closed: (session) => {
-        if (session.stateful) this.sessions.delete(session);
-        else this.#unnamed.delete(session);
+        if (session.stateful) {
+          this.sessions.delete(session);
+          this.#shared?.release(session);
+        } else this.#unnamed.delete(session);
+      },
+      shared: this.#shared,
+      keep: (session) => {
+        const kept = this.sessions.keep(session);
+        const shared = this.#shared;
+        if (!shared || !session.serverSession?.initialized) return kept;
+        // Other instances holding it learn the change once it is stored.
+        return Promise.resolve(kept).then(() => shared.changed(session));
       },
     };
   }
@@ -287,7 +312,8 @@ class StreamableHttp {
   ready(): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
     const { server } = this;
-    return allHealthy([this.sessions.store, this.#env.store, server.usedStates, server.sealer]);
+    const stores = [this.sessions.store, this.#env.store, server.usedStates, server.sealer];
+    return allHealthy(server.bus ? [...stores, server.bus] : stores);
   }
 
   async close(options: DrainOptions = {}): Promise<void> {
@@ -295,6 +321,7 @@ class StreamableHttp {
     const live = [...this.sessions.values(), ...this.#unnamed];
     await Promise.all(live.map((session) => session.drain(options.timeoutMs)));
     await this.sessions.closeAll();
+    this.#shared?.close();
   }
 
   async #post(request: CoreRequest, auth: unknown): Promise<Reply> {
@@ -311,8 +338,8 @@ class StreamableHttp {
     }
     const sessionId = request.header(SESSION_HEADER);
     // An unknown session is refused before its body is read.
-    const session =
-      sessionId !== null && !this.options.stateless ? this.#session(sessionId, auth) : undefined;
+    const found = sessionId !== null && !this.options.stateless ? this.#session(sessionId, auth) : undefined;
+    const session = found instanceof Promise ? await found : found;
     // Closing: nothing new starts, but what is in flight may still need the client's answers.
     if (this.#closed && !session) return shuttingDown();
     const parsedFirst = session ? undefined : parseJson(await request.body(this.#maxBody), this.#maxItems);
@@ -471,14 +498,17 @@ class StreamableHttp {
     const session = new HttpSession(newSessionId(), true, this.#env);
     session.client = client;
     session.owner = owner;
-    const stored = this.sessions.add(session);
+    const added = this.sessions.add(session);
+    // Shared: listening on its channel (answers routed from other instances) before anything is asked.
+    const shared = this.#shared;
+    const stored = shared ? Promise.all([added, this.#sharedReady, shared.hold(session)]) : added;
     const serve = () => {
       session.serverSession = this.server.open(session, { sessionId: session.id });
       return session.post(body, { ...extra, sessionId: session.id });
     };
     if (!(stored instanceof Promise)) return serve();
     return stored.then(serve, (error: unknown) => {
-      this.sessions.delete(session);
+      session.expire().catch(this.#env.report);
       return this.#storeFailed(error);
     });
   }
@@ -505,7 +535,7 @@ class StreamableHttp {
     if (!accepts(request.header("accept"), "text/event-stream")) {
       return errorReply(406, TRANSPORT_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
-    const session = this.#session(request.header(SESSION_HEADER), auth);
+    const session = await this.#session(request.header(SESSION_HEADER), auth);
     this.#checkVersion(request, session);
     const lastEventId = request.header("last-event-id");
     return lastEventId ? session.resume(lastEventId) : session.openStandalone();
@@ -513,7 +543,7 @@ class StreamableHttp {
 
   async #delete(request: CoreRequest, auth: unknown): Promise<Reply> {
     if (this.options.stateless) return this.#notAllowed();
-    const session = this.#session(request.header(SESSION_HEADER), auth);
+    const session = await this.#session(request.header(SESSION_HEADER), auth);
     this.#checkVersion(request, session);
     await session.expire();
     return { status: 204, headers: {} };
@@ -523,15 +553,69 @@ class StreamableHttp {
    * The session a request names: 400 without the header, 404 when unknown or expired, or when another
    * subject opened it (as if unknown: its id tells that caller nothing, and the session lives on).
    */
-  #session(id: string | null, auth: unknown): HttpSession {
+  #session(id: string | null, auth: unknown): HttpSession | Promise<HttpSession> {
     if (!id) throw new HttpError(400, "Bad Request: Mcp-Session-Id header is required");
     const session = this.sessions.get(id);
-    if (!session || session.owner !== ownerOf(auth)) {
-      throw new HttpError(404, "Not Found: no such session (it may have expired)");
+    if (!session) {
+      if (this.sessions.shared) return this.#adopt(id).then((s) => this.#use(s, auth));
+      throw noSuchSession();
     }
+    return this.#use(session, auth);
+  }
+
+  #use(session: HttpSession, auth: unknown): HttpSession {
+    if (session.owner !== ownerOf(auth)) throw noSuchSession();
     // Its client came back with the id: the session is in use, no longer a pending one.
     session.established = true;
     this.sessions.touch(session);
+    return session;
+  }
+
+  /**
+   * A session another instance opened, taken up from its record (shared store): initialized as it was,
+   * no handshake. 404 when there is no record, or its initialize was never answered.
+   */
+  #adopt(id: string): Promise<HttpSession> {
+    let adopting = this.#adopting.get(id);
+    if (!adopting) {
+      adopting = this.#takeUp(id).finally(() => this.#adopting.delete(id));
+      this.#adopting.set(id, adopting);
+    }
+    return adopting;
+  }
+
+  async #takeUp(id: string): Promise<HttpSession> {
+    if (this.#closed) throw new HttpError(503, "Service Unavailable: shutting down", { "retry-after": "5" });
+    let record: SessionRecord | undefined;
+    try {
+      record = await this.sessions.store.get(id);
+    } catch (error) {
+      if (!(error instanceof HttpError)) this.#env.report(error);
+      throw error instanceof HttpError
+        ? error
+        : new HttpError(503, "Service Unavailable: the session store did not answer", { "retry-after": "5" });
+    }
+    const held = this.sessions.get(id);
+    if (held) return held;
+    if (!record || record.protocolVersion === undefined) throw noSuchSession();
+    const session = new HttpSession(id, true, this.#env);
+    session.client = record.client;
+    session.owner = record.owner;
+    session.established = record.established;
+    const served = this.server.open(session, { sessionId: id });
+    session.serverSession = served;
+    if (!served.restore(record)) {
+      await session.close();
+      throw noSuchSession();
+    }
+    this.sessions.hold(session);
+    try {
+      await Promise.all([this.#sharedReady, this.#shared?.hold(session)]);
+    } catch (error) {
+      await session.close();
+      this.#env.report(error);
+      throw new HttpError(503, "Service Unavailable: the message bus did not answer", { "retry-after": "5" });
+    }
     return session;
   }
 
@@ -571,6 +655,8 @@ class StreamableHttp {
     return option ?? version === this.#newest;
   }
 }
+
+const noSuchSession = () => new HttpError(404, "Not Found: no such session (it may have expired)");
 
 /** HTTP status of a stateless-era error: 404 for an unknown method, 400 for the lifecycle's errors. */
 const STATELESS_ERROR_STATUS: ReadonlyMap<number, number> = new Map([

@@ -77,6 +77,11 @@ export interface ConnectionOptions {
   onClose?: () => void;
   /** How long `drain()` (and the end of the peer's input) waits for handlers still running (default 5 s). */
   drainTimeoutMs?: number;
+  /**
+   * Outgoing request ids become strings starting with this (default: plain numbers): for a peer that
+   * also talks to other instances of this side in one session, whose ids must not collide with these.
+   */
+  requestIdPrefix?: string | undefined;
 }
 
 const CANCELLED = "notifications/cancelled";
@@ -89,7 +94,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class Connection {
   readonly #options: ConnectionOptions;
   readonly #transport: Transport;
-  readonly #outgoing = new OutgoingRequests();
+  readonly #outgoing: OutgoingRequests;
   readonly #incoming = new IncomingRequests();
   #started = false;
   #closed = false;
@@ -104,6 +109,7 @@ export class Connection {
   constructor(options: ConnectionOptions) {
     this.#options = options;
     this.#transport = options.transport;
+    this.#outgoing = new OutgoingRequests(options.requestIdPrefix);
   }
 
   get closed(): boolean {
@@ -118,6 +124,16 @@ export class Connection {
   /** Incoming requests whose handler has not finished. */
   get inflightCount(): number {
     return this.#incoming.size;
+  }
+
+  /** Whether a request this side sent with `id` still waits for its response (or takes progress). */
+  awaits(id: RequestId): boolean {
+    return this.#outgoing.get(id) !== undefined;
+  }
+
+  /** Whether an incoming request with `id` is being served (a cancellation naming it would reach it). */
+  serves(id: RequestId): boolean {
+    return this.#incoming.has(id);
   }
 
   /** Not async: the transport's own start() is the promise (an HTTP session's is already settled). */
@@ -477,12 +493,14 @@ class OutgoingRequests {
   #pending: SmallMap<RequestId, Pending> | undefined;
   #next = 0;
 
+  constructor(private readonly prefix: string | undefined) {}
+
   get size(): number {
     return this.#pending?.size ?? 0;
   }
 
-  nextId(): number {
-    return this.#next++;
+  nextId(): RequestId {
+    return this.prefix === undefined ? this.#next++ : `${this.prefix}${this.#next++}`;
   }
 
   add(id: RequestId, pending: Pending): void {
@@ -531,6 +549,10 @@ class IncomingRequests {
 
   get size(): number {
     return this.#inflight?.size ?? 0;
+  }
+
+  has(id: RequestId): boolean {
+    return this.#inflight?.has(id) ?? false;
   }
 
   /** False when the id is already in flight. */

@@ -36,6 +36,11 @@ export interface Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
   /** Closes; `onclose` fires once, whichever side closed first. */
   close(): Promise<void>;
+  /**
+   * Request ids sent over this transport start with this (strings then): its peer also talks to other
+   * instances of this side in the same session (Streamable HTTP behind a load balancer).
+   */
+  readonly requestIdPrefix?: string | undefined;
 
   /** One parsed JSON value per frame (object or batch array), not yet checked as JSON-RPC. */
   onmessage?: (message: unknown, extra?: MessageExtra) => void;

@@ -39,6 +39,8 @@ export const channels = {
   /** Messages for one request in flight in a session (its cancellation, progress it asked for). */
   request: (sessionId: string, requestId: string | number) =>
     `request:${sessionId}:${JSON.stringify(requestId)}`,
+  /** Messages for one instance of a server (the producer of a stream another instance resumed). */
+  instance: (tag: string) => `instance:${tag}`,
   /** Notifications for every session and listen stream of a server (list-changed, resources/updated). */
   fanOut: (server: string) => `fanout:${server}`,
 } as const;

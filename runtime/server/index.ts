@@ -22,6 +22,28 @@ export { InMemoryStateKeyring, type StateKeyring } from "../mcp/state-keyring.js
 export type { StateKey } from "../mcp/state-sealer.js";
 export { isUnavailable, STORE_UNAVAILABLE } from "../mcp/store-unavailable.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
+export {
+  compareTasks,
+  DEFAULT_TASK_PAGE,
+  InMemoryTaskStore,
+  type InMemoryTaskStoreOptions,
+  isTerminal,
+  LEASE_LAPSED,
+  newTaskId,
+  type TaskCreation,
+  type TaskEnd,
+  type TaskError,
+  type TaskInit,
+  type TaskListOptions,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  type TaskStoreLimits,
+  type TaskUpdate,
+  taskCursor,
+} from "../mcp/task-store.js";
 export { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 export {
   type Completer,

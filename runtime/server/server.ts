@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { DONE, type Transport } from "../jsonrpc/transport.js";
 import { type Capabilities, deriveCapabilities, mergeCapabilities } from "../mcp/capabilities.js";
 import type { AnyHandler, ImplementationInfo, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
+import type { MessageBus } from "../mcp/message-bus.js";
 import { isStub } from "../mcp/not-implemented.js";
 import { ToolHeaderParams } from "../mcp/param-headers.js";
 import { META } from "../mcp/request-meta.js";
@@ -88,6 +89,12 @@ export interface ServerOptions {
    */
   usedStateStore?: UsedStateStore;
   /**
+   * Messages between this server's instances (one `RedisMessageBus` for all of them): Streamable HTTP
+   * sessions kept in a shared session store route a client's answers, cancellations and progress to the
+   * instance waiting for them, and resumed streams to where they are produced. Default: none (one instance).
+   */
+  bus?: MessageBus;
+  /**
    * Where the requests this server serves are reported (spans, durations): `openTelemetry()` from
    * `@mcp-codegen/runtime/otel`, or your own. Default: none, at no cost.
    */
@@ -115,6 +122,8 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly sealer: StateSealer;
   /** Sealed states already used (each is good for one retry). */
   readonly usedStates: UsedStateStore;
+  /** Messages between this server's instances (the `bus` option). */
+  readonly bus: MessageBus | undefined;
   readonly stateCaller: StateCaller;
   /** Versions a stateless request may name (what discover lists and -32022 reports). */
   readonly statelessVersions: readonly string[];
@@ -163,6 +172,7 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.validateResults = options.validateResults ?? nodeEnv() !== "production";
     this.sealer = new StateSealer(stateKeysOf(options), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.usedStates = options.usedStateStore ?? new InMemoryUsedStateStore();
+    this.bus = options.bus;
     this.stateCaller = options.stateCaller ?? defaultStateCaller;
     this.statelessVersions = this.statelessTables?.supportedVersions.map((v) => v.version) ?? [];
     this.resultMeta = { [META.serverInfo]: options.info };

@@ -11,6 +11,7 @@ import {
 } from "../jsonrpc/connection.js";
 import {
   ErrorCode,
+  isRequestId,
   type JsonRpcNotification,
   type JsonRpcRequest,
   McpError,
@@ -30,6 +31,7 @@ import { type InputRequest, isInputRequired } from "../mcp/input-rounds.js";
 import { isLogLevel, type LogLevel, passes } from "../mcp/logging.js";
 import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
+import { storeError } from "../mcp/store-unavailable.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
 import {
   type OperationInfo,
@@ -61,12 +63,36 @@ export interface ConnectOptions {
 export type Era = "handshake" | "stateless";
 
 /**
+ * What a session keeps of itself apart from its live objects: enough for another instance to go on
+ * serving it (its record in a shared session store) without a new handshake.
+ */
+export interface SessionState {
+  readonly protocolVersion?: string | undefined;
+  readonly clientInfo?: unknown;
+  readonly clientCapabilities?: unknown;
+  readonly logLevel?: string | undefined;
+}
+
+/**
+ * A transport that keeps its session's state somewhere (a shared session store): told when the state
+ * changed (initialize, logging/setLevel). Initialize is answered only once the promise it returns settles,
+ * so that no client holds a session another instance could not serve.
+ */
+interface StateKeeping {
+  sessionChanged(): void | Promise<void>;
+}
+
+const keepsState = (transport: Transport): transport is Transport & StateKeeping =>
+  typeof (transport as Partial<StateKeeping>).sessionChanged === "function";
+
+/**
  * What a session's Connection calls back, as methods on a prototype rather than closures made per
  * session: an HTTP server may hold thousands of idle sessions.
  */
 class SessionCallbacks implements ConnectionOptions {
   readonly defaultTimeoutMs: number | undefined;
   readonly drainTimeoutMs: number | undefined;
+  readonly requestIdPrefix: string | undefined;
 
   constructor(
     private readonly session: ServerSession<MethodTypes, MethodTypes>,
@@ -74,6 +100,7 @@ class SessionCallbacks implements ConnectionOptions {
   ) {
     this.defaultTimeoutMs = session.server.options.requestTimeoutMs || undefined;
     this.drainTimeoutMs = session.server.options.drainTimeoutMs;
+    this.requestIdPrefix = transport.requestIdPrefix;
   }
 
   onRequest(
@@ -172,6 +199,56 @@ export class ServerSession<
   /** Whether the initialize handshake happened (handshake era). */
   get initialized(): boolean {
     return this.info !== undefined;
+  }
+
+  /** @internal The level below which this session's log messages are dropped (logging/setLevel). */
+  get minimumLogLevel(): LogLevel {
+    return this.logLevel;
+  }
+
+  /**
+   * @internal Takes up a session that another instance initialized, from its stored state: initialized
+   * at its version with its client's info and capabilities, no handshake. False when the state names
+   * no version this server speaks (the session cannot be served here).
+   */
+  restore(state: SessionState): boolean {
+    const supported = this.server.handshake?.supportedVersions.find(
+      (v) => v.version === state.protocolVersion,
+    );
+    if (!supported || state.clientInfo === undefined) return false;
+    this.version = supported;
+    this.info = {
+      protocolVersion: supported.version,
+      clientInfo: state.clientInfo as ImplementationInfo,
+      clientCapabilities: (state.clientCapabilities ?? {}) as Capabilities,
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+    };
+    if (isLogLevel(state.logLevel)) this.logLevel = state.logLevel;
+    return true;
+  }
+
+  /**
+   * @internal Whether `message` (from the client) is for something in flight in this instance: a
+   * response or progress for a request it sent, a cancellation of a request it serves. Anything else is
+   * too (requests, other notifications): only those three may belong to another instance.
+   */
+  holds(message: unknown): boolean {
+    const m = message as {
+      id?: unknown;
+      method?: unknown;
+      params?: { requestId?: unknown; progressToken?: unknown };
+    };
+    const connection = this.connection;
+    if (m.method === undefined) return !isRequestId(m.id) || connection.awaits(m.id);
+    if (m.method === "notifications/cancelled") {
+      const id = m.params?.requestId;
+      return !isRequestId(id) || connection.serves(id);
+    }
+    if (m.method === "notifications/progress") {
+      const token = m.params?.progressToken;
+      return !isRequestId(token) || connection.awaits(token);
+    }
+    return true;
   }
 
   /** The negotiated version, client info and capabilities (after initialize). */
@@ -367,12 +444,16 @@ export class ServerSession<
     const handler = this.server.handler(entry);
     if (method === "logging/setLevel") {
       const level = (params as { level?: unknown } | undefined)?.level;
-      if (isLogLevel(level)) this.logLevel = level;
-      if (!handler) return {};
-    } else if (!handler) {
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      const run = () =>
+        handler ? this.runHandshake(entry, params as Record<string, unknown>, handler, rc, 0) : {};
+      if (!isLogLevel(level)) return run();
+      this.logLevel = level;
+      // Answered once kept: the client's next request may reach another instance.
+      const kept = this.#keep();
+      return kept ? kept.then(run) : run();
     }
-    return this.runHandshake(entry, params as Record<string, unknown>, handler!, rc, 0);
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    return this.runHandshake(entry, params as Record<string, unknown>, handler, rc, 0);
   }
 
   /**
@@ -472,7 +553,24 @@ export class ServerSession<
     return { content: [{ type: "text", text: message }], isError: true };
   }
 
-  private initialize(request: JsonRpcRequest): Record<string, unknown> {
+  /**
+   * Tells a state-keeping transport that the state changed; settles once kept (undefined: at once). Its
+   * failure is reported, not thrown: the level holds here either way.
+   */
+  #keep(): Promise<void> | undefined {
+    if (!keepsState(this.transport)) return undefined;
+    try {
+      const kept = this.transport.sessionChanged();
+      return kept instanceof Promise
+        ? kept.catch((error: unknown) => this.server.reportError(error))
+        : undefined;
+    } catch (error) {
+      this.server.reportError(error);
+      return undefined;
+    }
+  }
+
+  private initialize(request: JsonRpcRequest): Record<string, unknown> | Promise<Record<string, unknown>> {
     // A stateless session was never handshaken, so a client's initialize is answered, not refused.
     if (this.info && !this.stateless)
       throw new McpError(ErrorCode.InvalidRequest, "the session is already initialized");
@@ -491,12 +589,25 @@ export class ServerSession<
       ...(this.sessionId ? { sessionId: this.sessionId } : {}),
     };
     const { instructions } = this.server.options;
-    return {
+    const result = {
       protocolVersion: this.version.version,
       capabilities: this.server.handshakeCapabilities,
       serverInfo: this.server.options.info,
       ...(instructions ? { instructions } : {}),
     };
+    if (!keepsState(this.transport)) return result;
+    // Answered once the state is kept: a client that holds the session id may go to any instance.
+    const undo = (error: unknown): never => {
+      this.info = undefined;
+      this.version = undefined;
+      throw storeError(error);
+    };
+    try {
+      const kept = this.transport.sessionChanged();
+      return kept instanceof Promise ? kept.then(() => result, undo) : result;
+    } catch (error) {
+      return undo(error);
+    }
   }
 
   private checkResult(entry: RequestEntry, result: unknown): Record<string, unknown> {

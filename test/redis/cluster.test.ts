@@ -12,6 +12,7 @@ import {
   RedisMessageBus,
   RedisSessionStore,
   RedisStateKeyring,
+  RedisTaskStore,
   RedisUsedStateStore,
 } from "@mcp-codegen/redis";
 import type { JsonRpcMessage } from "@mcp-codegen/runtime";
@@ -25,6 +26,7 @@ import {
 import { replay } from "../fixtures/stores/event-store-contract.js";
 import { messageBusContract } from "../fixtures/stores/message-bus-contract.js";
 import { sessionStoreContract } from "../fixtures/stores/session-store-contract.js";
+import { taskStoreContract } from "../fixtures/stores/task-store-contract.js";
 
 describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
   let cluster: TestRedisCluster;
@@ -72,6 +74,15 @@ describe.skipIf(withoutRedis)(redisSuite("Redis Cluster"), () => {
     "RedisSessionStore on a Cluster",
     () => new RedisSessionStore(connection, { prefix: `c-${randomUUID()}:` }),
   );
+
+  // Every key of the task store has the hash tag {tasks}: one slot, so its scripts run there.
+  taskStoreContract("RedisTaskStore on a Cluster", (limits) => {
+    const prefix = `c-${randomUUID()}:`;
+    return {
+      a: new RedisTaskStore(connection, { ...limits, prefix }),
+      b: new RedisTaskStore(connection, { ...limits, prefix }),
+    };
+  });
 
   const buses: RedisMessageBus[] = [];
   afterAll(async () => {
