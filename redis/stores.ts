@@ -19,12 +19,17 @@ export interface RedisStoresOptions extends RedisConnectOptions {
 export interface RedisStores {
   /** host:port of the Redis, for logs (never the URL: it may hold credentials). */
   readonly where: string;
-  /** For `createServer`: the keys sealing MRTR `requestState`s and the single-use claims, shared. */
-  readonly server: { stateKeys: RedisStateKeyring; usedStateStore: RedisUsedStateStore };
-  /** For `serveHttp`: 2025-era session records and the SSE event logs clients resume from, shared. */
+  /**
+   * For `createServer`: the keys sealing MRTR `requestState`s and their single-use claims, and the bus
+   * carrying messages between instances (answers, cancellations, progress, fan-out).
+   */
+  readonly server: {
+    stateKeys: RedisStateKeyring;
+    usedStateStore: RedisUsedStateStore;
+    bus: RedisMessageBus;
+  };
+  /** For `serveHttp`: 2025-era session records (any instance serves a session) and the SSE event logs. */
   readonly http: { sessionStore: RedisSessionStore; eventStore: RedisEventStore };
-  /** Messages and fan-out between instances. */
-  readonly bus: RedisMessageBus;
   /** Drops the bus's subscriber, then the connection (waiting for commands in flight, bounded). */
   close(): Promise<void>;
 }
@@ -44,12 +49,12 @@ export async function redisStores(url: string, options: RedisStoresOptions = {})
     server: {
       stateKeys: new RedisStateKeyring(connection, scoped),
       usedStateStore: new RedisUsedStateStore(connection, scoped),
+      bus,
     },
     http: {
       sessionStore: new RedisSessionStore(connection, scoped),
       eventStore: new RedisEventStore(connection, scoped),
     },
-    bus,
     close: async () => {
       await bus.close();
       await connection.close();

@@ -33,7 +33,7 @@ describe.skipIf(withoutRedis)(redisSuite("redisStores"), () => {
     const logs: string[] = [];
     const stores = await redisStores(url, { prefix: "app-a:", log: (line) => logs.push(line) });
     expect(stores.where).toBe(`127.0.0.1:${redis.port}`);
-    expect(Object.keys(stores.server).sort()).toEqual(["stateKeys", "usedStateStore"]);
+    expect(Object.keys(stores.server).sort()).toEqual(["bus", "stateKeys", "usedStateStore"]);
     expect(Object.keys(stores.http).sort()).toEqual(["eventStore", "sessionStore"]);
 
     await stores.http.sessionStore.put(record("s1", { client: "c1" }));
@@ -41,8 +41,8 @@ describe.skipIf(withoutRedis)(redisSuite("redisStores"), () => {
     expect(await stores.server.usedStateStore.claim("state-1", Date.now() + 60_000)).toBe(true);
     const [sealing] = await stores.server.stateKeys.keys();
     const heard: unknown[] = [];
-    await stores.bus.subscribe("fanout:x", (message) => void heard.push(message));
-    expect(await stores.bus.publish("fanout:x", { hello: 1 })).toBe(1);
+    await stores.server.bus.subscribe("fanout:x", (message) => void heard.push(message));
+    expect(await stores.server.bus.publish("fanout:x", { hello: 1 })).toBe(1);
     await expect.poll(() => heard).toEqual([{ hello: 1 }]);
 
     expect(await reader.hGet("app-a:{sessions}:s:s1", "client")).toBe("c1");
