@@ -249,6 +249,26 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
     expect(server.stderr()).not.toContain(PASSWORD);
   }, 60_000);
 
+  it("SIGTERM with Redis stuck (paused) and a session open: exits 0 within seconds, a stuck Redis cannot hold it up", async () => {
+    const server = await start(httpDir, { MCP_REDIS_URL: url });
+    expect(server.url, server.stderr()).toBeDefined();
+    const client = new Client({ name: "scaffold-redis", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url!)));
+    expect((await client.callTool({ name: "add", arguments: { a: 1, b: 1 } })).structuredContent).toEqual({
+      sum: 2,
+    });
+    redis.pause();
+    try {
+      const started = performance.now();
+      expect(await stop(server)).toBe(0);
+      // The drain and the Redis client's close are each bounded by the command timeout (2 s).
+      expect(performance.now() - started).toBeLessThan(8_000);
+    } finally {
+      redis.resume();
+      await client.close().catch(() => {});
+    }
+  }, 60_000);
+
   it("2026-07-28: a requestState sealed by one instance is opened by another sharing the Redis; not without it", async () => {
     // The `both` scaffold, serving HTTP with --http [port].
     const [a, b] = await Promise.all([
