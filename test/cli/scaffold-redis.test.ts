@@ -42,6 +42,8 @@ function start(dir: string, env: Record<string, string>, args: string[] = []): P
     cwd: dir,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "ignore", "pipe"],
+    // Its own process group: tsx runs the server in a child, which a kill of the group reaches too.
+    detached: true,
   });
   return watch(child);
 }
@@ -61,6 +63,15 @@ function watch(child: ChildProcess): Promise<Running> {
       resolve(Object.assign(running, { code }));
     });
   });
+}
+
+/** SIGKILL to the process and whatever it started (a test that failed leaves nothing running). */
+function killGroup(child: ChildProcess) {
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
 }
 
 /** SIGTERM, as an orchestrator stops it: its exit code. */
@@ -208,7 +219,7 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
     await reader.connect();
   }, 180_000);
   afterAll(async () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const child of children) killGroup(child);
     await reader?.destroy();
     await redis?.dispose();
     rmSync(bundleDir, { recursive: true, force: true });
