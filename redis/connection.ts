@@ -70,6 +70,7 @@ export async function connectRedis(
   await connectWithin(
     options,
     where,
+    outages,
     () => client.connect(),
     () => client.destroy(),
   );
@@ -114,6 +115,7 @@ export async function connectRedisCluster(
   await connectWithin(
     options,
     where,
+    outages,
     () => cluster.connect(),
     () => void cluster.destroy(),
   );
@@ -138,12 +140,21 @@ function bounded(options: RedisConnectOptions) {
   };
 }
 
-/** One line when a node goes, one when it is back: not one per reconnection attempt. */
+/**
+ * One line when a node goes, one when it is back: not one per reconnection attempt. Until the first
+ * connection is made, nothing: the start's rejection says why, with the last error as its cause.
+ */
 function outageLog(options: RedisConnectOptions) {
   const log = options.log ?? ((line: string) => console.error(line));
   const down = new Set<string>();
+  const start: { connected: boolean; error?: unknown } = { connected: false };
   return {
+    start,
     down(where: string, error: unknown) {
+      if (!start.connected) {
+        start.error = error;
+        return;
+      }
       if (down.has(where)) return;
       down.add(where);
       // node-redis errors carry host:port at most, never credentials.
@@ -155,19 +166,27 @@ function outageLog(options: RedisConnectOptions) {
   };
 }
 
-/** Waits for `connect` at most `connectTimeoutMs`; on failure, gives the client up. */
+/**
+ * Waits for `connect` at most `connectTimeoutMs`; on failure, gives the client up. A timeout's
+ * RedisUnavailable has the last error seen meanwhile (refused, wrong password…) as its cause.
+ */
 async function connectWithin(
   options: RedisConnectOptions,
   where: string,
+  outages: ReturnType<typeof outageLog>,
   connect: () => Promise<unknown>,
   destroy: () => void,
 ): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisUnavailable(where)), options.connectTimeoutMs ?? 5000);
+    timer = setTimeout(() => {
+      const { error } = outages.start;
+      reject(new RedisUnavailable(where, error === undefined ? {} : { cause: error }));
+    }, options.connectTimeoutMs ?? 5000);
   });
   try {
     await Promise.race([connect(), deadline]);
+    outages.start.connected = true;
   } catch (error) {
     destroy();
     throw error instanceof RedisUnavailable ? error : new RedisUnavailable(where, { cause: error });

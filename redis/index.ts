@@ -22,6 +22,7 @@ export {
 } from "./resource-subscriptions.js";
 export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
 export { RedisStateKeyring, type RedisStateKeyringOptions } from "./state-keyring.js";
+export { type RedisStores, type RedisStoresOptions, redisStores } from "./stores.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./task-store.js";
 export { RedisUnavailable } from "./unavailable.js";
 export { RedisUsedStateStore, type RedisUsedStateStoreOptions } from "./used-state-store.js";

@@ -41,7 +41,7 @@ export function registerInit(program: Command, reporter: () => Reporter): void {
     )
     .option(
       "--from-tarballs <dir>",
-      "depend on the packed mcp-codegen-<version>.tgz and mcp-codegen-runtime-<version>.tgz in <dir> (file: specs) instead of the registry: to try a clone before the packages are published",
+      "depend on the packed mcp-codegen-<version>.tgz and mcp-codegen-runtime-<version>.tgz in <dir> (and mcp-codegen-redis-<version>.tgz when there) (file: specs) instead of the registry: to try a clone before the packages are published",
     )
     .addHelpText(
       "after",
@@ -52,7 +52,7 @@ Examples:
   $ mcp-codegen init my-client --client
   $ mcp-codegen init my-server --transport http --auth --issuer https://auth.example.com \\
       --resource https://mcp.example.com/mcp     a server that needs OAuth access tokens
-  $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of both packages in a clone
+  $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of the packages in a clone
 
 A folder that is not empty is refused, and so is a project (one holding ${CONFIG_FILE}: run
 \`mcp-codegen generate\` there instead). With --force, init writes into it but never replaces a file of
@@ -61,6 +61,10 @@ that is taken) and each backup is printed, even with -q. A package.json of yours
 scaffold's rather than replaced: your scripts and dependencies stay, the scaffold's dependencies are added
 or set to its ranges, and what changed is printed. Files under generated/ are the generator's and are
 rewritten; other files are left alone.
+
+An HTTP server (--transport http or both) keeps its sessions and state in memory, or in Redis when
+MCP_REDIS_URL is set, so that several instances can run behind a load balancer: its build puts
+@mcp-codegen/redis and redis in a chunk loaded only then, and its README has a "Deployment" section.
 
 With --auth the server is an OAuth 2.1 resource server: it answers 401 with its Protected Resource
 Metadata to a request without a valid token and 403 insufficient_scope to one lacking a scope the

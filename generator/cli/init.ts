@@ -233,10 +233,10 @@ async function planWrites(
 }
 
 /**
- * `file:` specs of the packed tarballs in `dir` (`npm pack` of this package and of the runtime), or a
- * usage error naming what is missing.
+ * `file:` specs of the packed tarballs in `dir` (`npm pack` of this package and of the runtime; of the
+ * Redis package when there, else its registry range), or a usage error naming what is missing.
  */
-function tarballSpecs(dir: string): { codegen: string; runtime: string } {
+function tarballSpecs(dir: string): { codegen: string; runtime: string; redis?: string } {
   const folder = resolve(dir);
   const want = {
     codegen: `mcp-codegen-${PACKAGE_VERSION}.tgz`,
@@ -247,7 +247,12 @@ function tarballSpecs(dir: string): { codegen: string; runtime: string } {
     throw new CliError(
       `--from-tarballs ${dir}: ${missing.join(" and ")} not found there; run \`npm pack\` and \`npm pack -w @mcp-codegen/runtime\` in a clone of mcp-codegen first`,
     );
-  return { codegen: `file:${join(folder, want.codegen)}`, runtime: `file:${join(folder, want.runtime)}` };
+  const redis = `mcp-codegen-redis-${PACKAGE_VERSION}.tgz`;
+  return {
+    codegen: `file:${join(folder, want.codegen)}`,
+    runtime: `file:${join(folder, want.runtime)}`,
+    ...(existsSync(join(folder, redis)) ? { redis: `file:${join(folder, redis)}` } : {}),
+  };
 }
 
 /** The dependency ranges this package was built with, so a new project gets what was tested. */
@@ -266,5 +271,7 @@ async function dependencyRanges(fromTarballs?: string) {
     esbuildRange: pkg.devDependencies.esbuild ?? "^0.28",
     tsxRange: pkg.devDependencies.tsx ?? "^4",
     joseRange: JOSE_RANGE,
+    redisPackageRange: local?.redis ?? PACKAGE_VERSION,
+    redisRange: pkg.devDependencies.redis ?? "^6.3",
   };
 }

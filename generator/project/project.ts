@@ -29,6 +29,13 @@ export interface DependencyRanges {
   tsxRange: string;
   /** `jose`, for the test of a protected scaffold (it signs tokens); the runtime depends on the same range. */
   joseRange: string;
+  /**
+   * `@mcp-codegen/redis`, loaded by an HTTP server only when MCP_REDIS_URL is set: a development
+   * dependency, bundled into a chunk of its own by the build, so production installs stay the runtime alone.
+   */
+  redisPackageRange: string;
+  /** `redis` (node-redis), the client `@mcp-codegen/redis` takes as a peer. */
+  redisRange: string;
 }
 
 /**

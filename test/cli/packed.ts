@@ -31,11 +31,15 @@ export function packedWorkspace(prefix: string) {
       throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
     return r;
   };
-  /** Packs both packages into `packs`: the two tarballs. */
+  /**
+   * Packs the packages into `packs` (the Redis one too: an HTTP scaffold's optional dependency, which
+   * `init --from-tarballs` points at when it is there); returns the two tarballs `npx` runs.
+   */
   const pack = () => {
     mkdirSync(packs);
     must("npm", ["pack", "--pack-destination", packs], REPO, packEnv);
     must("npm", ["pack", "-w", "@mcp-codegen/runtime", "--pack-destination", packs], REPO, packEnv);
+    must("npm", ["pack", "-w", "@mcp-codegen/redis", "--pack-destination", packs], REPO, packEnv);
     return {
       tarball: join(packs, readdirSync(packs).find((f) => /^mcp-codegen-\d/.test(f))!),
       runtimeTarball: join(packs, readdirSync(packs).find((f) => /^mcp-codegen-runtime-\d/.test(f))!),
