@@ -280,6 +280,39 @@ describe.skipIf(withoutRedis)(redisSuite("a scaffolded HTTP server with MCP_REDI
     }
   }, 60_000);
 
+  it("2025-11-25: a session opened on one instance is served by another sharing the Redis; not without it", async () => {
+    const [a, b] = await Promise.all([
+      start(httpDir, { MCP_REDIS_URL: url }),
+      start(httpDir, { MCP_REDIS_URL: url }),
+    ]);
+    const instances = [a.url!, b.url!];
+    let next = 0;
+    // Every request to the next instance: a balancer without sticky sessions.
+    const alternate: typeof fetch = (input, init) => {
+      const target = new URL(instances[next++ % 2]!);
+      const to = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+      to.host = target.host;
+      return fetch(to, init);
+    };
+    const client = new Client({ name: "scaffold-redis", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url!), { fetch: alternate }));
+    for (let i = 0; i < 4; i++) {
+      const sum = await client.callTool({ name: "add", arguments: { a: i, b: 1 } });
+      expect(sum.structuredContent).toEqual({ sum: i + 1 });
+    }
+    await client.close();
+
+    // Without Redis, the second instance knows nothing of the first's session.
+    const [alone, other] = await Promise.all([start(httpDir, {}), start(httpDir, {})]);
+    instances.splice(0, 2, alone.url!, other.url!);
+    next = 0;
+    const stranded = new Client({ name: "scaffold-redis", version: "1.0.0" });
+    await expect(
+      stranded.connect(new StreamableHTTPClientTransport(new URL(alone.url!), { fetch: alternate })),
+    ).rejects.toThrow(/404|[Ss]ession/);
+    for (const running of [a, b, alone, other]) expect(await stop(running)).toBe(0);
+  }, 60_000);
+
   it("2026-07-28: a requestState sealed by one instance is opened by another sharing the Redis; not without it", async () => {
     // The `both` scaffold, serving HTTP with --http [port].
     const [a, b] = await Promise.all([
