@@ -196,8 +196,8 @@ export class RedisSessionStore implements SessionStore {
 
   /**
    * `put` only within the bounds, checked and stored in one script: of instances admitting at once, no
-   * more than the bounds get "stored". On "full" or "client-full" the caller evicts (its own rule for
-   * what may give way) and tries again. Not part of SessionStore yet: the registry checks, then puts.
+   * more than the bounds get "stored". The registry makes room first (its own rule for what may give
+   * way), then stores a new session through this; "full" or "client-full" refuses the session (503/429).
    */
   async putWithin(
     record: SessionRecord,

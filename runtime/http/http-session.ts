@@ -132,12 +132,15 @@ export class HttpSession implements Transport, Expirable {
   #ended = false;
   /** Another instance ended it for good (its record is gone already). */
   #endedElsewhere = false;
+  /** Made for an initialize not yet handed over (its record being stored): not idle, not evictable. */
+  #opening: boolean;
 
   constructor(
     readonly id: string,
     readonly stateful: boolean,
     readonly env: SessionEnv,
   ) {
+    this.#opening = stateful;
     if (!stateful) return;
     this.#stored = new Set();
     this.#standalone = new StandaloneStream(`${id}/get`, this);
@@ -149,7 +152,7 @@ export class HttpSession implements Transport, Expirable {
   }
 
   get idle(): boolean {
-    return !this.#streams?.size && !this.#standalone?.connected;
+    return !this.#opening && !this.#streams?.size && !this.#standalone?.connected;
   }
 
   get protocolVersion(): string | undefined {
@@ -246,6 +249,11 @@ export class HttpSession implements Transport, Expirable {
     return this.serverSession ? this.serverSession.close() : this.close();
   }
 
+  /** Taken up from its record (another instance opened it): nothing of its opening happens here. */
+  takenUp(): void {
+    this.#opening = false;
+  }
+
   /** Another instance changed the session's state (its log level): the same here. */
   changedElsewhere(logLevel: string | undefined): void {
     this.serverSession?.restore({
@@ -266,6 +274,7 @@ export class HttpSession implements Transport, Expirable {
 
   /** Hands a POST's messages to the server; the response streams what the server sends for its requests. */
   post(body: unknown, extra: MessageExtra): Reply | Promise<Reply> {
+    this.#opening = false;
     const messages = Array.isArray(body) ? body : [body];
     const ids = requestIds(messages);
     if (ids.length === 0) {

@@ -46,6 +46,9 @@ export interface SessionPolicy {
   now: () => number;
 }
 
+/** How long a new session held by another instance may still be answering its initialize. */
+const IN_FLIGHT_MS = 5000;
+
 /** A fresh header object per refusal: nothing module-level is mutable. */
 const retryAfter = () => ({ "retry-after": "5" });
 
@@ -68,7 +71,12 @@ export class SessionRegistry<S extends Expirable> {
   readonly #store: SessionStore<SessionRecord>;
   #timer: ReturnType<typeof setInterval> | undefined;
   /** Whether an idle record may give way: a live one here only when idle (others are held elsewhere). */
-  readonly #evictable = (record: SessionRecord) => this.#live.get(record.id)?.idle ?? true;
+  readonly #evictable = (record: SessionRecord) => {
+    const held = this.#live.get(record.id);
+    if (held) return held.idle;
+    // Held elsewhere: one whose initialize is not answered yet may be in flight there (not idle).
+    return record.protocolVersion !== undefined || record.lastActive <= this.options.now() - IN_FLIGHT_MS;
+  };
 
   /** The store's records are seen by other instances (see SessionStore.shared). */
   readonly shared: boolean;
@@ -166,7 +174,17 @@ export class SessionRegistry<S extends Expirable> {
     this.#live.set(session.id, session);
     session.lastActive = this.options.now();
     this.#arm();
-    return this.#store.put(session);
+    const store = this.#store;
+    if (!store.putWithin) return store.put(session);
+    // Checked and stored at once: another instance may have taken the room `reserve` made.
+    const bounds = { max: this.options.max, maxPerClient: this.options.maxPerClient };
+    return then(store.putWithin(session, bounds), (stored) => {
+      if (stored === "stored") return;
+      if (this.#live.get(session.id) === session) this.#live.delete(session.id);
+      throw stored === "client-full"
+        ? new HttpError(429, "Too Many Requests: this client holds too many sessions", retryAfter())
+        : new HttpError(503, "Service Unavailable: too many sessions", retryAfter());
+    });
   }
 
   /**

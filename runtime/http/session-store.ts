@@ -63,6 +63,15 @@ export interface SessionStore<R extends SessionRecord = SessionRecord> {
    * `cutoff`, pending ones at or before `pendingCutoff`.
    */
   due(cutoff: number, pendingCutoff: number): MaybePromise<R[]>;
+  /**
+   * Optional: `put` only within the bounds, checked and stored at once (a shared store: of instances
+   * admitting at once, no more than the bounds get "stored"). The registry uses it when present and
+   * refuses a new session the store says is over a bound, after it made room by evicting.
+   */
+  putWithin?(
+    record: R,
+    bounds: { max?: number; maxPerClient?: number },
+  ): MaybePromise<"stored" | "full" | "client-full">;
   /** Optional: whether the store can serve now (a readiness probe asks; absent: always). */
   healthy?(): MaybePromise<boolean>;
 }

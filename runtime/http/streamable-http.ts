@@ -602,6 +602,7 @@ class StreamableHttp {
     if (held) return held;
     if (!record || record.protocolVersion === undefined) throw noSuchSession();
     const session = new HttpSession(id, true, this.#env);
+    session.takenUp();
     session.client = record.client;
     session.owner = record.owner;
     session.established = record.established;

@@ -33,7 +33,12 @@ describe.skipIf(withoutRedis)(redisSuite("redisStores"), () => {
     const logs: string[] = [];
     const stores = await redisStores(url, { prefix: "app-a:", log: (line) => logs.push(line) });
     expect(stores.where).toBe(`127.0.0.1:${redis.port}`);
-    expect(Object.keys(stores.server).sort()).toEqual(["bus", "resourceSubscriptions", "stateKeys", "usedStateStore"]);
+    expect(Object.keys(stores.server).sort()).toEqual([
+      "bus",
+      "resourceSubscriptions",
+      "stateKeys",
+      "usedStateStore",
+    ]);
     expect(Object.keys(stores.http).sort()).toEqual(["eventStore", "sessionStore"]);
 
     await stores.http.sessionStore.put(record("s1", { client: "c1" }));

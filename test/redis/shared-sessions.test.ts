@@ -110,6 +110,12 @@ describe.skipIf(withoutRedis)(redisSuite("sessions shared by three instances"), 
     return { name, http, aborted };
   }
 
+  async function ownConnection() {
+    const connection = await connectRedis(redis.url, { log: () => {} });
+    cleanups.push(() => connection.close());
+    return connection;
+  }
+
   let instances: Instance[];
   beforeAll(async () => {
     const prefix = `shared-${randomUUID()}:`;
@@ -253,6 +259,55 @@ describe.skipIf(withoutRedis)(redisSuite("sessions shared by three instances"), 
       });
       expect(response.status).toBe(404);
     }
+  });
+
+  it("the session bounds hold across instances: of initializes racing on two instances, at most maxSessions are kept", async () => {
+    const prefix = `bounded-${randomUUID()}:`;
+    const bounded = await Promise.all(
+      ["P", "Q"].map(async (name) => {
+        const connection = await connectRedis(redis.url, { log: () => {} });
+        const server = createServer({
+          info: { name: `bounded-${name}`, version: "1.0.0" },
+          handlers: { listTools: () => ({ tools: [] }) },
+          bus: new RedisMessageBus(connection, { prefix }),
+        });
+        const http = await serveHttp(server, {
+          sessionStore: new RedisSessionStore(connection, { prefix }),
+          eventStore: new RedisEventStore(connection, { prefix }),
+          maxSessions: 4,
+        });
+        cleanups.push(
+          () => connection.close(),
+          () => http.close({ timeoutMs: 0 }),
+        );
+        return http;
+      }),
+    );
+    const initialize = (url: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "x", version: "1" },
+          },
+        }),
+      }).then(async (r) => {
+        await r.body?.cancel();
+        return r.status;
+      });
+    const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => initialize(bounded[i % 2]!.url)));
+    // Pending sessions give way to newer ones (the registry's rule); the racers that find no room get 503.
+    expect(
+      statuses.every((s) => s === 200 || s === 503),
+      String(statuses),
+    ).toBe(true);
+    expect(await new RedisSessionStore(await ownConnection(), { prefix }).size()).toBe(4);
   });
 
   it("reports no errors", () => {
