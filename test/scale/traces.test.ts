@@ -4,7 +4,10 @@
  * spans written as JSON lines to a file per instance). One tool call through haproxy yields a CLIENT
  * span here and a SERVER span on the instance that answered, in one trace, the server span a child of
  * the client's (W3C trace context in `params._meta`), named and attributed per the MCP semantic
- * conventions; a call whose input rounds land on three instances stays one trace.
+ * conventions; a call whose input rounds land on three instances stays one trace. In a 2025-era
+ * session shared by the instances, a call carries `mcp.session.id`, and a sampling request raised by
+ * the tool, whose answer the client sends through another instance (routed back over Redis), is one
+ * trace from the client's call to its own sampling handler and back.
  */
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import {
@@ -13,8 +16,10 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClient as createClient2025 } from "../../generated/2025-11-25/index.js";
 import { createClient } from "../../generated/2026-07-28/index.js";
 import { connectHttp } from "../../runtime/http-client/connect.js";
+import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { openTelemetry } from "../../runtime/otel/index.js";
 import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
@@ -130,6 +135,65 @@ describe.skipIf(withoutRedis || withoutHaproxy)(
         expect(span.attributes["error.type"]).toBe("tool_error");
         expect(span.status.code).toBe(SpanStatusCode.ERROR);
       }
+    });
+
+    it("2025-11-25, a session: the call's spans name it; a sampling answer routed through another instance keeps the trace", async () => {
+      const servedBy: { kind: string; by: string }[] = [];
+      const client = createClient2025({
+        info: { name: "scale-traces", version: "1.0.0" },
+        telemetry: openTelemetry({ tracerProvider }),
+        handlers: {
+          createMessage: () => ({
+            role: "assistant",
+            content: { type: "text", text: "sampled" },
+            model: "m",
+          }),
+        },
+      });
+      const fetchAndNote: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string }) : {};
+        servedBy.push({ kind: body.method ?? "response", by: response.headers.get("x-served-by") ?? "?" });
+        return response;
+      };
+      const transport = new StreamableHttpClientTransport(bed.url, { fetch: fetchAndNote });
+      let answer: string;
+      let sessionId: string;
+      try {
+        await client.connect(transport);
+        answer = textOf(await client.callTool({ name: "sample", arguments: {} }));
+        sessionId = transport.sessionId!;
+      } finally {
+        await client.close();
+      }
+      const askedOn = /asked on (\w)/.exec(answer)![1]!;
+      expect(answer).toBe(`sampled (asked on ${askedOn})`);
+      // The client's answer to the sampling request went to another instance than the one waiting.
+      const routedThrough = servedBy.filter((s) => s.kind === "response").at(-1)!.by;
+      expect(routedThrough).not.toBe(askedOn);
+
+      const [call] = spans
+        .getFinishedSpans()
+        .filter((s) => s.kind === SpanKind.CLIENT && s.name === "tools/call sample");
+      const traceId = call!.spanContext().traceId;
+      const [served] = await serverSpans(traceId, "tools/call sample", 1);
+      expect(served!.instance).toBe(askedOn);
+      expect(served!.parentSpanId).toBe(call!.spanContext().spanId);
+      expect(call!.attributes["mcp.session.id"]).toBe(sessionId);
+      expect(served!.attributes["mcp.session.id"]).toBe(sessionId);
+      expect(served!.attributes["mcp.protocol.version"]).toBe("2025-11-25");
+      // The instance's request to the client, a child of its call, ended once the routed answer came.
+      const [asked] = await serverSpans(traceId, "sampling/createMessage", 1);
+      expect(asked!.instance).toBe(askedOn);
+      expect(asked!.kind).toBe(SpanKind.CLIENT);
+      expect(asked!.parentSpanId).toBe(served!.spanId);
+      expect(asked!.status.code).not.toBe(SpanStatusCode.ERROR);
+      // The client's own handling of it: a SERVER span here, in the same trace, under the instance's.
+      const [handled] = spans
+        .getFinishedSpans()
+        .filter((s) => s.kind === SpanKind.SERVER && s.name === "sampling/createMessage");
+      expect(handled!.spanContext().traceId).toBe(traceId);
+      expect(handled!.parentSpanContext?.spanId).toBe(asked!.spanId);
     });
 
     it("a call whose three input rounds land on three instances is one trace under the client's span", async () => {
