@@ -99,16 +99,19 @@ interface RedisSetup {
 /** An instance of the bench's server: Redis-backed when `shared` is given, else the in-memory defaults. */
 async function startServer(
   shared: RedisSetup | undefined,
+  jsonAnswers = false,
 ): Promise<{ child: HttpServerChild; port: number }> {
   const port = await freePort();
+  const answers = jsonAnswers ? ["--json-answers"] : [];
   const flags = shared
     ? [
         `--redis=${shared.redis.url}`,
         `--prefix=${shared.prefix}`,
         `--port=${port}`,
         ...shared.balancers.map((host) => `--allow-host=${host}`),
+        ...answers,
       ]
-    : [];
+    : answers;
   const child = new HttpServerChild(SERVER, flags, { env: SERVER_ENV });
   return { child, port: await child.start() };
 }
@@ -495,6 +498,36 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
     await memory.child.close();
     await sdk.close();
 
+    // The same with JSON answers: no SSE events, so nothing for the event store; what sessions alone cost.
+    log("per call, JSON answers: ours with Redis, ours in memory (64 in flight)");
+    const jsonRedis = await startServer(shared, true);
+    const jsonMemory = await startServer(undefined, true);
+    stops.push(
+      () => jsonRedis.child.close(),
+      () => jsonMemory.child.close(),
+    );
+    const jsonTargets = {
+      redis: new SessionTarget([jsonRedis.child], [jsonRedis.port]),
+      memory: new SessionTarget([jsonMemory.child], [jsonMemory.port]),
+    };
+    for (const t of Object.values(jsonTargets)) {
+      stops.push(() => t.close());
+      await t.start();
+    }
+    const j64 = await measure(jsonTargets, 64, "64 in flight, JSON", redisPid);
+    const seenJson = await monitored(redis.port, async () => {
+      await runBounded(jsonTargets.redis.call, { count: MONITORED_CALLS, inflight: 1, maxMs: 10_000 });
+    });
+    const sentJson = new Map([...seenJson.sent].map(([k, v]) => [k, v / MONITORED_CALLS]));
+    const scriptsJson = new Map([...seenJson.inScripts].map(([k, v]) => [k, v / MONITORED_CALLS]));
+    log(`  Redis commands sent per call, JSON answers: ${describeCounts(sentJson)}`);
+    notes.push(
+      `With JSON answers: ${describeCounts(sentJson)}; run inside those scripts: ${describeCounts(scriptsJson)}.`,
+    );
+    for (const t of Object.values(jsonTargets)) await t.close();
+    await jsonRedis.child.close();
+    await jsonMemory.child.close();
+
     // The commands one call sends, counted by MONITOR over untimed calls.
     const statsBefore = await commandStats(info);
     const seen = await monitored(redis.port, async () => {
@@ -572,6 +605,24 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
       }),
     );
 
+    const jsonCpu = { redis: j64.redis.serverCpuUs, memory: j64.memory.serverCpuUs, sdkV2: NaN_ };
+    rows.push(
+      perCallRow("JSON answers: server CPU per call, 64 in flight", "µs", jsonCpu, {
+        text: `Redis ≤ ${CPU_TARGET}× memory`,
+        met: jsonCpu.redis / jsonCpu.memory <= CPU_TARGET,
+      }),
+      perCallRow("JSON answers: calls/s, 64 in flight", "calls/s", {
+        redis: j64.redis.callsPerSec,
+        memory: j64.memory.callsPerSec,
+        sdkV2: NaN_,
+      }),
+      perCallRow("JSON answers: Redis round trips per call (commands sent)", "commands", {
+        redis: total(sentJson),
+        memory: 0,
+        sdkV2: NaN_,
+      }),
+    );
+
     // 2. One instance against two, behind haproxy and with the client alternating.
     log("scale-out: one instance against two sharing sessions through Redis");
     const b = await startServer(shared);
@@ -599,6 +650,16 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
       await t.start();
     }
     const sc = await measure(scale, 64, "64 in flight", redisPid);
+    const seenTwo = await monitored(redis.port, async () => {
+      await runBounded(scale["2, client alternating"].call, {
+        count: MONITORED_CALLS,
+        inflight: 1,
+        maxMs: 10_000,
+      });
+    });
+    const sentTwo = new Map([...seenTwo.sent].map(([k, v]) => [k, v / MONITORED_CALLS]));
+    log(`  Redis commands sent per call, 2 instances: ${describeCounts(sentTwo)}`);
+    notes.push(`The same with 2 instances, the client alternating: ${describeCounts(sentTwo)}.`);
     const scaleRow = (
       figure: string,
       one: Series,
@@ -639,6 +700,14 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
         "µs",
       ),
     );
+    rows.push({
+      figure: "Redis round trips per call (commands sent), 2 instances, client alternating",
+      redis: total(sentTwo),
+      memory: NaN_,
+      sdkV2: NaN_,
+      unit: "commands",
+      ratio: total(sentTwo) / total(sentPerCall),
+    });
     for (const t of Object.values(scale)) await t.close();
     for (const p of proxies) await p.dispose();
 
@@ -736,7 +805,7 @@ function header(notes: string[]): string[] {
     `Servers: ${MODE === "compiled" ? "plain `node <file>.js` (compiled)" : "tsx-loaded sources"}, NODE_ENV=production. "ours, Redis": the stateful`,
     '2025-11-25 server with RedisSessionStore, RedisEventStore and RedisMessageBus (bench/fixtures/http-redis-server.ts); "ours, memory": the',
     'same server with the in-memory defaults; "sdk v2": SDK v2\'s stateful server (a transport per session in a map). POSTs answered',
-    `with SSE (priming event + response). Load: the HTTP bench's client, one session per server, an undici Pool of ${POOL_SOCKETS} sockets;`,
+    `with SSE (priming event + response), in the "JSON answers" rows with application/json (no SSE events, nothing stored but the session). Load: the HTTP bench's client, one session per server, an undici Pool of ${POOL_SOCKETS} sockets;`,
     `median of ${RUNS} interleaved runs of ≤ ${CALLS[64]} calls / ${RUN_MAX_MS[64]} ms at 64 in flight, ≤ ${CALLS[1]} / ${RUN_MAX_MS[1]} ms at 1, after a warm-up;`,
     "latency: each call's POST to its parsed answer, percentiles per run, median of runs. CPU from /proc/<pid>/task/*/schedstat.",
     `The load client used at most ${Math.round(clientBusyMax * 100)}% of a core in any run. ${cpus().length} cores carry the load client, Redis, haproxy and the`,
