@@ -1,6 +1,7 @@
 /**
- * The HTTP benches' load client (bench/http.ts, bench/auth.ts): POSTs through an undici Pool's
- * dispatch() with bodies built as strings, responses parsed only as far as a check needs.
+ * The HTTP benches' load client (bench/http.ts, bench/auth.ts, bench/redis.ts): POSTs through an undici
+ * Pool's dispatch() with bodies built as strings, responses parsed only as far as a check needs; opening a
+ * 2025-11-25 session.
  */
 
 import { Pool } from "undici";
@@ -69,6 +70,47 @@ export function post(pool: Pool, headers: Record<string, string>, body: string):
       },
     );
   });
+}
+
+/** The headers of every request in a 2025-11-25 session but the initialize (add its mcp-session-id). */
+export const BASE_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": PROTOCOL_VERSION,
+};
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: "bench-http", version: "1.0.0" },
+  },
+});
+const INITIALIZED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+/** The initialize request has no MCP-Protocol-Version header yet: the version is negotiated in its body. */
+const INITIALIZE_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** The body of echo call `i` (2025-11-25). */
+export const callBody = (i: number) =>
+  `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"}}}`;
+
+/** initialize, then notifications/initialized, as a client opening a session does; the session id. */
+export async function openSession(pool: Pool): Promise<string> {
+  const init = await post(pool, INITIALIZE_HEADERS, INITIALIZE);
+  if (init.status !== 200 || !init.sessionId) {
+    throw new Error(`initialize: HTTP ${init.status}, session ${init.sessionId}: ${init.text.slice(0, 200)}`);
+  }
+  const message = messageOf(init.contentType, init.text, "initialize");
+  if (message.error) throw new Error(`initialize failed: ${message.error.message}`);
+  const note = await post(pool, { ...BASE_HEADERS, "mcp-session-id": init.sessionId }, INITIALIZED);
+  if (note.status !== 202) throw new Error(`notifications/initialized: HTTP ${note.status}: ${note.text}`);
+  return init.sessionId;
 }
 
 /** A `tools/call` of the fixtures' `echo` tool whose answer must echo `c<i>`: every timed HTTP call. */

@@ -15,13 +15,14 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Pool } from "undici";
 import {
+  BASE_HEADERS,
+  callBody,
   echoCaller,
   LoadTarget,
-  messageOf,
+  openSession,
   PATH,
   POOL_SOCKETS,
   PROTOCOL_VERSION,
-  post,
   type Sample,
 } from "./http-load.js";
 import {
@@ -112,29 +113,6 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 // The load client: an undici Pool of keep-alive sockets, bodies built as strings, responses parsed only
 // as far as needed to check the echo (about 20 µs of client CPU per call on the reference machine).
 
-const BASE_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": PROTOCOL_VERSION,
-};
-
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: {
-    protocolVersion: PROTOCOL_VERSION,
-    capabilities: {},
-    clientInfo: { name: "bench-http", version: "1.0.0" },
-  },
-});
-const INITIALIZED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
-/** The initialize request has no MCP-Protocol-Version header yet: the version is negotiated in its body. */
-const INITIALIZE_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-
 /** 2026-07-28: no session; every request names its version (header and `_meta`), method and tool. */
 const MODERN_HEADERS = {
   ...BASE_HEADERS,
@@ -146,22 +124,6 @@ const MODERN_META =
   '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench-http","version":"1.0.0"}}';
 const modernCallBody = (i: number) =>
   `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"},${MODERN_META}}}`;
-
-const callBody = (i: number) =>
-  `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"}}}`;
-
-/** initialize, then notifications/initialized, as a client opening a session does; the session id. */
-async function openSession(pool: Pool): Promise<string> {
-  const init = await post(pool, INITIALIZE_HEADERS, INITIALIZE);
-  if (init.status !== 200 || !init.sessionId) {
-    throw new Error(`initialize: HTTP ${init.status}, session ${init.sessionId}: ${init.text.slice(0, 200)}`);
-  }
-  const message = messageOf(init.contentType, init.text, "initialize");
-  if (message.error) throw new Error(`initialize failed: ${message.error.message}`);
-  const note = await post(pool, { ...BASE_HEADERS, "mcp-session-id": init.sessionId }, INITIALIZED);
-  if (note.status !== 202) throw new Error(`notifications/initialized: HTTP ${note.status}: ${note.text}`);
-  return init.sessionId;
-}
 
 function caller(pool: Pool, sessionId: string | undefined, modern = false): (i: number) => Promise<void> {
   const headers = modern

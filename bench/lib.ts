@@ -23,13 +23,16 @@ export const MODE: "compiled" | "source" = process.env.BENCH_SOURCE ? "source" :
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 
 /**
- * Builds the runtime package (runtime/dist/, what "ours" imports), dist/ and bench/.build once per bench
- * run (compiled mode only). runtime/dist/ is rebuilt from scratch: a stale one measured old code.
+ * Builds the runtime package (runtime/dist/, what "ours" imports), the Redis package (redis/dist/),
+ * dist/ and bench/.build once per bench run (compiled mode only). The packages' dist/ are rebuilt from
+ * scratch: a stale one measured old code.
  */
 export function prepareBuild(): void {
   if (MODE !== "compiled") return;
   const tsc = `${REPO}node_modules/.bin/tsc`;
   buildRuntime();
+  rmSync(`${REPO}redis/dist`, { recursive: true, force: true });
+  execFileSync(tsc, ["-p", `${REPO}redis/tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}tsconfig.build.json`], { stdio: "inherit" });
   execFileSync(tsc, ["-p", `${REPO}bench/tsconfig.fixtures.json`], { stdio: "inherit" });
   // tsc emits only TypeScript: the contract's compiled validators and tables join what it emitted.

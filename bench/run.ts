@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every bench, one after the other, each in its own process (its own children,
  * watchdog and heap). Without --json each prints its markdown table as it finishes; with --json nothing
- * but one JSON document goes to stdout: { node, cpus, cpu, quick, benches: { generate, cli, types, stdio, http, auth, telemetry, reliability, dev } },
+ * but one JSON document goes to stdout: { node, cpus, cpu, quick, benches: { generate, cli, types, stdio, http, auth, telemetry, redis, reliability, dev } },
  * every figure of every bench (npm prints its own banner on stdout unless run as `npm run -s`);
  * `--out <file>` also writes it to a file (atomically). --quick is passed on (a smoke run);
  * --only <name,…> runs some of them. Progress goes to stderr. Exits 1 if any bench fails (the others
@@ -21,6 +21,7 @@ const BENCHES = [
   "http",
   "auth",
   "telemetry",
+  "redis",
   "reliability",
   "dev",
 ] as const;
