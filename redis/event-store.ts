@@ -105,6 +105,9 @@ export class RedisEventStore implements EventStore {
     return streamId;
   }
 
+  /** Every stream expires `maxAgeMs` after its last event: one delivered live is left to expire. */
+  readonly expiresStreams = true;
+
   async deleteStream(streamId: string): Promise<void> {
     await command(this.#redis, (client) => client.del(this.key(streamId)));
   }

@@ -30,6 +30,11 @@ export interface EventStore {
     lastEventId: string,
     send: (id: string, message: JsonRpcMessage) => Promise<void>,
   ): Promise<string | undefined>;
+  /**
+   * Optional: true when streams go by themselves after an age bound (a shared store): a stream delivered
+   * live in full is then left to expire rather than deleted, one round trip less per call.
+   */
+  readonly expiresStreams?: boolean;
   /** Optional: forget a stream that no client can resume any more (its session closed). */
   deleteStream?(streamId: string): void | Promise<void>;
   /** Optional: whether the store can serve now (a readiness probe asks; absent: always). */

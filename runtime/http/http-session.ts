@@ -429,7 +429,9 @@ export class HttpSession implements Transport, Expirable {
   /** A request stream got all its responses. */
   streamEnded(stream: RequestStream, deliveredLive: boolean): void {
     this.#unregister(stream);
-    if (deliveredLive) this.forget(stream.id);
+    // A stream that stored nothing (a JSON answer) has nothing to delete; one in a store whose streams
+    // expire by themselves is left to.
+    if (deliveredLive && stream.stored && !this.env.store.expiresStreams) this.forget(stream.id);
     this.#endIfStateless();
     this.env.touched(this);
   }

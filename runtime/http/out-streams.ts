@@ -24,6 +24,8 @@ abstract class OutStream {
   writer: SseWriter | undefined;
   /** The client holds an event id of this stream, so it can resume it. */
   primed = false;
+  /** Something of it went to the event store (a JSON answer stores nothing). */
+  stored = false;
   /** The instance where this stream's client resumed it (shared sessions): its events go there. */
   forwardTo: string | undefined;
   /** The last queued send; undefined while nothing is queued. */
@@ -85,9 +87,9 @@ abstract class OutStream {
    * one, which nobody can resume; undefined while it need not have one yet.
    */
   protected idFor(message: JsonRpcMessage | PrimingEvent): string | undefined | Promise<string> {
-    return this.session.stateful
-      ? this.session.env.store.append(this.id, message)
-      : this.session.counterId(this.id);
+    if (!this.session.stateful) return this.session.counterId(this.id);
+    this.stored = true;
+    return this.session.env.store.append(this.id, message);
   }
 
   /** Runs `step` after everything queued before it; a failure fails only that step. */
@@ -343,7 +345,9 @@ export class RequestStream extends OutStream {
 
   async #storeHeld(): Promise<void> {
     for (const entry of this.#held ?? []) {
-      if (entry[0] === undefined) entry[0] = await this.session.env.store.append(this.id, entry[1]);
+      if (entry[0] !== undefined) continue;
+      this.stored = true;
+      entry[0] = await this.session.env.store.append(this.id, entry[1]);
     }
   }
 

@@ -46,6 +46,9 @@ export interface SessionPolicy {
   now: () => number;
 }
 
+/** With a shared store, a session's activity is written at most this often (expiry is minutes-scale). */
+const TOUCH_EVERY_MS = 1000;
+
 /** How long a new session held by another instance may still be answering its initialize. */
 const IN_FLIGHT_MS = 5000;
 
@@ -66,6 +69,8 @@ const retryAfter = () => ({ "retry-after": "5" });
  */
 export class SessionRegistry<S extends Expirable> {
   readonly #live = new Map<string, S>();
+  /** With a shared store: when each session's activity was last written, and as what. */
+  readonly #touched = new WeakMap<S, { at: number; established: boolean }>();
   /** Sessions ended here whose records are being deleted, by id. */
   readonly #forgetting = new Map<string, Promise<void>>();
   readonly #store: SessionStore<SessionRecord>;
@@ -113,7 +118,14 @@ export class SessionRegistry<S extends Expirable> {
   /** Marks the session used now and most recent (a session no longer held is left alone). */
   touch(session: S): void {
     if (this.#live.get(session.id) !== session) return;
-    session.lastActive = this.options.now();
+    const now = this.options.now();
+    session.lastActive = now;
+    if (this.shared) {
+      // Written behind: at most once a second per session, unless it just became established.
+      const last = this.#touched.get(session);
+      if (last && last.established === session.established && now - last.at < TOUCH_EVERY_MS) return;
+      this.#touched.set(session, { at: now, established: session.established });
+    }
     this.#settle(this.#store.touch(session));
   }
 
