@@ -25,6 +25,12 @@ export interface RedisEventStoreOptions {
    * not written for this long is deleted whole (its key expires).
    */
   maxAgeMs?: number;
+  /**
+   * A stream whose last response is stored is kept this long after it (ms, default one minute, at
+   * most `maxAgeMs`): time for a client whose connection broke just then to resume; then its key
+   * expires. Nothing deletes a stream delivered in full (`expiresStreams`): one round trip less a call.
+   */
+  endedTtlMs?: number;
 }
 
 const SEPARATOR = "#";
@@ -36,13 +42,13 @@ const PAGE = 100;
 /**
  * Appends, then trims by length and by age (Redis's clock, the one that made the entry id) and renews
  * the stream's expiry: one round trip, atomic, one key (so Cluster routes it to the stream's slot).
- * KEYS[1] the stream; ARGV: max events, max age ms, the message.
+ * KEYS[1] the stream; ARGV: max events, max age ms, the message, the key's expiry ms.
  */
 const APPEND: Script = script(`
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[3])
 local ms = tonumber(string.match(id, '^(%d+)'))
 redis.call('XTRIM', KEYS[1], 'MINID', '~', string.format('%d', ms - tonumber(ARGV[2])))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return id
 `);
 
@@ -56,12 +62,15 @@ export class RedisEventStore implements EventStore {
   readonly #prefix: string;
   readonly #maxEvents: string;
   readonly #maxAge: string;
+  readonly #endedTtl: string;
 
   constructor(redis: RedisConnection, options: RedisEventStoreOptions = {}) {
     this.#redis = redis;
     this.#prefix = options.prefix ?? "mcp:";
     this.#maxEvents = String(Math.max(1, Math.floor(options.maxEventsPerStream ?? 1000)));
     this.#maxAge = String(Math.max(1, Math.floor(options.maxAgeMs ?? 3_600_000)));
+    const ended = Math.max(1, Math.floor(options.endedTtlMs ?? 60_000));
+    this.#endedTtl = String(Math.min(ended, Number(this.#maxAge)));
   }
 
   /** The stream's key; its id in a hash tag, so that keys added per stream later share its Cluster slot. */
@@ -69,8 +78,9 @@ export class RedisEventStore implements EventStore {
     return `${this.#prefix}events:{${streamId}}`;
   }
 
-  async append(streamId: string, message: JsonRpcMessage | PrimingEvent): Promise<string> {
-    const args = [this.#maxEvents, this.#maxAge, JSON.stringify(message)];
+  async append(streamId: string, message: JsonRpcMessage | PrimingEvent, last?: boolean): Promise<string> {
+    const ttl = last ? this.#endedTtl : this.#maxAge;
+    const args = [this.#maxEvents, this.#maxAge, JSON.stringify(message), ttl];
     const entryId = await command(this.#redis, (client) =>
       runScript(client, APPEND, [this.key(streamId)], args),
     );

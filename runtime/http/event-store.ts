@@ -15,7 +15,12 @@ export interface EventStore {
    * Stores a message sent on `streamId`: its event id, unique across all streams. A store that holds
    * events in memory answers at once; one that writes elsewhere returns a promise.
    */
-  append(streamId: string, message: JsonRpcMessage | PrimingEvent): string | Promise<string>;
+  append(
+    streamId: string,
+    message: JsonRpcMessage | PrimingEvent,
+    /** The stream's last event (its last owed response): a store may keep the stream for less from now on. */
+    last?: boolean,
+  ): string | Promise<string>;
   /**
    * Optional: true when `append` always answers at once (never a promise), as the in-memory store does.
    * Otherwise an SSE answer without a priming event waits for its first event to be stored before its

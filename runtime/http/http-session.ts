@@ -429,9 +429,13 @@ export class HttpSession implements Transport, Expirable {
   /** A request stream got all its responses. */
   streamEnded(stream: RequestStream, deliveredLive: boolean): void {
     this.#unregister(stream);
-    // A stream that stored nothing (a JSON answer) has nothing to delete; one in a store whose streams
-    // expire by themselves is left to.
-    if (deliveredLive && stream.stored && !this.env.store.expiresStreams) this.forget(stream.id);
+    // A stream that stored nothing (a JSON answer) has nothing to resume or delete; one delivered in full
+    // is deleted, or left to expire in a store whose streams do.
+    if (!stream.stored) this.#stored?.delete(stream.id);
+    else if (deliveredLive) {
+      if (this.env.store.expiresStreams) this.#stored?.delete(stream.id);
+      else this.forget(stream.id);
+    }
     this.#endIfStateless();
     this.env.touched(this);
   }

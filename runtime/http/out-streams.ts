@@ -89,7 +89,12 @@ abstract class OutStream {
   protected idFor(message: JsonRpcMessage | PrimingEvent): string | undefined | Promise<string> {
     if (!this.session.stateful) return this.session.counterId(this.id);
     this.stored = true;
-    return this.session.env.store.append(this.id, message);
+    return this.session.env.store.append(this.id, message, this.isLast(message));
+  }
+
+  /** Whether `message` ends this stream (a request stream's last owed response). */
+  protected isLast(_message: JsonRpcMessage | PrimingEvent): boolean {
+    return false;
   }
 
   /** Runs `step` after everything queued before it; a failure fails only that step. */
@@ -238,6 +243,12 @@ export class RequestStream extends OutStream {
     if (ids.length > 1) this.#awaiting = new Set(ids);
   }
 
+  protected override isLast(message: JsonRpcMessage | PrimingEvent): boolean {
+    if (!isResponse(message as JsonRpcMessage) || this.#left !== 1) return false;
+    const id = (message as JsonRpcResponse).id as RequestId;
+    return this.#awaiting ? this.#awaiting.has(id) : id === this.ids[0];
+  }
+
   /** Whether `id` was still waiting for its response; it no longer is. */
   #answered(id: RequestId): boolean {
     const waiting = this.#awaiting ? this.#awaiting.delete(id) : this.#left === 1 && id === this.ids[0];
@@ -347,7 +358,7 @@ export class RequestStream extends OutStream {
     for (const entry of this.#held ?? []) {
       if (entry[0] !== undefined) continue;
       this.stored = true;
-      entry[0] = await this.session.env.store.append(this.id, entry[1]);
+      entry[0] = await this.session.env.store.append(this.id, entry[1], this.isLast(entry[1]));
     }
   }
 
