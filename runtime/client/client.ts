@@ -64,6 +64,14 @@ import {
   type VersionChoice,
 } from "./stateless.js";
 import { type LiveSubscription, type Subscription, Subscriptions } from "./subscriptions.js";
+import {
+  createdTask,
+  PolledToolTask,
+  readTask,
+  type TaskPeer,
+  type TaskRequest,
+  type ToolTask,
+} from "./tool-task.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
@@ -104,6 +112,19 @@ export interface ClientOptions {
 /** Options of one request: a stateless version's request also takes its own `_meta` log level. */
 export interface ClientRequestOptions extends RequestOptions {
   logLevel?: LogLevel;
+  /**
+   * `tools/call` only: run the call as a task (`true`, or `{ ttl }` to ask it be kept that long) and
+   * resolve with its result once the task ends, polling it at the server's interval; aborting `signal`
+   * cancels the task. See `startToolTask` to hold the task instead.
+   */
+  task?: TaskRequest;
+}
+
+/** A tool call's params, as every protocol version has them. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: { [key: string]: unknown };
+  _meta?: { [key: string]: unknown };
 }
 
 export interface ListenOptions {
@@ -145,6 +166,12 @@ const DISCOVER = "server/discover";
 const LISTEN = "subscriptions/listen";
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 const UNKNOWN_PEER: ImplementationInfo = Object.freeze({ name: "", version: "" });
+/** What a server declares to take `tools/call` as a task (2025-11-25). */
+const TASK_TOOL_CALLS = {
+  side: "server",
+  path: ["tasks", "requests", "tools", "call"],
+  leaf: "object",
+} as const;
 
 export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends MethodTypes = MethodTypes> {
   #connection: Connection | undefined;
@@ -644,11 +671,112 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       );
     }
     const sent = params as Record<string, unknown> | undefined;
+    if (method === "tools/call" && options.task) {
+      const { task: _, ...rest } = options;
+      const outcome = await this.#startToolTask(entry, sent as unknown as ToolCallParams, options.task, rest);
+      if (!(outcome instanceof PolledToolTask)) return outcome as NonNullable<Out[M]["result"]>;
+      return (await outcome.result(rest.signal ? { signal: rest.signal } : {})) as NonNullable<
+        Out[M]["result"]
+      >;
+    }
     if (this.#version !== undefined)
       return (await this.#requestStateless(entry, sent, options)) as NonNullable<Out[M]["result"]>;
-    const { logLevel: _, ...rest } = options;
+    const { logLevel: _, task: __, ...rest } = options;
     const result = await connection.request(method, sent, rest);
     return checkPeerResult(entry.result, method, result, "server") as NonNullable<Out[M]["result"]>;
+  }
+
+  /**
+   * Calls a tool as a task and hands back the task to hold: `status()`, `result()`, `cancel()`, and its
+   * `taskId` to find it again with `toolTask(taskId)` from this client or another after a reconnect.
+   */
+  async startToolTask(
+    params: ToolCallParams,
+    options: ClientRequestOptions & { task?: TaskRequest } = {},
+  ): Promise<ToolTask<NonNullable<Out["tools/call"]["result"]>>> {
+    if (this.#reinitializing) await this.#reinitializing;
+    this.#ready();
+    const entry = entryOf(this.#tables.clientRequests, "tools/call");
+    if (!entry)
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `tools/call is not a client request in protocol ${this.protocolVersion}`,
+      );
+    const { task = true, ...rest } = options;
+    const outcome = await this.#traced("tools/call", params as never, (sent) =>
+      this.#startToolTask(entry, sent as unknown as ToolCallParams, task, rest),
+    );
+    if (outcome instanceof PolledToolTask)
+      return outcome as ToolTask<NonNullable<Out["tools/call"]["result"]>>;
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `tools/call ${params.name}: the server answered with the tool's result, not a task (it does not run this tool as a task)`,
+    );
+  }
+
+  /** A task this or another client started (`startToolTask`), found by its id: `tasks/get` first. */
+  async toolTask(taskId: string, tool = ""): Promise<ToolTask<NonNullable<Out["tools/call"]["result"]>>> {
+    if (this.#reinitializing) await this.#reinitializing;
+    this.#ready();
+    const entry = entryOf(this.#tables.clientRequests, "tools/call")!;
+    const peer = this.#taskPeer();
+    const found = readTask(await peer.get(taskId, undefined), `tasks/get ${taskId}`);
+    return new PolledToolTask(found, tool, peer, (payload) => this.#toolResult(entry, payload)) as ToolTask<
+      NonNullable<Out["tools/call"]["result"]>
+    >;
+  }
+
+  /** Sends a task-augmented tools/call: the task the server created, or the result it answered at once. */
+  async #startToolTask(
+    entry: RequestEntry,
+    params: ToolCallParams,
+    task: TaskRequest,
+    options: ClientRequestOptions,
+  ): Promise<PolledToolTask<unknown> | Record<string, unknown>> {
+    if (this.#version !== undefined)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `tools/call as a task: not supported yet on the stateless protocol ${this.#version}`,
+      );
+    if (
+      this.options.strictCapabilities !== false &&
+      !hasCapability(this.#server!.capabilities, TASK_TOOL_CALLS)
+    )
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the server does not offer ${capabilityName(TASK_TOOL_CALLS)} (needed to call ${params.name} as a task)`,
+      );
+    const taskParams = task === true || task.ttl === undefined ? {} : { ttl: task.ttl };
+    const { logLevel: _, task: __, ...rest } = options;
+    const sent = { ...params, task: taskParams };
+    const result = await this.#ready().request("tools/call", sent, rest);
+    const created = createdTask(result, `tools/call ${params.name}`);
+    // A server that does not run this tool as a task answers the call itself.
+    if (!created) return this.#toolResult(entry, result);
+    return new PolledToolTask(created, params.name, this.#taskPeer(), (payload) =>
+      this.#toolResult(entry, payload),
+    );
+  }
+
+  #toolResult(entry: RequestEntry, result: Record<string, unknown>): Record<string, unknown> {
+    return checkPeerResult(entry.result, "tools/call", result, "server") as Record<string, unknown>;
+  }
+
+  /** The task requests a polled task sends, through this client (checked, traced, after a re-handshake). */
+  #taskPeer(): TaskPeer {
+    const send = (method: string, taskId: string, options: ClientRequestOptions) =>
+      this.request(method as never, { taskId } as never, options) as Promise<Record<string, unknown>>;
+    const client = this;
+    return {
+      get: (taskId, signal) => send("tasks/get", taskId, signal ? { signal } : {}),
+      // It answers once the task ends (and carries the task's input requests meanwhile): no timeout.
+      payload: (taskId, signal) =>
+        send("tasks/result", taskId, { timeoutMs: Number.POSITIVE_INFINITY, ...(signal ? { signal } : {}) }),
+      cancel: (taskId) => send("tasks/cancel", taskId, {}),
+      get closed() {
+        return client.#connection?.closed ?? true;
+      },
+    };
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {

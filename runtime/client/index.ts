@@ -8,6 +8,7 @@ export {
   type ClientRequestOptions,
   type ListenOptions,
   type ServerDescription,
+  type ToolCallParams,
 } from "./client.js";
 export {
   type BindOptions,
@@ -18,3 +19,10 @@ export {
   ToolCallError,
 } from "./contract.js";
 export type { Subscription, SubscriptionEnd } from "./subscriptions.js";
+export type {
+  TaskRequest,
+  ToolTask,
+  ToolTaskInfo,
+  ToolTaskStatus,
+  ToolTaskWaitOptions,
+} from "./tool-task.js";
