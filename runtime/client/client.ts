@@ -51,6 +51,7 @@ import {
 } from "../mcp/tables.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
+import { type ClientTaskOptions, ClientTasks, TASK_METHODS, taskCapabilities } from "./client-tasks.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -107,6 +108,12 @@ export interface ClientOptions {
    * none, at no cost.
    */
   telemetry?: Telemetry;
+  /**
+   * 2025-11-25: answer a server's task-augmented `sampling/createMessage` and `elicitation/create` (the
+   * handlers present) as tasks, kept in this client's own task store, and serve `tasks/get`,
+   * `tasks/result`, `tasks/list` and `tasks/cancel` for them; declared as `capabilities.tasks`.
+   */
+  tasks?: boolean | ClientTaskOptions;
 }
 
 /** Options of one request: a stateless version's request also takes its own `_meta` log level. */
@@ -188,6 +195,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   #reinitializing: Promise<ServerDescription> | undefined;
   readonly #toolHeaders = new ToolHeaderParams();
   readonly #subscriptions = new Subscriptions();
+  /** The tasks this client runs for the server, when `options.tasks` asks for them. */
+  readonly #tasks: ClientTasks | undefined;
 
   constructor(
     readonly protocol: ProtocolTables,
@@ -195,6 +204,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   ) {
     const given = (options.handlers ?? {}) as Record<string, AnyHandler | undefined>;
     this.#handlers = Object.fromEntries(Object.entries(given).filter(([, h]) => !isStub(h)));
+    const tasks = options.tasks;
+    this.#tasks = tasks ? new ClientTasks(tasks === true ? {} : tasks) : undefined;
     this.#tables = protocol;
     this.#caps = this.#capabilitiesFor(protocol);
   }
@@ -787,6 +798,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   async close(): Promise<void> {
+    this.#tasks?.close();
     await this.#connection?.close();
   }
 
@@ -795,7 +807,11 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       Object.values(tables.serverRequests),
       (e) => !!this.#handlers[e.handler],
     );
-    return mergeCapabilities(derived, this.options.capabilities);
+    const tasks =
+      this.#tasks && entryOf(tables.serverRequests, "tasks/get")
+        ? taskCapabilities((handler) => !!this.#handlers[handler])
+        : undefined;
+    return mergeCapabilities(tasks ? mergeCapabilities(derived, tasks) : derived, this.options.capabilities);
   }
 
   #ready(): Connection {
@@ -863,9 +879,23 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         `Method not found: ${request.method} (this client does not offer ${capabilityName(entry.capability)})`,
       );
     }
+    const tasks = this.#tasks;
+    if (tasks && TASK_METHODS.has(request.method))
+      return tasks.serve(request.method, request.params, rc.signal);
     const handler = this.#handlers[entry.handler];
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    return this.#runHandler(entry, handler, request.params, `Invalid params for ${request.method}`, () =>
+    const invalidParams = `Invalid params for ${request.method}`;
+    const task = request.params?.task;
+    if (tasks && isObject(task) && tasks.handlerOf(request.method) === entry.handler) {
+      // Checked before the task exists: bad params are the request's error, not a failed task.
+      assertValid(entry.params, request.params, ErrorCode.InvalidParams, invalidParams);
+      return tasks.create(request.method, task, (signal) =>
+        this.#runHandler(entry, handler, request.params, invalidParams, () =>
+          this.#handlerContext(rc.id, signal),
+        ),
+      );
+    }
+    return this.#runHandler(entry, handler, request.params, invalidParams, () =>
       this.#handlerContext(rc.id, rc.signal, rc),
     );
   }

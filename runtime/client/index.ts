@@ -10,6 +10,7 @@ export {
   type ServerDescription,
   type ToolCallParams,
 } from "./client.js";
+export type { ClientTaskOptions } from "./client-tasks.js";
 export {
   type BindOptions,
   bindContract,

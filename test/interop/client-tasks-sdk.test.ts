@@ -76,6 +76,12 @@ async function connect(peer: Peer) {
 const textOf = (result: { content?: unknown[] }) =>
   (result.content as { type: string; text?: string }[]).map((b) => b.text ?? b.type).join("\n");
 
+/** The SDK tool's text: the task stages its stream saw, then the JSON result. */
+function split(text: string): [string, unknown] {
+  const space = text.indexOf(" ");
+  return [text.slice(0, space), JSON.parse(text.slice(space + 1))];
+}
+
 async function until<T>(read: () => T | undefined, ms = 5000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -184,5 +190,77 @@ describe("SDK v1 task server over stateless HTTP (one task store for every reque
     const peer = await httpPeer(true);
     const client = await connect(peer);
     await expect(client.toolTask("no-such-task")).rejects.toMatchObject({ code: -32602 });
+  });
+});
+
+describe.each([
+  { name: "HTTP", peer: () => httpPeer(false) },
+  { name: "stdio", peer: async () => stdioPeer() },
+])("task-augmented requests from the SDK v1 server over $name", ({ peer: makePeer }) => {
+  async function answering(peer: Peer, ms: number) {
+    const seen: { method: string; aborted?: boolean }[] = [];
+    const client = createClient({
+      info,
+      tasks: { pollIntervalMs: 100 },
+      capabilities: { elicitation: { form: {} } },
+      handlers: {
+        async elicit(params, ctx) {
+          seen.push({ method: "elicit" });
+          await sleep(ms);
+          seen.at(-1)!.aborted = ctx.signal.aborted;
+          return { action: "accept", content: { name: `Ada (${params.message})` } };
+        },
+        async createMessage(params) {
+          seen.push({ method: "createMessage" });
+          await sleep(ms);
+          const first = params.messages[0]!.content;
+          const text = "text" in first ? first.text : "?";
+          return { role: "assistant", model: "echo-model", content: { type: "text", text: `re: ${text}` } };
+        },
+      },
+    });
+    await client.connect(peer.transport());
+    cleanups.push(() => client.close());
+    return { client, seen };
+  }
+
+  it("declares tasks for sampling and elicitation and answers both as tasks the server polls", async () => {
+    const peer = await makePeer();
+    const { client, seen } = await answering(peer, 400);
+    expect(client.capabilities.tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { sampling: { createMessage: {} }, elicitation: { create: {} } },
+    });
+    const asked = await client.callTool({ name: "ask", arguments: { question: "your name?" } });
+    // The SDK's stream saw our task created, then polled it to completed, then fetched its result.
+    const [stages, answer] = split(textOf(asked));
+    expect(stages).toBe("created,working,completed");
+    // tasks/result answered the elicitation's result, naming the task it belongs to.
+    expect(answer).toEqual({
+      action: "accept",
+      content: { name: "Ada (your name?)" },
+      _meta: { "io.modelcontextprotocol/related-task": { taskId: expect.any(String) } },
+    });
+    const [sampleStages, sample] = split(
+      textOf(await client.callTool({ name: "sample", arguments: { prompt: "hi" } })),
+    );
+    expect(sampleStages).toBe("created,working,completed");
+    expect(sample).toMatchObject({ model: "echo-model", content: { type: "text", text: "re: hi" } });
+    expect(seen.map((s) => s.method)).toEqual(["elicit", "createMessage"]);
+  });
+
+  it("a task the server cancels aborts the handler's signal; a second cancel is -32602", async () => {
+    const peer = await makePeer();
+    const { client, seen } = await answering(peer, 1000);
+    const result = await client.callTool({ name: "ask_cancel", arguments: { ms: 300 } });
+    expect(JSON.parse(textOf(result))).toEqual({
+      cancelled: "cancelled",
+      after: "cancelled",
+      listed: ["cancelled"],
+      again: "second cancel: -32602",
+    });
+    await until(() => (seen[0]?.aborted === undefined ? undefined : true));
+    expect(seen).toEqual([{ method: "elicit", aborted: true }]);
   });
 });
