@@ -38,7 +38,7 @@ import type {
 import type { InputRequest } from "../mcp/input-rounds.js";
 import type { LogLevel } from "../mcp/logging.js";
 import { isStub } from "../mcp/not-implemented.js";
-import { standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
+import { encodeHeaderValue, NAME_HEADER, standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
 import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
 import type { StatelessHttp } from "../mcp/stateless-http.js";
 import { type SubscriptionFilter, subscriptionIdOf } from "../mcp/subscriptions.js";
@@ -52,6 +52,14 @@ import {
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import { type ClientTaskOptions, ClientTasks, TASK_METHODS, taskCapabilities } from "./client-tasks.js";
+import {
+  EXTENSION_TASK_METHODS,
+  offersTasksExtension,
+  RESULT_TYPE_TASK,
+  readDetailedTask,
+  TASKS_EXTENSION,
+  withTasksExtension,
+} from "./extension-tasks.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -380,15 +388,21 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     headers["mcp-protocol-version"] = metaVersion(params) ?? this.#version ?? this.protocol.version;
     if (message.method === "tools/call" && params)
       Object.assign(headers, this.#toolHeaders.headers(params.name, params.arguments));
+    // The tasks extension names the task a request is about, as tools/call names its tool.
+    if (EXTENSION_TASK_METHODS.has(message.method) && typeof params?.taskId === "string")
+      headers[NAME_HEADER] = encodeHeaderValue(params.taskId);
     return headers;
   }
 
-  /** The protocol fields of a stateless request's `_meta`, over what the caller put there. */
-  #meta(userMeta: unknown, logLevel?: LogLevel): Record<string, unknown> {
+  /**
+   * The protocol fields of a stateless request's `_meta`, over what the caller put there; `tasks`: the
+   * tasks extension declared in this request's capabilities (it is negotiated per request).
+   */
+  #meta(userMeta: unknown, logLevel?: LogLevel, tasks = false): Record<string, unknown> {
     const level = logLevel ?? this.options.logLevel;
     return requestMeta(userMeta, {
       version: this.#version ?? this.protocol.version,
-      capabilities: this.#caps,
+      capabilities: tasks ? withTasksExtension(this.#caps) : this.#caps,
       ...(this.options.sendClientInfo === false ? {} : { info: this.options.info }),
       ...(level === undefined ? {} : { logLevel: level }),
     });
@@ -403,14 +417,17 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     entry: RequestEntry,
     params: Record<string, unknown> | undefined,
     options: ClientRequestOptions,
+    tasks = false,
   ): Promise<Record<string, unknown>> {
     const method = entry.method;
     const rounds = this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
     let input: Record<string, unknown> = {};
     for (let round = 0; round <= rounds; round++) {
-      const result = await this.#sendStateless(method, { ...params, ...input }, options);
+      const result = await this.#sendStateless(method, { ...params, ...input }, options, tasks);
       const type = resultTypeOf(result);
       if (type === RESULT_TYPE.complete) return this.#complete(entry, result);
+      // The tasks extension, declared on this request: the server made it a task (checked by the caller).
+      if (type === RESULT_TYPE_TASK && tasks) return result;
       if (type !== RESULT_TYPE.inputRequired || !entry.inputRequired) {
         throw new McpError(
           ErrorCode.InvalidParams,
@@ -436,15 +453,16 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     method: string,
     params: Record<string, unknown>,
     options: ClientRequestOptions,
+    tasks = false,
   ): Promise<Record<string, unknown>> {
-    const { logLevel, ...rest } = options;
+    const { logLevel, task: _, ...rest } = options;
     let versionRetried = false;
     let toolsRefetched = false;
     for (;;) {
       try {
         return await this.#ready().request(
           method,
-          { ...params, _meta: this.#meta(params._meta, logLevel) },
+          { ...params, _meta: this.#meta(params._meta, logLevel, tasks) },
           rest,
         );
       } catch (error) {
@@ -730,11 +748,13 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     if (this.#reinitializing) await this.#reinitializing;
     this.#ready();
     const entry = entryOf(this.#tables.clientRequests, "tools/call")!;
-    const peer = this.#taskPeer();
-    const found = readTask(await peer.get(taskId, undefined), `tasks/get ${taskId}`);
-    return new PolledToolTask(found, tool, peer, (payload) => this.#toolResult(entry, payload)) as ToolTask<
-      NonNullable<Out["tools/call"]["result"]>
-    >;
+    const stateless = this.#version !== undefined;
+    const peer = stateless ? this.#extensionTaskPeer(entry) : this.#taskPeer();
+    const found = await peer.get(taskId, undefined);
+    // 2026-07-28's peer checks the inlined result itself; 2025-11-25's tasks/result is checked here.
+    const check = (payload: Record<string, unknown>) =>
+      stateless ? payload : this.#toolResult(entry, payload);
+    return new PolledToolTask(found, tool, peer, check) as ToolTask<NonNullable<Out["tools/call"]["result"]>>;
   }
 
   /** Sends a task-augmented tools/call: the task the server created, or the result it answered at once. */
@@ -744,11 +764,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     task: TaskRequest,
     options: ClientRequestOptions,
   ): Promise<PolledToolTask<unknown> | Record<string, unknown>> {
-    if (this.#version !== undefined)
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `tools/call as a task: not supported yet on the stateless protocol ${this.#version}`,
-      );
+    if (this.#version !== undefined) return this.#startExtensionTask(entry, params, options);
     if (
       this.options.strictCapabilities !== false &&
       !hasCapability(this.#server!.capabilities, TASK_TOOL_CALLS)
@@ -769,6 +785,81 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     );
   }
 
+  /**
+   * 2026-07-28: the call with the tasks extension declared on it; the server decides. A flat
+   * CreateTaskResult → the task, polled with `tasks/get`; a complete result → that result.
+   */
+  async #startExtensionTask(
+    entry: RequestEntry,
+    params: ToolCallParams,
+    options: ClientRequestOptions,
+  ): Promise<PolledToolTask<unknown> | Record<string, unknown>> {
+    if (this.options.strictCapabilities !== false && !offersTasksExtension(this.#server!.capabilities))
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the server does not offer the ${TASKS_EXTENSION} extension (needed to call ${params.name} as a task)`,
+      );
+    const { task: _, ...rest } = options;
+    const result = await this.#requestStateless(
+      entry,
+      params as unknown as Record<string, unknown>,
+      rest,
+      true,
+    );
+    if (resultTypeOf(result) !== RESULT_TYPE_TASK) return result;
+    const created = readDetailedTask(result, `tools/call ${params.name}`).info;
+    return new PolledToolTask(created, params.name, this.#extensionTaskPeer(entry), (payload) => payload);
+  }
+
+  /** The 2026-07-28 task requests: tasks/get (the DetailedTask), tasks/update (input), tasks/cancel. */
+  #extensionTaskPeer(entry: RequestEntry): TaskPeer {
+    const send = (method: string, params: Record<string, unknown>, signal?: AbortSignal) =>
+      this.#sendStateless(method, params, signal ? { signal } : {}, true);
+    const detail = async (taskId: string, signal: AbortSignal | undefined) =>
+      readDetailedTask(await send("tasks/get", { taskId }, signal), `tasks/get ${taskId}`);
+    // Keys answered already: a poll may see them again before the server took the answer.
+    const answered = new Set<string>();
+    let last: ReturnType<typeof readDetailedTask> | undefined;
+    const client = this;
+    return {
+      async get(taskId, signal) {
+        last = await detail(taskId, signal);
+        return last.info;
+      },
+      async payload(taskId, signal) {
+        const known = last?.info.taskId === taskId && isTerminalInfo(last.info.status);
+        const task = known && last ? last : await detail(taskId, signal);
+        if (task.info.status === "failed" && task.error)
+          throw new McpError(task.error.code, task.error.message, task.error.data);
+        if (task.info.status !== "completed" || !task.result)
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `tasks/get ${taskId}: the server's ${task.info.status} task carries no ${task.info.status === "failed" ? "error" : "result"}`,
+          );
+        return client.#complete(entry, task.result);
+      },
+      async cancel(taskId) {
+        await send("tasks/cancel", { taskId });
+        last = await detail(taskId, undefined);
+        return last.info;
+      },
+      async answer(taskId, signal) {
+        const pending = (last?.inputRequests ?? []).filter(([key]) => !answered.has(key));
+        if (pending.length === 0) return false;
+        const inputResponses: Record<string, unknown> = {};
+        for (const [key, request] of pending) {
+          inputResponses[key] = await client.#answerOne("tools/call", key, request, signal);
+          answered.add(key);
+        }
+        await send("tasks/update", { taskId, inputResponses }, signal);
+        return true;
+      },
+      get closed() {
+        return client.#connection?.closed ?? true;
+      },
+    };
+  }
+
   #toolResult(entry: RequestEntry, result: Record<string, unknown>): Record<string, unknown> {
     return checkPeerResult(entry.result, "tools/call", result, "server") as Record<string, unknown>;
   }
@@ -779,11 +870,12 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       this.request(method as never, { taskId } as never, options) as Promise<Record<string, unknown>>;
     const client = this;
     return {
-      get: (taskId, signal) => send("tasks/get", taskId, signal ? { signal } : {}),
+      get: async (taskId, signal) =>
+        readTask(await send("tasks/get", taskId, signal ? { signal } : {}), `tasks/get ${taskId}`),
       // It answers once the task ends (and carries the task's input requests meanwhile): no timeout.
       payload: (taskId, signal) =>
         send("tasks/result", taskId, { timeoutMs: Number.POSITIVE_INFINITY, ...(signal ? { signal } : {}) }),
-      cancel: (taskId) => send("tasks/cancel", taskId, {}),
+      cancel: async (taskId) => readTask(await send("tasks/cancel", taskId, {}), `tasks/cancel ${taskId}`),
       get closed() {
         return client.#connection?.closed ?? true;
       },
@@ -946,6 +1038,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     else console.error(`mcp client: ${detailOf(error)}`);
   }
 }
+
+const isTerminalInfo = (status: string): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled";
 
 /** The server as a discover result describes it; it names itself in the result's `_meta`. */
 function describe(version: string, result: Record<string, unknown>): ServerDescription {

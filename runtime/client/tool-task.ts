@@ -54,11 +54,20 @@ export interface ToolTask<R = unknown> {
   cancel(): Promise<ToolTaskInfo>;
 }
 
-/** The requests a task needs from the client that polls it. */
+/** The requests a task needs from the client that polls it, in the wire of its protocol generation. */
 export interface TaskPeer {
-  get(taskId: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>>;
+  /** `tasks/get`: the task as it stands. */
+  get(taskId: string, signal: AbortSignal | undefined): Promise<ToolTaskInfo>;
+  /** A terminal (or, in 2025-11-25, input_required) task's outcome as the call would have answered. */
   payload(taskId: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>>;
-  cancel(taskId: string): Promise<Record<string, unknown>>;
+  /** `tasks/cancel`: the task as the server left it. */
+  cancel(taskId: string): Promise<ToolTaskInfo>;
+  /**
+   * 2026-07-28: answers the input an input_required task waits for (`tasks/update`), then polling goes
+   * on; false when there was nothing new to answer (sent before, not yet taken). Absent (2025-11-25):
+   * the input comes on the stream of `tasks/result`, which `payload` sends.
+   */
+  answer?(taskId: string, signal: AbortSignal | undefined): Promise<boolean>;
   /** The connection was closed by this side: polling again cannot succeed. */
   readonly closed: boolean;
 }
@@ -159,12 +168,12 @@ export class PolledToolTask<R> implements ToolTask<R> {
   }
 
   async status(): Promise<ToolTaskInfo> {
-    this.#last = readTask(await this.peer.get(this.taskId, undefined), `tasks/get ${this.taskId}`);
+    this.#last = await this.peer.get(this.taskId, undefined);
     return this.#last;
   }
 
   async cancel(): Promise<ToolTaskInfo> {
-    this.#last = readTask(await this.peer.cancel(this.taskId), `tasks/cancel ${this.taskId}`);
+    this.#last = await this.peer.cancel(this.taskId);
     return this.#last;
   }
 
@@ -193,11 +202,13 @@ export class PolledToolTask<R> implements ToolTask<R> {
     let task = this.#last;
     for (;;) {
       if (isTerminalStatus(task.status)) return this.#outcome(task, signal);
-      // Input the task waits for comes on the stream of a pending tasks/result, which then answers.
-      if (task.status === "input_required") return this.#fetch(signal);
-      await pause(pollDelay(task), signal);
+      if (task.status === "input_required") {
+        // 2025-11-25: the input comes on the stream of a pending tasks/result, which then answers.
+        if (!this.peer.answer) return this.#fetch(signal);
+        if (!(await this.peer.answer(this.taskId, signal))) await pause(pollDelay(task), signal);
+      } else await pause(pollDelay(task), signal);
       try {
-        task = readTask(await this.peer.get(this.taskId, signal), `tasks/get ${this.taskId}`);
+        task = await this.peer.get(this.taskId, signal);
         this.#last = task;
         failingSince = undefined;
       } catch (error) {
