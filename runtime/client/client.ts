@@ -721,7 +721,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    */
   async startToolTask(
     params: ToolCallParams,
-    options: ClientRequestOptions & { task?: TaskRequest } = {},
+    options: ClientRequestOptions = {},
   ): Promise<ToolTask<NonNullable<Out["tools/call"]["result"]>>> {
     if (this.#reinitializing) await this.#reinitializing;
     this.#ready();

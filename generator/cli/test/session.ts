@@ -13,6 +13,9 @@ import { createClient, type McpClient } from "../../../generated/2025-11-25/clie
 import { GENERATOR_VERSION } from "../../util/version.js";
 import { allPages, type Page } from "../list-pages.js";
 
+/** The JSON-RPC code of a request this side cancelled (runtime/jsonrpc/connection.ts). */
+const REQUEST_CANCELLED = -32800;
+
 export interface ServerCommand {
   command: string;
   args: string[];
@@ -165,8 +168,8 @@ export class ServerSession {
       const result = await send(client, { timeoutMs, signal });
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (e) {
-      const timedOut = signal.aborted || (e instanceof McpError && e.code === ErrorCode.RequestTimeout);
-      if (timedOut && e instanceof McpError && e.code !== ErrorCode.RequestTimeout)
+      // A task's call aborted by the whole call's time running out (the client cancelled the task).
+      if (signal.aborted && e instanceof McpError && e.code === REQUEST_CANCELLED)
         return { kind: "lost", message: `no answer within ${timeoutMs} ms`, timedOut: true };
       const local =
         !(e instanceof McpError) ||
