@@ -1,7 +1,7 @@
 /**
  * Reads a contract: one JSON or YAML file, or a folder of them, declaring
  *
- *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?, _meta?, test? } }
+ *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?: { taskSupport? }, _meta?, test? } }
  *   prompts:           { <name>: { title?, description?, arguments?: [{ name, description?, required?, enum?, examples?, default? }], icons?, _meta?, test? } }
  *   resources:         { <name>: { uri, title?, description?, mimeType?, size?, annotations?, icons?, _meta?, test? } }
  *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta?, test? } }
@@ -45,6 +45,7 @@ import { hoistSchema } from "./hoist.js";
 import { promptExamples, templateExamples, testHints, toolExamples } from "./item-test.js";
 import { typeNameOf, typeNamesOf } from "./names.js";
 import { authSection, scopeList } from "./scopes.js";
+import { isExecution, TASK_SUPPORT } from "./task-support.js";
 
 export { typeNameOf, typeNamesOf };
 
@@ -502,6 +503,7 @@ export function buildContract(source: string, declared: Declared): ContractModel
         "a tool name is 1 to 128 of A-Z a-z 0-9 _ - . (the specification's rule)",
       );
     keysOf(raw, TOOL_KEYS, file, where);
+    checkExecution(raw.execution, file, `${where}.execution`);
     const typeName = unique("tools", name);
     const objectSchema = (key: "inputSchema" | "outputSchema") => {
       const schema = rootSchema(raw[key]);
@@ -785,6 +787,19 @@ export function buildContract(source: string, declared: Declared): ContractModel
     ...(auth ? { auth } : {}),
     definitions,
   };
+}
+
+/** `execution: { taskSupport }`: absent, or an object whose `taskSupport` is one the protocol names. */
+function checkExecution(execution: unknown, file: string, where: string): void {
+  if (execution === undefined || isExecution(execution)) return;
+  if (!isObject(execution))
+    throw new ContractError(file, where, `must be an object, { taskSupport: ${TASK_SUPPORT.join(" | ")} }`);
+  const value = execution.taskSupport;
+  throw new ContractError(
+    file,
+    `${where}.taskSupport`,
+    `must be one of ${TASK_SUPPORT.join(", ")} (got ${JSON.stringify(value)})`,
+  );
 }
 
 /** Each kind's items that declare scopes, by name, or undefined when none does. */

@@ -8,6 +8,7 @@
 
 import { canonicalJson } from "../contract/load.js";
 import type { ContractPrompt, ContractResource, ContractTemplate, JsonObject } from "../contract/model.js";
+import { taskSupportOf } from "../contract/task-support.js";
 import { own } from "../util/records.js";
 
 /** At most this many differing places are named per schema: the first ones locate the mistake. */
@@ -27,6 +28,9 @@ export function compareTools(declared: readonly JsonObject[], listed: readonly u
     for (const key of ["inputSchema", "outputSchema"] as const) {
       for (const place of differences(tool[key], other[key], key)) out.push(`tool ${name}: ${place}`);
     }
+    const [declaredSupport, listedSupport] = [taskSupportOf(tool), taskSupportOf(other)];
+    if (declaredSupport !== listedSupport)
+      out.push(`tool ${name}: execution.taskSupport: contract ${declaredSupport}, server ${listedSupport}`);
   }
   for (const name of [...served.keys()].sort())
     if (!names.has(name)) out.push(`tool ${name}: listed by the server, not declared in the contract`);

@@ -10,6 +10,7 @@
 import { hoistSchema } from "../contract/hoist.js";
 import { buildContract, ContractError, typeNamesOf } from "../contract/load.js";
 import type { ContractModel } from "../contract/model.js";
+import { isExecution, TASK_SUPPORT } from "../contract/task-support.js";
 import { isObject } from "../protocol/load.js";
 import { record } from "../util/records.js";
 import type { ContractLock } from "./lock.js";
@@ -18,7 +19,7 @@ type Raw = Record<string, unknown>;
 type Declared = Parameters<typeof buildContract>[1];
 
 /** Definition fields buildContract takes; a server may send more (the lock keeps them all). */
-const TOOL_FIELDS = ["title", "description", "inputSchema", "outputSchema", "annotations"];
+const TOOL_FIELDS = ["title", "description", "inputSchema", "outputSchema", "annotations", "execution"];
 const PROMPT_FIELDS = ["title", "description", "arguments"];
 const ARGUMENT_FIELDS = ["name", "title", "description", "required"];
 const RESOURCE_FIELDS = ["uri", "title", "description", "mimeType"];
@@ -73,6 +74,13 @@ export function contractFromLock(
   for (const { name, definition } of lock.tools) {
     const typeName = toolTypes.get(name)!;
     const tool = pick(definition, TOOL_FIELDS);
+    // What the client needs of it is the task support; one the protocol does not name is dropped.
+    if (tool.execution !== undefined && !isExecution(tool.execution)) {
+      warnings.push(
+        `tool "${name}": its execution is left out (taskSupport is none of ${TASK_SUPPORT.join(", ")})`,
+      );
+      delete tool.execution;
+    }
     const reasons: { input?: string; output?: string } = {};
     const defs = record<unknown>();
     for (const [key, side] of [

@@ -38,7 +38,7 @@ import type {
 import type { InputRequest } from "../mcp/input-rounds.js";
 import type { LogLevel } from "../mcp/logging.js";
 import { isStub } from "../mcp/not-implemented.js";
-import { standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
+import { encodeHeaderValue, NAME_HEADER, standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
 import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
 import type { StatelessHttp } from "../mcp/stateless-http.js";
 import { type SubscriptionFilter, subscriptionIdOf } from "../mcp/subscriptions.js";
@@ -51,6 +51,15 @@ import {
 } from "../mcp/tables.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
+import { type ClientTaskOptions, ClientTasks, TASK_METHODS, taskCapabilities } from "./client-tasks.js";
+import {
+  EXTENSION_TASK_METHODS,
+  offersTasksExtension,
+  RESULT_TYPE_TASK,
+  readDetailedTask,
+  TASKS_EXTENSION,
+  withTasksExtension,
+} from "./extension-tasks.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -64,6 +73,14 @@ import {
   type VersionChoice,
 } from "./stateless.js";
 import { type LiveSubscription, type Subscription, Subscriptions } from "./subscriptions.js";
+import {
+  createdTask,
+  PolledToolTask,
+  readTask,
+  type TaskPeer,
+  type TaskRequest,
+  type ToolTask,
+} from "./tool-task.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated ClientHandlers interface types every handler.
 type AnyHandler = (params: any, ctx: any) => unknown;
@@ -99,11 +116,30 @@ export interface ClientOptions {
    * none, at no cost.
    */
   telemetry?: Telemetry;
+  /**
+   * 2025-11-25: answer a server's task-augmented `sampling/createMessage` and `elicitation/create` (the
+   * handlers present) as tasks, kept in this client's own task store, and serve `tasks/get`,
+   * `tasks/result`, `tasks/list` and `tasks/cancel` for them; declared as `capabilities.tasks`.
+   */
+  tasks?: boolean | ClientTaskOptions;
 }
 
 /** Options of one request: a stateless version's request also takes its own `_meta` log level. */
 export interface ClientRequestOptions extends RequestOptions {
   logLevel?: LogLevel;
+  /**
+   * `tools/call` only: run the call as a task (`true`, or `{ ttl }` to ask it be kept that long) and
+   * resolve with its result once the task ends, polling it at the server's interval; aborting `signal`
+   * cancels the task. See `startToolTask` to hold the task instead.
+   */
+  task?: TaskRequest;
+}
+
+/** A tool call's params, as every protocol version has them. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: { [key: string]: unknown };
+  _meta?: { [key: string]: unknown };
 }
 
 export interface ListenOptions {
@@ -145,6 +181,12 @@ const DISCOVER = "server/discover";
 const LISTEN = "subscriptions/listen";
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 const UNKNOWN_PEER: ImplementationInfo = Object.freeze({ name: "", version: "" });
+/** What a server declares to take `tools/call` as a task (2025-11-25). */
+const TASK_TOOL_CALLS = {
+  side: "server",
+  path: ["tasks", "requests", "tools", "call"],
+  leaf: "object",
+} as const;
 
 export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends MethodTypes = MethodTypes> {
   #connection: Connection | undefined;
@@ -161,6 +203,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   #reinitializing: Promise<ServerDescription> | undefined;
   readonly #toolHeaders = new ToolHeaderParams();
   readonly #subscriptions = new Subscriptions();
+  /** The tasks this client runs for the server, when `options.tasks` asks for them. */
+  readonly #tasks: ClientTasks | undefined;
 
   constructor(
     readonly protocol: ProtocolTables,
@@ -168,6 +212,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   ) {
     const given = (options.handlers ?? {}) as Record<string, AnyHandler | undefined>;
     this.#handlers = Object.fromEntries(Object.entries(given).filter(([, h]) => !isStub(h)));
+    const tasks = options.tasks;
+    this.#tasks = tasks ? new ClientTasks(tasks === true ? {} : tasks) : undefined;
     this.#tables = protocol;
     this.#caps = this.#capabilitiesFor(protocol);
   }
@@ -342,15 +388,21 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     headers["mcp-protocol-version"] = metaVersion(params) ?? this.#version ?? this.protocol.version;
     if (message.method === "tools/call" && params)
       Object.assign(headers, this.#toolHeaders.headers(params.name, params.arguments));
+    // The tasks extension names the task a request is about, as tools/call names its tool.
+    if (EXTENSION_TASK_METHODS.has(message.method) && typeof params?.taskId === "string")
+      headers[NAME_HEADER] = encodeHeaderValue(params.taskId);
     return headers;
   }
 
-  /** The protocol fields of a stateless request's `_meta`, over what the caller put there. */
-  #meta(userMeta: unknown, logLevel?: LogLevel): Record<string, unknown> {
+  /**
+   * The protocol fields of a stateless request's `_meta`, over what the caller put there; `tasks`: the
+   * tasks extension declared in this request's capabilities (it is negotiated per request).
+   */
+  #meta(userMeta: unknown, logLevel?: LogLevel, tasks = false): Record<string, unknown> {
     const level = logLevel ?? this.options.logLevel;
     return requestMeta(userMeta, {
       version: this.#version ?? this.protocol.version,
-      capabilities: this.#caps,
+      capabilities: tasks ? withTasksExtension(this.#caps) : this.#caps,
       ...(this.options.sendClientInfo === false ? {} : { info: this.options.info }),
       ...(level === undefined ? {} : { logLevel: level }),
     });
@@ -365,14 +417,17 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     entry: RequestEntry,
     params: Record<string, unknown> | undefined,
     options: ClientRequestOptions,
+    tasks = false,
   ): Promise<Record<string, unknown>> {
     const method = entry.method;
     const rounds = this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
     let input: Record<string, unknown> = {};
     for (let round = 0; round <= rounds; round++) {
-      const result = await this.#sendStateless(method, { ...params, ...input }, options);
+      const result = await this.#sendStateless(method, { ...params, ...input }, options, tasks);
       const type = resultTypeOf(result);
       if (type === RESULT_TYPE.complete) return this.#complete(entry, result);
+      // The tasks extension, declared on this request: the server made it a task (checked by the caller).
+      if (type === RESULT_TYPE_TASK && tasks) return result;
       if (type !== RESULT_TYPE.inputRequired || !entry.inputRequired) {
         throw new McpError(
           ErrorCode.InvalidParams,
@@ -398,15 +453,16 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     method: string,
     params: Record<string, unknown>,
     options: ClientRequestOptions,
+    tasks = false,
   ): Promise<Record<string, unknown>> {
-    const { logLevel, ...rest } = options;
+    const { logLevel, task: _, ...rest } = options;
     let versionRetried = false;
     let toolsRefetched = false;
     for (;;) {
       try {
         return await this.#ready().request(
           method,
-          { ...params, _meta: this.#meta(params._meta, logLevel) },
+          { ...params, _meta: this.#meta(params._meta, logLevel, tasks) },
           rest,
         );
       } catch (error) {
@@ -644,11 +700,186 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       );
     }
     const sent = params as Record<string, unknown> | undefined;
+    if (method === "tools/call" && options.task) {
+      const { task: _, ...rest } = options;
+      const outcome = await this.#startToolTask(entry, sent as unknown as ToolCallParams, options.task, rest);
+      if (!(outcome instanceof PolledToolTask)) return outcome as NonNullable<Out[M]["result"]>;
+      return (await outcome.result(rest.signal ? { signal: rest.signal } : {})) as NonNullable<
+        Out[M]["result"]
+      >;
+    }
     if (this.#version !== undefined)
       return (await this.#requestStateless(entry, sent, options)) as NonNullable<Out[M]["result"]>;
-    const { logLevel: _, ...rest } = options;
+    const { logLevel: _, task: __, ...rest } = options;
     const result = await connection.request(method, sent, rest);
     return checkPeerResult(entry.result, method, result, "server") as NonNullable<Out[M]["result"]>;
+  }
+
+  /**
+   * Calls a tool as a task and hands back the task to hold: `status()`, `result()`, `cancel()`, and its
+   * `taskId` to find it again with `toolTask(taskId)` from this client or another after a reconnect.
+   */
+  async startToolTask(
+    params: ToolCallParams,
+    options: ClientRequestOptions = {},
+  ): Promise<ToolTask<NonNullable<Out["tools/call"]["result"]>>> {
+    if (this.#reinitializing) await this.#reinitializing;
+    this.#ready();
+    const entry = entryOf(this.#tables.clientRequests, "tools/call");
+    if (!entry)
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `tools/call is not a client request in protocol ${this.protocolVersion}`,
+      );
+    const { task = true, ...rest } = options;
+    const outcome = await this.#traced("tools/call", params as never, (sent) =>
+      this.#startToolTask(entry, sent as unknown as ToolCallParams, task, rest),
+    );
+    if (outcome instanceof PolledToolTask)
+      return outcome as ToolTask<NonNullable<Out["tools/call"]["result"]>>;
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `tools/call ${params.name}: the server answered with the tool's result, not a task (it does not run this tool as a task)`,
+    );
+  }
+
+  /** A task this or another client started (`startToolTask`), found by its id: `tasks/get` first. */
+  async toolTask(taskId: string, tool = ""): Promise<ToolTask<NonNullable<Out["tools/call"]["result"]>>> {
+    if (this.#reinitializing) await this.#reinitializing;
+    this.#ready();
+    const entry = entryOf(this.#tables.clientRequests, "tools/call")!;
+    const stateless = this.#version !== undefined;
+    const peer = stateless ? this.#extensionTaskPeer(entry) : this.#taskPeer();
+    const found = await peer.get(taskId, undefined);
+    // 2026-07-28's peer checks the inlined result itself; 2025-11-25's tasks/result is checked here.
+    const check = (payload: Record<string, unknown>) =>
+      stateless ? payload : this.#toolResult(entry, payload);
+    return new PolledToolTask(found, tool, peer, check) as ToolTask<NonNullable<Out["tools/call"]["result"]>>;
+  }
+
+  /** Sends a task-augmented tools/call: the task the server created, or the result it answered at once. */
+  async #startToolTask(
+    entry: RequestEntry,
+    params: ToolCallParams,
+    task: TaskRequest,
+    options: ClientRequestOptions,
+  ): Promise<PolledToolTask<unknown> | Record<string, unknown>> {
+    if (this.#version !== undefined) return this.#startExtensionTask(entry, params, options);
+    if (
+      this.options.strictCapabilities !== false &&
+      !hasCapability(this.#server!.capabilities, TASK_TOOL_CALLS)
+    )
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the server does not offer ${capabilityName(TASK_TOOL_CALLS)} (needed to call ${params.name} as a task)`,
+      );
+    const taskParams = task === true || task.ttl === undefined ? {} : { ttl: task.ttl };
+    const { logLevel: _, task: __, ...rest } = options;
+    const sent = { ...params, task: taskParams };
+    const result = await this.#ready().request("tools/call", sent, rest);
+    const created = createdTask(result, `tools/call ${params.name}`);
+    // A server that does not run this tool as a task answers the call itself.
+    if (!created) return this.#toolResult(entry, result);
+    return new PolledToolTask(created, params.name, this.#taskPeer(), (payload) =>
+      this.#toolResult(entry, payload),
+    );
+  }
+
+  /**
+   * 2026-07-28: the call with the tasks extension declared on it; the server decides. A flat
+   * CreateTaskResult → the task, polled with `tasks/get`; a complete result → that result.
+   */
+  async #startExtensionTask(
+    entry: RequestEntry,
+    params: ToolCallParams,
+    options: ClientRequestOptions,
+  ): Promise<PolledToolTask<unknown> | Record<string, unknown>> {
+    if (this.options.strictCapabilities !== false && !offersTasksExtension(this.#server!.capabilities))
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the server does not offer the ${TASKS_EXTENSION} extension (needed to call ${params.name} as a task)`,
+      );
+    const { task: _, ...rest } = options;
+    const result = await this.#requestStateless(
+      entry,
+      params as unknown as Record<string, unknown>,
+      rest,
+      true,
+    );
+    if (resultTypeOf(result) !== RESULT_TYPE_TASK) return result;
+    const created = readDetailedTask(result, `tools/call ${params.name}`).info;
+    return new PolledToolTask(created, params.name, this.#extensionTaskPeer(entry), (payload) => payload);
+  }
+
+  /** The 2026-07-28 task requests: tasks/get (the DetailedTask), tasks/update (input), tasks/cancel. */
+  #extensionTaskPeer(entry: RequestEntry): TaskPeer {
+    const send = (method: string, params: Record<string, unknown>, signal?: AbortSignal) =>
+      this.#sendStateless(method, params, signal ? { signal } : {}, true);
+    const detail = async (taskId: string, signal: AbortSignal | undefined) =>
+      readDetailedTask(await send("tasks/get", { taskId }, signal), `tasks/get ${taskId}`);
+    // Keys answered already: a poll may see them again before the server took the answer.
+    const answered = new Set<string>();
+    let last: ReturnType<typeof readDetailedTask> | undefined;
+    const client = this;
+    return {
+      async get(taskId, signal) {
+        last = await detail(taskId, signal);
+        return last.info;
+      },
+      async payload(taskId, signal) {
+        const known = last?.info.taskId === taskId && isTerminalInfo(last.info.status);
+        const task = known && last ? last : await detail(taskId, signal);
+        if (task.info.status === "failed" && task.error)
+          throw new McpError(task.error.code, task.error.message, task.error.data);
+        if (task.info.status !== "completed" || !task.result)
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `tasks/get ${taskId}: the server's ${task.info.status} task carries no ${task.info.status === "failed" ? "error" : "result"}`,
+          );
+        return client.#complete(entry, task.result);
+      },
+      async cancel(taskId) {
+        await send("tasks/cancel", { taskId });
+        last = await detail(taskId, undefined);
+        return last.info;
+      },
+      async answer(taskId, signal) {
+        const pending = (last?.inputRequests ?? []).filter(([key]) => !answered.has(key));
+        if (pending.length === 0) return false;
+        const inputResponses: Record<string, unknown> = {};
+        for (const [key, request] of pending) {
+          inputResponses[key] = await client.#answerOne("tools/call", key, request, signal);
+          answered.add(key);
+        }
+        await send("tasks/update", { taskId, inputResponses }, signal);
+        return true;
+      },
+      get closed() {
+        return client.#connection?.closed ?? true;
+      },
+    };
+  }
+
+  #toolResult(entry: RequestEntry, result: Record<string, unknown>): Record<string, unknown> {
+    return checkPeerResult(entry.result, "tools/call", result, "server") as Record<string, unknown>;
+  }
+
+  /** The task requests a polled task sends, through this client (checked, traced, after a re-handshake). */
+  #taskPeer(): TaskPeer {
+    const send = (method: string, taskId: string, options: ClientRequestOptions) =>
+      this.request(method as never, { taskId } as never, options) as Promise<Record<string, unknown>>;
+    const client = this;
+    return {
+      get: async (taskId, signal) =>
+        readTask(await send("tasks/get", taskId, signal ? { signal } : {}), `tasks/get ${taskId}`),
+      // It answers once the task ends (and carries the task's input requests meanwhile): no timeout.
+      payload: (taskId, signal) =>
+        send("tasks/result", taskId, { timeoutMs: Number.POSITIVE_INFINITY, ...(signal ? { signal } : {}) }),
+      cancel: async (taskId) => readTask(await send("tasks/cancel", taskId, {}), `tasks/cancel ${taskId}`),
+      get closed() {
+        return client.#connection?.closed ?? true;
+      },
+    };
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {
@@ -659,6 +890,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   async close(): Promise<void> {
+    this.#tasks?.close();
     await this.#connection?.close();
   }
 
@@ -667,7 +899,11 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       Object.values(tables.serverRequests),
       (e) => !!this.#handlers[e.handler],
     );
-    return mergeCapabilities(derived, this.options.capabilities);
+    const tasks =
+      this.#tasks && entryOf(tables.serverRequests, "tasks/get")
+        ? taskCapabilities((handler) => !!this.#handlers[handler])
+        : undefined;
+    return mergeCapabilities(tasks ? mergeCapabilities(derived, tasks) : derived, this.options.capabilities);
   }
 
   #ready(): Connection {
@@ -735,9 +971,23 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         `Method not found: ${request.method} (this client does not offer ${capabilityName(entry.capability)})`,
       );
     }
+    const tasks = this.#tasks;
+    if (tasks && TASK_METHODS.has(request.method))
+      return tasks.serve(request.method, request.params, rc.signal);
     const handler = this.#handlers[entry.handler];
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    return this.#runHandler(entry, handler, request.params, `Invalid params for ${request.method}`, () =>
+    const invalidParams = `Invalid params for ${request.method}`;
+    const task = request.params?.task;
+    if (tasks && isObject(task) && tasks.handlerOf(request.method) === entry.handler) {
+      // Checked before the task exists: bad params are the request's error, not a failed task.
+      assertValid(entry.params, request.params, ErrorCode.InvalidParams, invalidParams);
+      return tasks.create(request.method, task, (signal) =>
+        this.#runHandler(entry, handler, request.params, invalidParams, () =>
+          this.#handlerContext(rc.id, signal),
+        ),
+      );
+    }
+    return this.#runHandler(entry, handler, request.params, invalidParams, () =>
       this.#handlerContext(rc.id, rc.signal, rc),
     );
   }
@@ -788,6 +1038,9 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     else console.error(`mcp client: ${detailOf(error)}`);
   }
 }
+
+const isTerminalInfo = (status: string): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled";
 
 /** The server as a discover result describes it; it names itself in the result's `_meta`. */
 function describe(version: string, result: Record<string, unknown>): ServerDescription {

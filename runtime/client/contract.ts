@@ -11,6 +11,7 @@ import type { Check, Fail } from "../check/check.js";
 import { describeFailure } from "../check/describe.js";
 import { isObject } from "../jsonrpc/messages.js";
 import { type TemplatePart, UriTemplate } from "../mcp/uri-template.js";
+import type { ToolTask } from "./tool-task.js";
 
 /** What a client needs to call a contract: the generated client of any protocol version has these. */
 export interface ContractClient {
@@ -23,6 +24,11 @@ export interface ContractClient {
     options?: never,
   ): Promise<unknown>;
   readResource(params: { uri: string }, options?: never): Promise<unknown>;
+  /** A tool call run as a task, held (the runtime `Client` has it): what `tasks.<tool>` calls. */
+  startToolTask?(
+    params: { name: string; arguments?: { [key: string]: unknown } },
+    options?: never,
+  ): Promise<ToolTask>;
 }
 
 export interface ContractClientTool {
@@ -33,6 +39,8 @@ export interface ContractClientTool {
   readonly output?: Check;
   /** The tool declares an outputSchema that could not be compiled: resolves to structuredContent unchecked. */
   readonly structured?: true;
+  /** `execution.taskSupport` when the tool may run as a task (absent: forbidden). */
+  readonly taskSupport?: "optional" | "required";
 }
 
 export interface ContractClientPrompt {
@@ -109,6 +117,42 @@ function textOf(content: unknown[]): string {
     .join("\n");
 }
 
+/** A tool's result as a bound method answers it: `isError` or a wrong output rejects; else the output. */
+function outputOf(tool: ContractClientTool, result: unknown): unknown {
+  const record = isObject(result) ? result : {};
+  const content = Array.isArray(record.content) ? record.content : [];
+  if (record.isError === true) {
+    const text = textOf(content);
+    throw new ToolCallError(
+      tool.name,
+      "isError",
+      `Tool "${tool.name}" failed${text ? `: ${text}` : ""}`,
+      content,
+      result,
+    );
+  }
+  if (!tool.output && !tool.structured) return result;
+  const structured = record.structuredContent;
+  if (structured === undefined)
+    throw new ToolCallError(
+      tool.name,
+      "output",
+      `Tool "${tool.name}" declares an outputSchema but returned no structuredContent`,
+      content,
+      result,
+    );
+  const mismatch = tool.output?.(structured);
+  if (mismatch)
+    throw new ToolCallError(
+      tool.name,
+      "output",
+      `Tool "${tool.name}" returned structuredContent that does not match its outputSchema: ${describeFailure(mismatch)}`,
+      content,
+      result,
+    );
+  return structured;
+}
+
 type Method = (...args: never[]) => Promise<unknown>;
 
 /** One method per item of `tables`, calling `client`; the generated module gives it its types. */
@@ -118,6 +162,7 @@ export function bindContract(
   options: BindOptions = {},
 ): {
   tools: Record<string, Method>;
+  tasks: Record<string, Method>;
   prompts: Record<string, Method>;
   resources: Record<string, Method>;
   resourceTemplates: Record<string, Method>;
@@ -134,42 +179,31 @@ export function bindContract(
   >;
   // No prototype: a tool may be named `__proto__` or `constructor` like any other.
   const tools: Record<string, Method> = Object.create(null);
+  const tasks: Record<string, Method> = Object.create(null);
   for (const [name, tool] of Object.entries(tables.tools)) {
     tools[name] = (async (args: Record<string, unknown> = {}, callOptions?: unknown) => {
       checked(`tools.${name}`, tool.input, args);
-      const result = await call.callTool({ name: tool.name, arguments: args }, callOptions);
-      const record = isObject(result) ? result : {};
-      const content = Array.isArray(record.content) ? record.content : [];
-      if (record.isError === true) {
-        const text = textOf(content);
-        throw new ToolCallError(
-          tool.name,
-          "isError",
-          `Tool "${tool.name}" failed${text ? `: ${text}` : ""}`,
-          content,
-          result,
-        );
-      }
-      if (!tool.output && !tool.structured) return result;
-      const structured = record.structuredContent;
-      if (structured === undefined)
-        throw new ToolCallError(
-          tool.name,
-          "output",
-          `Tool "${tool.name}" declares an outputSchema but returned no structuredContent`,
-          content,
-          result,
-        );
-      const mismatch = tool.output?.(structured);
-      if (mismatch)
-        throw new ToolCallError(
-          tool.name,
-          "output",
-          `Tool "${tool.name}" returned structuredContent that does not match its outputSchema: ${describeFailure(mismatch)}`,
-          content,
-          result,
-        );
-      return structured;
+      // A tool that runs only as a task is called as one, its result awaited through it.
+      const options =
+        tool.taskSupport === "required" && !(isObject(callOptions) && callOptions.task)
+          ? { ...(isObject(callOptions) ? callOptions : {}), task: true }
+          : callOptions;
+      return outputOf(tool, await call.callTool({ name: tool.name, arguments: args }, options));
+    }) as Method;
+    if (!tool.taskSupport) continue;
+    tasks[name] = (async (args: Record<string, unknown> = {}, callOptions?: unknown) => {
+      checked(`tasks.${name}`, tool.input, args);
+      if (!client.startToolTask)
+        throw new TypeError(`tasks.${name}: the bound client cannot hold tasks (it has no startToolTask)`);
+      const task = await client.startToolTask({ name: tool.name, arguments: args }, callOptions as never);
+      const held: ToolTask = {
+        taskId: task.taskId,
+        created: task.created,
+        status: () => task.status(),
+        cancel: () => task.cancel(),
+        result: async (options) => outputOf(tool, await task.result(options)),
+      };
+      return held;
     }) as Method;
   }
   const prompts: Record<string, Method> = Object.create(null);
@@ -192,5 +226,5 @@ export function bindContract(
       return call.readResource({ uri: uri.expand(variables) }, callOptions);
     }) as Method;
   }
-  return { tools, prompts, resources, resourceTemplates };
+  return { tools, tasks, prompts, resources, resourceTemplates };
 }

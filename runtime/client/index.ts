@@ -8,7 +8,9 @@ export {
   type ClientRequestOptions,
   type ListenOptions,
   type ServerDescription,
+  type ToolCallParams,
 } from "./client.js";
+export type { ClientTaskOptions } from "./client-tasks.js";
 export {
   type BindOptions,
   bindContract,
@@ -18,3 +20,10 @@ export {
   ToolCallError,
 } from "./contract.js";
 export type { Subscription, SubscriptionEnd } from "./subscriptions.js";
+export type {
+  TaskRequest,
+  ToolTask,
+  ToolTaskInfo,
+  ToolTaskStatus,
+  ToolTaskWaitOptions,
+} from "./tool-task.js";

@@ -271,6 +271,12 @@ export interface ToolHandlers<Auth = DefaultAuth> {
   ): CallToolReturn | Promise<CallToolReturn>;
 }
 
+/** Tools that may run as tasks (`execution.taskSupport` optional or required): a client may ask for one. */
+export type TaskTools = never;
+
+/** Tools that run only as tasks (`execution.taskSupport: required`): a plain call is refused. */
+export type RequiredTaskTools = never;
+
 /** One handler per prompt: arguments arrive checked (required present, enums respected). */
 export interface PromptHandlers<Auth = DefaultAuth> {
   /** A simple prompt without arguments */

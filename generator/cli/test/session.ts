@@ -7,10 +7,14 @@
  */
 
 import { ErrorCode, McpError } from "@mcp-codegen/runtime";
+import type { ToolTask } from "@mcp-codegen/runtime/client";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
 import { GENERATOR_VERSION } from "../../util/version.js";
 import { allPages, type Page } from "../list-pages.js";
+
+/** The JSON-RPC code of a request this side cancelled (runtime/jsonrpc/connection.ts). */
+const REQUEST_CANCELLED = -32800;
 
 export interface ServerCommand {
   command: string;
@@ -32,6 +36,8 @@ type Send = (client: McpClient, options: CallOptions) => Promise<unknown>;
 
 interface CallOptions {
   timeoutMs: number;
+  /** Aborts when the whole call's time is up (a task's polls are requests of their own). */
+  signal: AbortSignal;
   onprogress?: () => void;
 }
 
@@ -79,13 +85,57 @@ export class ServerSession {
     return this.#list("resources/templates/list", "resourceTemplates", (c, p) => c.listResourceTemplates(p));
   }
 
-  /** `timeoutMs`: this call's own limit (an item's `test.timeoutMs`), else the session's. */
-  callTool(name: string, args: Record<string, unknown>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+  /**
+   * `timeoutMs`: this call's own limit (an item's `test.timeoutMs`), else the session's. `asTask`: the
+   * call runs as a task, polled to its end within that time (a tool whose contract requires tasks).
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    timeoutMs = this.timeoutMs,
+    asTask = false,
+  ): Promise<CallOutcome> {
     return this.#call(
       "tools/call",
-      (c, o) => c.callTool({ name, arguments: args }, { ...o, onprogress: () => {} }),
+      (c, o) =>
+        asTask
+          ? c.callTool({ name, arguments: args }, { task: true, signal: o.signal, timeoutMs: o.timeoutMs })
+          : c.callTool({ name, arguments: args }, { timeoutMs: o.timeoutMs, onprogress: () => {} }),
       timeoutMs,
     );
+  }
+
+  /** A tool call made as a task and held: the task, or what the call came to instead. */
+  async startToolTask(
+    name: string,
+    args: Record<string, unknown>,
+    timeoutMs = this.timeoutMs,
+  ): Promise<{ kind: "task"; task: ToolTask } | CallOutcome> {
+    let task: ToolTask | undefined;
+    const outcome = await this.#call(
+      "tools/call",
+      async (c, o) => {
+        task = await c.startToolTask({ name, arguments: args }, { timeoutMs: o.timeoutMs, signal: o.signal });
+        return {};
+      },
+      timeoutMs,
+    );
+    return task ? { kind: "task", task } : outcome;
+  }
+
+  /** A held task's outcome (polled to its end), as the call would have answered. */
+  taskResult(task: ToolTask, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("tools/call", (_c, o) => task.result({ signal: o.signal }), timeoutMs);
+  }
+
+  /** `tasks/get` of a held task: the task as the server describes it. */
+  taskStatus(task: ToolTask, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("tasks/get", () => task.status() as Promise<never>, timeoutMs);
+  }
+
+  /** `tasks/cancel` of a held task: the task as the server left it. */
+  taskCancel(task: ToolTask, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
+    return this.#call("tasks/cancel", () => task.cancel() as Promise<never>, timeoutMs);
   }
 
   getPrompt(name: string, args: Record<string, string>, timeoutMs = this.timeoutMs): Promise<CallOutcome> {
@@ -113,10 +163,14 @@ export class ServerSession {
     } catch (e) {
       return { kind: "lost", message: `the server could not be started again: ${(e as Error).message}` };
     }
+    const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const result = await send(client, { timeoutMs });
+      const result = await send(client, { timeoutMs, signal });
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (e) {
+      // A task's call aborted by the whole call's time running out (the client cancelled the task).
+      if (signal.aborted && e instanceof McpError && e.code === REQUEST_CANCELLED)
+        return { kind: "lost", message: `no answer within ${timeoutMs} ms`, timedOut: true };
       const local =
         !(e instanceof McpError) ||
         e.code === ErrorCode.RequestTimeout ||

@@ -1,11 +1,14 @@
 /**
  * One tool under `mcp-codegen test`: the contract's examples and defaults, then arguments sampled from its
  * inputSchema, sent with tools/call (no JSON-RPC error; structuredContent its outputSchema accepts unless
- * isError), then each required argument missing and wrong-typed, which must be refused naming it.
+ * isError), then each required argument missing and wrong-typed, which must be refused naming it. A tool
+ * that may run as a task is then called as one (tool-tasks.ts); one that must is called as a task
+ * throughout.
  */
 
 import fc from "fast-check";
 import type { ContractTool, JsonObject } from "../../contract/model.js";
+import { taskSupportOf } from "../../contract/task-support.js";
 import type { Json } from "../../protocol/load.js";
 import { seedsOf } from "../../sampling/seeds.js";
 import { requiredArguments, wrongArguments } from "../../sampling/wrong-values.js";
@@ -21,6 +24,7 @@ import {
   smallest,
   Violation,
 } from "./run.js";
+import { testToolTasks } from "./tool-tasks.js";
 import { answerProblem, refusalProblem, show } from "./verdicts.js";
 
 /** The tool's property run, then its refusals; prints its summary or its failures. How it came out. */
@@ -37,9 +41,12 @@ export async function testTool(
   const object = typeof valid === "object" && valid !== null && !Array.isArray(valid) ? valid : undefined;
   const required = requiredArguments(definitions[tool.input]!, definitions);
   const seeded = checkedSeeds(seedsOf(tool.test, object ?? {}, required), input, "the inputSchema");
+  const support = taskSupportOf(tool.definition);
+  // A tool that runs only as a task is refused a plain call: every call is a task, awaited.
+  const asTask = support === "required";
   const probe = async (args: Json): Promise<void> => {
     assertSampled(input, args, "arguments");
-    const outcome = await session.callTool(tool.name, args as Record<string, unknown>, run.timeoutMs);
+    const outcome = await session.callTool(tool.name, args as Record<string, unknown>, run.timeoutMs, asTask);
     notSlow(outcome);
     const problem = answerProblem(outcome, output);
     if (problem !== undefined) throw new Violation(problem);
@@ -65,11 +72,18 @@ export async function testTool(
     mistakes.map((m) => ({
       field: m.field,
       mistake: m.mistake,
-      send: () => session.callTool(tool.name, m.args, run.timeoutMs),
+      send: () => session.callTool(tool.name, m.args, run.timeoutMs, asTask),
       shown: [`    arguments: ${show(m.args)}`],
     })),
     { kind: "required argument", noun: "arguments" },
     refusalProblem,
   );
+  if (support !== "forbidden") {
+    // The contract's own input first (its examples, then defaults), else the smallest sample.
+    const args = (seeded.seeds[0]?.value ?? object ?? {}) as Record<string, unknown>;
+    const tasks = await testToolTasks(session, tool.name, args, output, run.timeoutMs);
+    if (tasks.summary) report.summary += `; ${tasks.summary}`;
+    report.problems.push(...tasks.problems);
+  }
   return printItem(run, tool.name, report);
 }

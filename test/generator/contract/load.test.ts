@@ -170,6 +170,16 @@ describe("loadContract", () => {
     ],
     ["a tool without inputSchema", "tools:\n  t: { description: x }\n", /tools\.t: needs an inputSchema/],
     [
+      "a task support the protocol does not name",
+      `tools:\n  t:\n    inputSchema: ${OBJECT}\n    execution: { taskSupport: sometimes }\n`,
+      /contract\.yaml: tools\.t\.execution\.taskSupport: must be one of forbidden, optional, required \(got "sometimes"\)/,
+    ],
+    [
+      "an execution that is not an object",
+      `tools:\n  t:\n    inputSchema: ${OBJECT}\n    execution: optional\n`,
+      /contract\.yaml: tools\.t\.execution: must be an object, \{ taskSupport: forbidden \| optional \| required \}/,
+    ],
+    [
       "an input that is not an object schema",
       "tools:\n  t:\n    inputSchema: { type: string }\n",
       /tools\.t\.inputSchema: must be a JSON Schema with `type: "object"`/,
