@@ -12,7 +12,8 @@
  *   is open, exactly once;
  * - DELETE through the proxy ends the session on every instance;
  * - Redis restarted mid-run (persisting what it acknowledged): the balancer takes the unready instances
- *   out and answers 503 with Retry-After meanwhile; then the instances recover and the session goes on.
+ *   out and answers 503 with Retry-After meanwhile; then the instances recover, the session goes on, and
+ *   a stream's events acknowledged before the restart are replayed after it.
  */
 import { StreamableHttpClientTransport } from "@mcp-codegen/runtime/http-client";
 import {
@@ -169,6 +170,25 @@ async function sdkV2(url: string): Promise<Peer> {
   });
 }
 
+const sessionHeaders = (sessionId: string) => ({
+  "mcp-session-id": sessionId,
+  "mcp-protocol-version": "2025-11-25",
+});
+
+/** The events of an SSE answer, read to its end: their ids and data. */
+async function sseEvents(response: Response): Promise<{ id: string; data: string }[]> {
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  const events: { id: string; data: string }[] = [];
+  for (const block of text.split("\n\n")) {
+    const id = /^id: ?(.*)$/m.exec(block)?.[1];
+    if (id === undefined) continue;
+    const data = [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
+    events.push({ id, data });
+  }
+  return events;
+}
+
 /** A ping naming `sessionId`, sent to one instance directly (around the balancer). */
 async function pingAt(url: string, sessionId: string): Promise<number> {
   const response = await fetch(url, {
@@ -287,12 +307,35 @@ describe.skipIf(withoutRedis || withoutHaproxy)(
       }
     });
 
-    it("Redis restarted mid-run: 503 with Retry-After meanwhile, then the instances recover and the session goes on", async () => {
+    it("Redis restarted mid-run: 503 with Retry-After meanwhile, then the instances recover, the session goes on, no acknowledged event lost", async () => {
       const peer = await ownClient(bed.url);
       try {
         const progress: string[] = [];
         await peer.call("count", { steps: 3, everyMs: 10 }, (m) => progress.push(m));
         expect(progress).toHaveLength(3);
+        // A call's events, read raw: each was acknowledged (sent) only once Redis had stored it.
+        const sessionId = peer.sessionId()!;
+        const events = await sseEvents(
+          await fetch(bed.url, {
+            method: "POST",
+            headers: {
+              ...sessionHeaders(sessionId),
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: "raw-count",
+              method: "tools/call",
+              params: {
+                name: "count",
+                arguments: { steps: 3, everyMs: 10 },
+                _meta: { progressToken: "raw" },
+              },
+            }),
+          }),
+        );
+        expect(events.length).toBeGreaterThanOrEqual(4); // progress ×3 and the response (and a priming event)
         await bed.redis.stop();
         // The balancer's probes of /readyz take every instance out while Redis is gone.
         for (const name of NAMES) await bed.proxy.waitFor(name, "DOWN");
@@ -303,7 +346,17 @@ describe.skipIf(withoutRedis || withoutHaproxy)(
         for (const name of NAMES) await bed.proxy.waitFor(name, "UP");
         // Through the balancer, and at each instance directly: every one serves the session again.
         expect(NAMES).toContain(await peer.call("whoami", {}));
-        const sessionId = peer.sessionId()!;
+        // No acknowledged event was lost: resumed after the first, the rest are replayed from Redis.
+        const replayed = await sseEvents(
+          await fetch(bed.url, {
+            headers: {
+              ...sessionHeaders(sessionId),
+              accept: "text/event-stream",
+              "last-event-id": events[0]!.id,
+            },
+          }),
+        );
+        expect(replayed.filter((e) => e.data !== "")).toEqual(events.slice(1).filter((e) => e.data !== ""));
         const answers = await Promise.all(bed.instances.map((i) => pingAt(i.url, sessionId)));
         expect(answers).toEqual([200, 200, 200]);
       } finally {
