@@ -16,6 +16,7 @@ import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
 import { InvalidArguments, ResourceNotFound } from "./contract-errors.js";
 import { CONTRACT_SCOPES, ContractScopes } from "./contract-scopes.js";
+import { declaredTaskSupport, TASK_TOOLS, type TaskSupport } from "./task-support.js";
 import { typeInWords, variableValue } from "./template-values.js";
 
 const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
@@ -169,6 +170,14 @@ export function serveContract(
       params: { name: string; arguments?: unknown },
       ctx: { session: { protocolVersion: string } },
     ) => callTool(served, protocol, params, ctx);
+    // The server reads which tools may run as tasks from here (task-support.ts).
+    const taskTools: Record<string, TaskSupport> = {};
+    for (const [name, tool] of Object.entries(tables.tools)) {
+      const support = declaredTaskSupport(tool);
+      if (support) taskTools[name] = support;
+    }
+    if (Object.keys(taskTools).length > 0)
+      Object.defineProperty(handlers.callTool, TASK_TOOLS, { value: Object.freeze(taskTools) });
   }
   const prompts = Object.values(tables.prompts);
   if (prompts.length > 0) {
