@@ -3,10 +3,14 @@
  * `taskTools` option), driven by the official SDK v1 client and its experimental tasks API over real
  * HTTP on 127.0.0.1: a 3-second task polled to completion, one cancelled mid-way, a result fetched after
  * the client reconnected, expiry after the TTL, another subject's task refused, and the
- * `execution.taskSupport` gating.
+ * `execution.taskSupport` gating; over stdio (test/fixtures/tasks/task-server.ts as a child process),
+ * a task polled to completion and one cancelled.
  */
+
+import { fileURLToPath } from "node:url";
 import { type HttpServerHandle, serveHttp } from "@mcp-codegen/runtime/node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
@@ -18,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "../../generated/2025-11-25/index.js";
 import { TASK_TOOLS, taskHandlers } from "../fixtures/tasks/task-tools.js";
 
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("official SDK v1 client → runtime core tasks over HTTP (2025-11-25)", () => {
@@ -181,5 +186,55 @@ describe("official SDK v1 client → runtime core tasks over HTTP (2025-11-25)",
       arguments: { seconds: 0.1, label: "plain" },
     });
     expect(plain.content).toEqual([{ type: "text", text: "plain done on A" }]);
+  });
+});
+
+describe("official SDK v1 client → runtime core tasks over stdio (2025-11-25)", () => {
+  let client: Client;
+  const stderr: string[] = [];
+  beforeAll(async () => {
+    client = new Client({ name: "sdk-v1-tasks-stdio", version: "1.0.0" });
+    const transport = new StdioClientTransport({
+      command: `${REPO}node_modules/.bin/tsx`,
+      args: ["--conditions=mcp-codegen-source", `${REPO}test/fixtures/tasks/task-server.ts`, "stdio"],
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (d: Buffer) => void stderr.push(d.toString()));
+    await client.connect(transport);
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("polls a task to completion", async () => {
+    const statuses: string[] = [];
+    let result: unknown;
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: "slow_compute", arguments: { seconds: 1, label: "stdio" } },
+      CallToolResultSchema,
+      { task: { ttl: 30_000 } },
+    )) {
+      if (message.type === "taskStatus") statuses.push(message.task.status);
+      if (message.type === "result") result = message.result;
+      if (message.type === "error") throw message.error;
+    }
+    expect(statuses).toContain("working");
+    expect(statuses.at(-1)).toBe("completed");
+    expect(result).toMatchObject({ content: [{ type: "text", text: "stdio done on A" }] });
+  });
+
+  it("cancels a task mid-way: the handler sees the abort", async () => {
+    const { task } = await client.request(
+      {
+        method: "tools/call",
+        params: { name: "slow_compute", arguments: { seconds: 5, label: "stdio-cancel" }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    await sleep(300);
+    expect((await client.experimental.tasks.cancelTask(task.taskId)).status).toBe("cancelled");
+    for (let i = 0; i < 40 && !stderr.join("").includes("ABORTED stdio-cancel"); i++) await sleep(50);
+    expect(stderr.join("")).toContain("ABORTED stdio-cancel");
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("cancelled");
   });
 });
