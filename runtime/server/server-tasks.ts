@@ -14,7 +14,7 @@ import { InMemoryTaskStore, isTerminal, type TaskRecord, type TaskStore } from "
 import { unref } from "../util/timers.js";
 import { watchTask } from "./task-channel.js";
 import { TaskRunner } from "./task-runner.js";
-import type { TaskSupport } from "./task-support.js";
+import type { TaskSupport, TaskTool, TaskToolDeclaration } from "./task-support.js";
 
 /** The task options of a server (ServerOptions). */
 export interface TaskOptions {
@@ -28,7 +28,7 @@ export interface TaskOptions {
    * contract declares (`execution: { taskSupport }`). A tool named nowhere runs only as a plain call.
    * List the same `execution.taskSupport` in your `tools/list` result: clients read it there.
    */
-  taskTools?: Readonly<Record<string, TaskSupport>>;
+  taskTools?: Readonly<Record<string, TaskToolDeclaration>>;
   /** How long a task is kept when its creator asks for no TTL (default 10 minutes). */
   taskTtlMs?: number;
   /** The longest a task is kept, whatever its creator asks (default one hour; the least is 1 s). */
@@ -59,7 +59,7 @@ export class ServerTasks {
   constructor(
     options: TaskOptions,
     /** Tools that may run as tasks (task-support.ts). */
-    readonly tools: ReadonlyMap<string, "optional" | "required">,
+    readonly tools: ReadonlyMap<string, TaskTool>,
     readonly bus: MessageBus,
     private readonly caller: StateCaller,
     readonly report: (error: unknown) => void,
@@ -74,7 +74,12 @@ export class ServerTasks {
 
   /** Whether the tool `name` may or must be called as a task. */
   support(name: unknown): TaskSupport {
-    return (typeof name === "string" ? this.tools.get(name) : undefined) ?? "forbidden";
+    return (typeof name === "string" ? this.tools.get(name)?.support : undefined) ?? "forbidden";
+  }
+
+  /** How long a 2026-07-28 call of the tool `name` runs as a plain request before it becomes a task. */
+  graceMs(name: unknown): number {
+    return (typeof name === "string" ? this.tools.get(name)?.graceMs : undefined) ?? 0;
   }
 
   /** The TTL a task gets: the one asked for (or the default), within [1 s, maxTaskTtlMs]. */

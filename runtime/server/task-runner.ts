@@ -201,7 +201,7 @@ class Running implements RunningTask {
   /** A record of the task, from this runner's own change, a renewal or the bus (undefined: gone). */
   #learn(task: TaskRecord | undefined): void {
     if (task !== undefined && task.lastUpdatedAt >= this.#last.lastUpdatedAt) {
-      const changed = task.status !== this.#last.status || task.lastUpdatedAt !== this.#last.lastUpdatedAt;
+      const changed = signature(task) !== signature(this.#last);
       this.#last = task;
       if (changed) this.#tell(task);
     }
@@ -232,3 +232,13 @@ class Running implements RunningTask {
     );
   }
 }
+
+/** What a record's watchers care about: a record with another signature is news to them. */
+const signature = (task: TaskRecord): string =>
+  JSON.stringify([
+    task.status,
+    task.lastUpdatedAt,
+    task.statusMessage,
+    Object.keys(task.inputRequests ?? {}),
+    Object.keys(task.inputResponses ?? {}),
+  ]);

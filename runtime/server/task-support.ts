@@ -6,6 +6,24 @@
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 
+/**
+ * A tool's task declaration in the `taskTools` option: its support, or the support and a grace. With a
+ * grace (2026-07-28 tasks extension), a call first runs as a plain request for up to `graceMs`: input
+ * asked for meanwhile is answered as an input round (InputRequiredResult, as for any tool); an optional
+ * tool that finishes meanwhile answers its result (the immediate-result shortcut); otherwise the call
+ * becomes a task once the grace has passed, and the handler goes on as one. Without (the default, 0),
+ * the task is created before the handler runs, and any input it asks for is the task's.
+ */
+export type TaskToolDeclaration =
+  | TaskSupport
+  | { readonly taskSupport: TaskSupport; readonly graceMs?: number };
+
+/** A tool that may run as a task, as the server holds it. */
+export interface TaskTool {
+  readonly support: "optional" | "required";
+  readonly graceMs: number;
+}
+
 /** The key under which `serveContract`'s `callTool` carries its contract's task tools. */
 export const TASK_TOOLS: unique symbol = Symbol.for("mcp-codegen.taskTools");
 
@@ -13,19 +31,24 @@ const SUPPORTS: ReadonlySet<string> = new Set(["forbidden", "optional", "require
 
 /** Task support by tool name: the option over the contract's; only tools that allow tasks are kept. */
 export function taskToolsOf(
-  option: Readonly<Record<string, TaskSupport>> | undefined,
+  option: Readonly<Record<string, TaskToolDeclaration>> | undefined,
   handlers: Readonly<Record<string, unknown>>,
-): ReadonlyMap<string, "optional" | "required"> {
+): ReadonlyMap<string, TaskTool> {
   const callTool = handlers.callTool as { [TASK_TOOLS]?: Readonly<Record<string, TaskSupport>> } | undefined;
-  const declared = typeof callTool === "function" ? callTool[TASK_TOOLS] : undefined;
-  const merged: Record<string, unknown> = { ...(declared ?? {}), ...(option ?? {}) };
-  const tools = new Map<string, "optional" | "required">();
-  for (const [name, support] of Object.entries(merged)) {
+  const fromContract = typeof callTool === "function" ? callTool[TASK_TOOLS] : undefined;
+  const merged: Record<string, unknown> = { ...(fromContract ?? {}), ...(option ?? {}) };
+  const tools = new Map<string, TaskTool>();
+  for (const [name, declared] of Object.entries(merged)) {
+    const { taskSupport: support, graceMs = 0 } = (
+      typeof declared === "object" && declared !== null ? declared : { taskSupport: declared }
+    ) as { taskSupport?: unknown; graceMs?: unknown };
     if (typeof support !== "string" || !SUPPORTS.has(support))
       throw new TypeError(
         `taskTools.${name}: ${JSON.stringify(support)} is not forbidden, optional or required`,
       );
-    if (support === "optional" || support === "required") tools.set(name, support);
+    if (typeof graceMs !== "number" || !(graceMs >= 0))
+      throw new TypeError(`taskTools.${name}.graceMs: ${JSON.stringify(graceMs)} is not a number of ms`);
+    if (support === "optional" || support === "required") tools.set(name, { support, graceMs });
   }
   return tools;
 }

@@ -7,16 +7,14 @@
 
 import type { IncomingRequestContext } from "../jsonrpc/connection.js";
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
-import { invalid } from "../mcp/check-errors.js";
 import type { AnyHandler, MethodTypes } from "../mcp/handler-context.js";
-import { isInputRequired } from "../mcp/input-rounds.js";
 import type { RequestEntry } from "../mcp/tables.js";
 import type { TaskEnd, TaskRecord } from "../mcp/task-store.js";
 import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
 import { publishTask } from "./task-channel.js";
 import { TaskContext } from "./task-context.js";
-import { taskErrorOf } from "./task-runner.js";
+import { outcomeOf, toolTaskEnd } from "./task-end.js";
 import { coreTask, RELATED_TASK } from "./task-wire.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
@@ -87,7 +85,7 @@ function callTool(
   });
 }
 
-/** Runs the tool's handler for its task: a result completes it (an `isError` one too), a protocol error fails it. */
+/** Runs the tool's handler for its task. */
 async function runTool(
   session: AnySession,
   entry: RequestEntry,
@@ -96,33 +94,8 @@ async function runTool(
   rc: IncomingRequestContext,
   ctx: TaskContext<MethodTypes, MethodTypes>,
 ): Promise<TaskEnd> {
-  let result: unknown;
-  try {
-    result = await handler(params, ctx);
-  } catch (error) {
-    try {
-      // Tool errors become an isError result, protocol errors (McpError) are thrown on.
-      result = session.handlerError(entry, error, { ...rc, signal: ctx.signal });
-    } catch (thrown) {
-      return { status: "failed", error: taskErrorOf(thrown) };
-    }
-  }
-  if (isInputRequired(result))
-    return {
-      status: "failed",
-      error: taskErrorOf(
-        session.server.fault(`the ${entry.method} handler returned an InputRequiredResult inside a task`),
-      ),
-    };
-  if (session.server.validateResults) {
-    const message = `the ${entry.method} handler returned an invalid result`;
-    const error = invalid(entry.result, result, ErrorCode.InternalError, message);
-    if (error) {
-      session.server.reportError(error);
-      return { status: "failed", error: taskErrorOf(error) };
-    }
-  }
-  return { status: "completed", result: result as Record<string, unknown> };
+  const outcome = await outcomeOf(() => handler(params, ctx));
+  return toolTaskEnd(session, entry, outcome, { ...rc, signal: ctx.signal });
 }
 
 /** `notifications/tasks/status` to the session that created the task, while its connection is open. */
