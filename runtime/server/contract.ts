@@ -170,14 +170,6 @@ export function serveContract(
       params: { name: string; arguments?: unknown },
       ctx: { session: { protocolVersion: string } },
     ) => callTool(served, protocol, params, ctx);
-    // The server reads which tools may run as tasks from here (task-support.ts).
-    const taskTools: Record<string, TaskSupport> = {};
-    for (const [name, tool] of Object.entries(tables.tools)) {
-      const support = declaredTaskSupport(tool);
-      if (support) taskTools[name] = support;
-    }
-    if (Object.keys(taskTools).length > 0)
-      Object.defineProperty(handlers.callTool, TASK_TOOLS, { value: Object.freeze(taskTools) });
   }
   const prompts = Object.values(tables.prompts);
   if (prompts.length > 0) {
@@ -285,6 +277,17 @@ export function serveContract(
       ...scopesOf(t.entry),
     })),
   });
+  // Which tools may run as tasks, on each handler for the same reason (task-support.ts).
+  const taskTools: Record<string, TaskSupport> = {};
+  for (const [name, tool] of Object.entries(tables.tools)) {
+    const support = declaredTaskSupport(tool);
+    if (support) taskTools[name] = support;
+  }
+  if (Object.keys(taskTools).length > 0) {
+    Object.freeze(taskTools);
+    for (const handler of Object.values(handlers))
+      Object.defineProperty(handler, TASK_TOOLS, { value: taskTools });
+  }
   // On each handler, so the server finds them however the handlers are combined; a contract that
   // declares no scope costs its server nothing per request.
   if (scopes.authRequired || scopes.supported.length > 0)

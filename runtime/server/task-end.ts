@@ -32,6 +32,8 @@ export function toolTaskEnd(
   entry: RequestEntry,
   outcome: HandlerOutcome,
   rc: IncomingRequestContext,
+  /** Members the era's result carries that the runtime fills in (`resultType` from 2026-07-28). */
+  filled?: Readonly<Record<string, unknown>>,
 ): TaskEnd {
   const { server } = session;
   let result: unknown;
@@ -45,6 +47,7 @@ export function toolTaskEnd(
       return failed(thrown);
     }
   } else result = outcome.value;
+  if (filled && typeof result === "object" && result !== null) result = { ...filled, ...result };
   if (isInputRequired(result))
     return failed(server.fault(`the ${entry.method} handler returned an InputRequiredResult inside a task`));
   if (server.validateResults) {

@@ -1,7 +1,7 @@
 /**
  * Which tools may or must run as tasks (`Tool.execution.taskSupport`): the server option `taskTools`,
  * else what a served contract declares (`execution: { taskSupport }` in contract.yaml, which
- * `serveContract` puts on its `callTool` under TASK_TOOLS). A tool named nowhere is `forbidden`.
+ * `serveContract` puts on every handler it makes under TASK_TOOLS). A tool named nowhere is `forbidden`.
  */
 
 export type TaskSupport = "forbidden" | "optional" | "required";
@@ -24,7 +24,7 @@ export interface TaskTool {
   readonly graceMs: number;
 }
 
-/** The key under which `serveContract`'s `callTool` carries its contract's task tools. */
+/** The key under which the handlers `serveContract` makes carry their contract's task tools. */
 export const TASK_TOOLS: unique symbol = Symbol.for("mcp-codegen.taskTools");
 
 const SUPPORTS: ReadonlySet<string> = new Set(["forbidden", "optional", "required"]);
@@ -34,8 +34,12 @@ export function taskToolsOf(
   option: Readonly<Record<string, TaskToolDeclaration>> | undefined,
   handlers: Readonly<Record<string, unknown>>,
 ): ReadonlyMap<string, TaskTool> {
-  const callTool = handlers.callTool as { [TASK_TOOLS]?: Readonly<Record<string, TaskSupport>> } | undefined;
-  const fromContract = typeof callTool === "function" ? callTool[TASK_TOOLS] : undefined;
+  // Found on any handler serveContract made: a user may wrap or pick them (a wrapped callTool included).
+  let fromContract: Readonly<Record<string, TaskSupport>> | undefined;
+  for (const handler of Object.values(handlers)) {
+    if (typeof handler === "function")
+      fromContract ??= (handler as { [TASK_TOOLS]?: Readonly<Record<string, TaskSupport>> })[TASK_TOOLS];
+  }
   const merged: Record<string, unknown> = { ...(fromContract ?? {}), ...(option ?? {}) };
   const tools = new Map<string, TaskTool>();
   for (const [name, declared] of Object.entries(merged)) {

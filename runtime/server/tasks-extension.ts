@@ -37,7 +37,7 @@ export function declaresTasks(meta: RequestMeta): boolean {
 }
 
 /** -32021 naming the extension, for a request that needs it and did not declare it. */
-const needsExtension = (): McpError =>
+export const needsExtension = (): McpError =>
   missingCapability(
     { extensions: { [TASKS_EXTENSION]: {} } },
     `extensions["${TASKS_EXTENSION}"] (the tasks extension)`,
@@ -140,7 +140,7 @@ export async function callAsTask(
   tasks.runner.start(created, async (task) => {
     ctx.promote(task);
     const outcome = await (started ?? outcomeOf(() => handler(params, ctx)));
-    return toolTaskEnd(session, entry, outcome, taskRc);
+    return toolTaskEnd(session, entry, outcome, taskRc, { resultType: RESULT_TYPE.complete });
   });
   return createTaskResult(session, created);
 }
