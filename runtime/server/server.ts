@@ -177,6 +177,8 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly #subscribed: SubscribedSessions;
   /** Tools run as tasks: present when some tool may run as one (`taskTools`, a contract's `taskSupport`). */
   readonly tasks: ServerTasks | undefined;
+  /** Whether handshake-era sessions serve the 2025-11-25 core tasks (`tools/call` with `task`, `tasks/*`). */
+  readonly coreTasks: boolean;
 
   constructor(readonly options: RuntimeServerOptions) {
     this.telemetry = options.telemetry;
@@ -209,15 +211,19 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         : undefined;
     this.capabilities = capsOf(this.protocol);
     this.handshakeCapabilities = this.handshake ? capsOf(this.handshake) : this.capabilities;
-    if (this.tasks) {
-      // 2025-11-25 core tasks at initialize; the tasks extension (2026-07-28 on) in server/discover.
+    // The core tasks where the handshake era's tables have them (2025-11-25 on).
+    this.coreTasks =
+      this.tasks !== undefined &&
+      !!this.handshake &&
+      Object.hasOwn(this.handshake.clientRequests, "tasks/get");
+    if (this.coreTasks) {
       const core = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
       this.handshakeCapabilities = mergeCapabilities(this.handshakeCapabilities, core);
-      this.capabilities =
-        this.protocol.lifecycle === "discover"
-          ? mergeCapabilities(this.capabilities, { extensions: { [TASKS_EXTENSION]: {} } })
-          : this.handshakeCapabilities;
+      if (this.protocol.lifecycle === "initialize") this.capabilities = this.handshakeCapabilities;
     }
+    // The tasks extension (2026-07-28 on) in server/discover, and no capabilities.tasks there.
+    if (this.tasks && this.protocol.lifecycle === "discover")
+      this.capabilities = mergeCapabilities(this.capabilities, { extensions: { [TASKS_EXTENSION]: {} } });
     this.validateResults = options.validateResults ?? nodeEnv() !== "production";
     this.sealer = new StateSealer(stateKeysOf(options), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.usedStates = options.usedStateStore ?? new InMemoryUsedStateStore();

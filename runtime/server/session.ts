@@ -443,7 +443,7 @@ export class ServerSession<
     }
     const params = checkedParams(entry, request.params);
     const handler = this.server.handler(entry);
-    const tasks = this.server.tasks;
+    const tasks = this.server.coreTasks ? this.server.tasks : undefined;
     const asTask =
       tasks && serveCoreTasks(tasks, this, entry, (params ?? {}) as Record<string, unknown>, handler, rc);
     if (asTask) return asTask;
