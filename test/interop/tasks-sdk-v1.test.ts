@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
+  ElicitRequestSchema,
   McpError,
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -169,6 +170,31 @@ describe("official SDK v1 client → runtime core tasks over HTTP (2025-11-25)",
       client.experimental.tasks.getTaskResult(broken.taskId, CallToolResultSchema),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("refuses its arguments") });
     expect((await client.experimental.tasks.getTask(broken.taskId)).status).toBe("failed");
+  });
+
+  it("asks for input inside a task: the task says input_required, the client's answer lets it complete", async () => {
+    const client = new Client(
+      { name: "sdk-v1-tasks", version: "1.0.0" },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      expect(request.params._meta?.["io.modelcontextprotocol/related-task"]).toMatchObject({
+        taskId: expect.any(String),
+      });
+      return { action: "accept", content: { ok: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    clients.push(client);
+    let result: unknown;
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: "confirm", arguments: {} },
+      CallToolResultSchema,
+      { task: {} },
+    )) {
+      if (message.type === "result") result = message.result;
+      if (message.type === "error") throw message.error;
+    }
+    expect(result).toMatchObject({ content: [{ type: "text", text: "accept ok=true" }] });
   });
 
   it("gates by execution.taskSupport: -32601 for a task of a forbidden tool and a plain call of a required one", async () => {
