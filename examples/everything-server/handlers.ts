@@ -115,6 +115,17 @@ const CONFIRM_SCHEMA = {
   required: ["ok"],
 };
 
+const CONFIRM_DELETE_SCHEMA = {
+  type: "object" as const,
+  properties: { confirm: { type: "boolean" as const } },
+  required: ["confirm"],
+};
+
+const NAME_AND_CONFIRM_SCHEMA = {
+  type: "object" as const,
+  properties: { name: { type: "string" as const }, confirm: { type: "boolean" as const } },
+};
+
 /** Asks the user's name (input key `user_name`) and greets them. */
 async function greetByName(ctx: ServerContext): Promise<string> {
   const answer = await ctx.elicit(
@@ -328,6 +339,49 @@ const contract: Contract = {
     },
     test_custom_headers: ({ region }) => `region=${region}`,
     test_input_required_result_elicitation: (_args, ctx) => greetByName(ctx),
+
+    // The tasks extension's scenarios. Whether a call runs as a task is the runtime's decision (the
+    // contract's taskSupport and the client's request); the handlers are the same either way.
+    greet: ({ name }) => `Hello, ${name ?? "World"}!`,
+    slow_compute: async ({ seconds = 1, label = "compute" }, ctx) => {
+      const steps = Math.ceil(seconds * 10);
+      for (let step = 1; step <= steps; step++) {
+        await sleep(100, ctx.signal);
+        ctx.signal.throwIfAborted();
+        await ctx.status?.(`step ${step} of ${steps}`);
+      }
+      return `${label}: computed for ${seconds} s`;
+    },
+    failing_job: async (_args, ctx) => {
+      await sleep(1000, ctx.signal);
+      throw new Error("failing_job failed, as it always does");
+    },
+    protocol_error_job: () => {
+      throw errors.invalidParams("protocol_error_job: refused, as it always is", { reason: "fixture" });
+    },
+    confirm_delete: async ({ filename = "the file" }, ctx) => {
+      const answer = await ctx.elicit(
+        { message: `Delete ${filename}?`, requestedSchema: CONFIRM_DELETE_SCHEMA },
+        { key: "confirm" },
+      );
+      const confirmed = answer.action === "accept" && answer.content?.confirm === true;
+      return confirmed ? `Deleted ${filename}` : `Kept ${filename}`;
+    },
+    multi_input: async (_args, ctx) => {
+      const ask = (key: string, message: string) =>
+        ctx.elicit({ message, requestedSchema: NAME_AND_CONFIRM_SCHEMA }, { key });
+      const [first, second] = await Promise.all([
+        ask("first", "First question: your name?"),
+        ask("second", "Second question: your name again?"),
+      ]);
+      return `first=${String(first.content?.name)}, second=${String(second.content?.name)}`;
+    },
+    test_tool_with_task: async (_args, ctx) => {
+      const greeting = await greetByName(ctx);
+      // Longer than its grace (main.ts): the call goes on as a task.
+      await sleep(500, ctx.signal);
+      return `${greeting} (from a task)`;
+    },
     test_input_required_result_sampling: async (_args, ctx) => {
       const answer = await ctx.createMessage(
         {

@@ -57,6 +57,9 @@ const server = createServer({
     prompts: { listChanged: true },
     resources: { subscribe: true },
   },
+  // test_tool_with_task gathers its input as input rounds of the request, then goes on as a task: its
+  // stateless calls run as plain requests for their first 200 ms (see taskTools in the runtime's README).
+  taskTools: { test_tool_with_task: { taskSupport: "required", graceMs: 200 } },
   // Tool failures (test_error_handling, a client without sampling) are expected here: one line, no stack.
   onError: (error) =>
     process.stderr.write(`everything-server: ${error instanceof Error ? error.message : String(error)}\n`),

@@ -42,6 +42,11 @@ export interface HandlerContext<Out extends MethodTypes, OutNotes extends Method
   auth?: unknown;
   /** Present only when the request carried `_meta.progressToken`. */
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+  /**
+   * Server side: the status message of the task this request runs as (`tasks/get` shows it; status
+   * notifications carry it); outside a task it goes nowhere.
+   */
+  status?(message: string): Promise<void>;
   /** Sends `notifications/message` when the session's log level lets `level` through. */
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
   /** A request to the peer, for the methods its capabilities allow. */

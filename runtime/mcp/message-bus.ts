@@ -43,6 +43,8 @@ export const channels = {
   instance: (tag: string) => `instance:${tag}`,
   /** Notifications for every session and listen stream of a server (list-changed, resources/updated). */
   fanOut: (server: string) => `fanout:${server}`,
+  /** A task's record after each change (status, input, its end): its runner, waiting `tasks/result`s. */
+  task: (taskId: string) => `task:${taskId}`,
 } as const;
 
 /**

@@ -15,10 +15,14 @@ export const NAME_HEADER = "mcp-name";
 export const PARAM_HEADER_PREFIX = "mcp-param-";
 
 /** Requests whose target travels in `Mcp-Name`, and the params member holding it. */
-export const NAME_PARAM: Readonly<Record<string, "name" | "uri">> = {
+export const NAME_PARAM: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension (2026-07-28 on) routes its methods by task.
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -16,6 +16,7 @@ import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
 import { InvalidArguments, ResourceNotFound } from "./contract-errors.js";
 import { CONTRACT_SCOPES, ContractScopes } from "./contract-scopes.js";
+import { declaredTaskSupport, TASK_TOOLS, type TaskSupport } from "./task-support.js";
 import { typeInWords, variableValue } from "./template-values.js";
 
 const TOOL_RESULT: unique symbol = Symbol.for("mcp-codegen.toolResult");
@@ -276,6 +277,17 @@ export function serveContract(
       ...scopesOf(t.entry),
     })),
   });
+  // Which tools may run as tasks, on each handler for the same reason (task-support.ts).
+  const taskTools: Record<string, TaskSupport> = {};
+  for (const [name, tool] of Object.entries(tables.tools)) {
+    const support = declaredTaskSupport(tool);
+    if (support) taskTools[name] = support;
+  }
+  if (Object.keys(taskTools).length > 0) {
+    Object.freeze(taskTools);
+    for (const handler of Object.values(handlers))
+      Object.defineProperty(handler, TASK_TOOLS, { value: taskTools });
+  }
   // On each handler, so the server finds them however the handlers are combined; a contract that
   // declares no scope costs its server nothing per request.
   if (scopes.authRequired || scopes.supported.length > 0)

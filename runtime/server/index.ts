@@ -69,4 +69,7 @@ export {
 } from "./contract-errors.js";
 export type { FanOutTarget } from "./fan-out.js";
 export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
+export type { TaskOptions } from "./server-tasks.js";
 export { type ConnectOptions, type Era, ServerSession } from "./session.js";
+export { SERVER_CLOSED } from "./task-runner.js";
+export type { TaskSupport, TaskToolDeclaration } from "./task-support.js";

@@ -9,9 +9,10 @@ import type { IncomingRequestContext } from "../jsonrpc/connection.js";
 import type { RequestId } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
 import type { MethodTypes } from "../mcp/handler-context.js";
-import { META, RESULT_TYPE } from "../mcp/request-meta.js";
+import { META, RESULT_TYPE, readRequestMeta } from "../mcp/request-meta.js";
 import type { SubscriptionFilter } from "../mcp/subscriptions.js";
 import type { ServerSession } from "./session.js";
+import { listenedTaskIds, watchListenedTasks } from "./task-listen.js";
 
 /** Filter flag → the notification it opts into, and the server capability that offers it. */
 const FLAGS = [
@@ -95,6 +96,16 @@ export async function serveListen(
   const requested = (params.notifications ?? {}) as SubscriptionFilter;
   const filter = agreedFilter(requested, session.server.capabilities);
   const tag = { [META.subscriptionId]: rc.id };
+  // The tasks extension: the caller's tasks it names, as they change on any instance.
+  const tasks = session.server.tasks;
+  const taskIds = tasks ? listenedTaskIds(requested.taskIds, readRequestMeta(params)) : [];
+  if (taskIds.length > 0) filter.taskIds = taskIds;
+  const unwatch =
+    tasks && taskIds.length > 0
+      ? await watchListenedTasks(tasks, taskIds, rc, (task) =>
+          session.connection.notify("notifications/tasks", { ...task, _meta: tag }, rc.id),
+        )
+      : undefined;
   await session.connection.notify(
     "notifications/subscriptions/acknowledged",
     { _meta: tag, notifications: filter },
@@ -107,9 +118,17 @@ export async function serveListen(
       send: (method, p) => session.connection.notify(method, p, rc.id),
       end: () => {
         remove();
+        unwatch?.();
         resolve({ resultType: RESULT_TYPE.complete, _meta: { ...session.server.resultMeta, ...tag } });
       },
     });
-    rc.signal.addEventListener("abort", () => remove(), { once: true });
+    rc.signal.addEventListener(
+      "abort",
+      () => {
+        remove();
+        unwatch?.();
+      },
+      { once: true },
+    );
   });
 }

@@ -80,6 +80,11 @@ export class RequestContext<Out extends MethodTypes, OutNotes extends MethodType
     return this.#progress;
   }
 
+  /** The status message of the task the request runs as; outside a task it goes nowhere. */
+  status(_message: string): Promise<void> {
+    return Promise.resolve();
+  }
+
   log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
     if (this.stateless) {
       // Stateless era: only when this request asked for logs, at its own level.

@@ -4,6 +4,7 @@
  * each version adds only types.
  */
 
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../jsonrpc/connection.js";
 import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { DONE, type Transport } from "../jsonrpc/transport.js";
 import { type Capabilities, deriveCapabilities, mergeCapabilities } from "../mcp/capabilities.js";
@@ -28,15 +29,18 @@ import { contractScopesOf, requiredBy, type ScopeTable, scopeRefusal } from "./c
 import { FanOut, type FanOutTarget } from "./fan-out.js";
 import { Listeners } from "./listen.js";
 import { addInputHelpers } from "./request-context.js";
+import { ServerTasks, type TaskOptions } from "./server-tasks.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
 import { SubscribedSessions } from "./subscribed-sessions.js";
+import { taskToolsOf } from "./task-support.js";
+import { TASKS_EXTENSION } from "./task-wire.js";
 
 /** The default error report (stderr) writes at most this many lines per window. */
 const REPORTS_PER_WINDOW = 10;
 const REPORT_WINDOW_MS = 10_000;
 const RESOURCE_UPDATED = "notifications/resources/updated";
 
-export interface ServerOptions {
+export interface ServerOptions extends TaskOptions {
   info: ImplementationInfo;
   /** Handlers by name (`callTool`, `onRootsListChanged`); the generated ServerHandlers types them. */
   handlers: object;
@@ -171,6 +175,10 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   /** Fan-out over a bus the `bus` option gave; none over the server's own. */
   readonly #fanOut: FanOut | undefined;
   readonly #subscribed: SubscribedSessions;
+  /** Tools run as tasks: present when some tool may run as one (`taskTools`, a contract's `taskSupport`). */
+  readonly tasks: ServerTasks | undefined;
+  /** Whether handshake-era sessions serve the 2025-11-25 core tasks (`tools/call` with `task`, `tasks/*`). */
+  readonly coreTasks: boolean;
 
   constructor(readonly options: RuntimeServerOptions) {
     this.telemetry = options.telemetry;
@@ -194,17 +202,35 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         derived.logging = {};
       return mergeCapabilities(derived, options.capabilities);
     };
+    this.bus = options.bus ?? new InMemoryMessageBus((error) => this.reportError(error));
+    this.stateCaller = options.stateCaller ?? defaultStateCaller;
+    const taskTools = taskToolsOf(options.taskTools, handlers);
+    this.tasks =
+      taskTools.size > 0
+        ? new ServerTasks(options, taskTools, this.bus, this.stateCaller, (error) => this.reportError(error))
+        : undefined;
     this.capabilities = capsOf(this.protocol);
     this.handshakeCapabilities = this.handshake ? capsOf(this.handshake) : this.capabilities;
+    // The core tasks where the handshake era's tables have them (2025-11-25 on).
+    this.coreTasks =
+      this.tasks !== undefined &&
+      !!this.handshake &&
+      Object.hasOwn(this.handshake.clientRequests, "tasks/get");
+    if (this.coreTasks) {
+      const core = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+      this.handshakeCapabilities = mergeCapabilities(this.handshakeCapabilities, core);
+      if (this.protocol.lifecycle === "initialize") this.capabilities = this.handshakeCapabilities;
+    }
+    // The tasks extension (2026-07-28 on) in server/discover, and no capabilities.tasks there.
+    if (this.tasks && this.protocol.lifecycle === "discover")
+      this.capabilities = mergeCapabilities(this.capabilities, { extensions: { [TASKS_EXTENSION]: {} } });
     this.validateResults = options.validateResults ?? nodeEnv() !== "production";
     this.sealer = new StateSealer(stateKeysOf(options), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.usedStates = options.usedStateStore ?? new InMemoryUsedStateStore();
-    this.stateCaller = options.stateCaller ?? defaultStateCaller;
     this.statelessVersions = this.statelessTables?.supportedVersions.map((v) => v.version) ?? [];
     this.resultMeta = { [META.serverInfo]: options.info };
     this.cacheHints = options.cache ?? { ttlMs: 0, cacheScope: "private" };
     addInputHelpers([this.protocol, ...(this.protocol.legacy ? [this.protocol.legacy] : [])]);
-    this.bus = options.bus ?? new InMemoryMessageBus((error) => this.reportError(error));
     this.#fanOut =
       options.bus &&
       new FanOut(
@@ -350,7 +376,11 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
     this.#fanOut?.close();
     this.listeners.endAll();
-    await Promise.all(this.live.values().map((s) => s.drain(options.timeoutMs)));
+    const timeoutMs = options.timeoutMs ?? this.options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    await Promise.all([
+      ...this.live.values().map((s) => s.drain(options.timeoutMs)),
+      this.tasks?.runner.close(timeoutMs),
+    ]);
   }
 
   /**

@@ -44,6 +44,7 @@ import { messageOf } from "../util/errors.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
 import { serveStateless } from "./stateless.js";
+import { serveCoreTasks } from "./tasks-core.js";
 
 /**
  * Pause between a request's last progress notification and its response (see finish()). 5 ms lost the race
@@ -442,6 +443,10 @@ export class ServerSession<
     }
     const params = checkedParams(entry, request.params);
     const handler = this.server.handler(entry);
+    const tasks = this.server.coreTasks ? this.server.tasks : undefined;
+    const asTask =
+      tasks && serveCoreTasks(tasks, this, entry, (params ?? {}) as Record<string, unknown>, handler, rc);
+    if (asTask) return asTask;
     if (method === "logging/setLevel") {
       const level = (params as { level?: unknown } | undefined)?.level;
       const run = () =>

@@ -26,6 +26,7 @@ import { detailOf } from "../util/errors.js";
 import { serveListen } from "./listen.js";
 import { checkInputResponse, RequestContext, type StatelessRequest } from "./request-context.js";
 import type { ServerSession } from "./session.js";
+import { callAsTask, callsAsTask, isExtensionMethod, serveExtensionMethod } from "./tasks-extension.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
 
@@ -42,12 +43,16 @@ export function serveStateless(
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   const { method } = request;
   const entry = entryOf(tables.clientRequests, method);
-  if (!entry) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  const tasks = session.server.tasks;
+  // The tasks extension's methods are the runtime's own, served only where some tool runs as a task.
+  const extension = entry === undefined && tasks !== undefined && isExtensionMethod(method);
+  if (!entry && !extension) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   const meta = readRequestMeta(request.params);
   const supported = session.server.statelessVersions;
   if (!supported.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, supported);
   if (meta.logLevel !== undefined && !isLogLevel(meta.logLevel))
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown log level "${meta.logLevel}"`);
+  if (!entry) return serveExtensionMethod(tasks!, session, method, request.params, meta, rc);
   if (entry.capability && !hasCapability(session.server.capabilities, entry.capability)) {
     throw new McpError(
       ErrorCode.MethodNotFound,
@@ -67,8 +72,14 @@ export function serveStateless(
     clientInfo: meta.clientInfo ?? { name: "unknown", version: "0" },
     clientCapabilities: meta.clientCapabilities,
   };
-  const run = (round: Round | undefined) =>
-    runStateless(session, entry, params, handler, rc, info, { meta, tables, round });
+  const asTask = tasks !== undefined && method === "tools/call" && callsAsTask(tasks, params, meta);
+  const run = (round: Round | undefined) => {
+    const stateless = { meta, tables, round };
+    if (!asTask) return runStateless(session, entry, params, handler, rc, info, stateless);
+    return callAsTask(tasks, session, entry, params, handler, rc, info, stateless, (ctx, outcome) =>
+      statelessSettled(session, entry, params, rc, ctx, outcome),
+    ) as Promise<Record<string, unknown>>;
+  };
   if (!entry.inputRequired) return run(undefined);
   // Taken now: the handler may change its params before it asks for input.
   const bound = boundParams(params);

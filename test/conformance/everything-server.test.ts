@@ -165,6 +165,8 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
       prompts: { listChanged: true },
       completions: {},
       logging: {},
+      // Its task-capable tools (the tasks extension's fixtures) run as 2025-11-25 core tasks too.
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
     expect(client.getInstructions()).toContain("everything-server");
     await expect(client.ping()).resolves.toEqual({});
@@ -202,8 +204,26 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
         "test_logging_tool",
         "test_missing_capability",
         "test_streaming_elicitation",
+        // The tasks extension's scenarios.
+        "greet",
+        "slow_compute",
+        "failing_job",
+        "protocol_error_job",
+        "confirm_delete",
+        "multi_input",
+        "test_tool_with_task",
       ].sort(),
     );
+    const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
+    expect(support).toMatchObject({
+      greet: undefined,
+      slow_compute: "optional",
+      failing_job: "required",
+      protocol_error_job: "optional",
+      confirm_delete: "optional",
+      multi_input: "optional",
+      test_tool_with_task: "required",
+    });
     for (const tool of tools) {
       expect(tool.name).toMatch(TOOL_NAME);
       expect(tool.description).toBeTruthy();

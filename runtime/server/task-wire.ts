@@ -1,0 +1,60 @@
+/**
+ * A stored task as each protocol generation shows it. The store knows no generation; the 2025-11-25
+ * core tasks and the 2026-07-28 tasks extension name the same facts differently (see docs/tasks.md).
+ */
+
+import type { TaskRecord, TaskStatus } from "../mcp/task-store.js";
+
+/** `_meta` key tying a message to a task (2025-11-25). */
+export const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** The tasks extension's name (2026-07-28 on), in capabilities and per-request `_meta`. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * 2025-11-25: a tool's `isError` result is a failed task (the store keeps it completed, with its result,
+ * which `tasks/result` answers).
+ */
+export function coreStatus(task: TaskRecord): TaskStatus {
+  return task.status === "completed" && task.result?.isError === true ? "failed" : task.status;
+}
+
+/** The 2025-11-25 `Task`: `ttl`, `pollInterval`. */
+export function coreTask(task: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: coreStatus(task),
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: iso(task.createdAt),
+    lastUpdatedAt: iso(task.lastUpdatedAt),
+    ttl: task.ttlMs,
+    ...(task.pollIntervalMs === undefined ? {} : { pollInterval: task.pollIntervalMs }),
+  };
+}
+
+/** The 2026-07-28 extension's `Task`: `ttlMs`, `pollIntervalMs` (the 2025 names never appear). */
+export function extensionTask(task: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: iso(task.createdAt),
+    lastUpdatedAt: iso(task.lastUpdatedAt),
+    ttlMs: task.ttlMs,
+    ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
+  };
+}
+
+/**
+ * The 2026-07-28 `DetailedTask`: the task with what its status carries inlined: the input it waits for
+ * (input_required), its result (completed), its error (failed).
+ */
+export function detailedTask(task: TaskRecord): Record<string, unknown> {
+  const out = extensionTask(task);
+  if (task.status === "input_required" && task.inputRequests) out.inputRequests = task.inputRequests;
+  if (task.status === "completed" && task.result) out.result = task.result;
+  if (task.status === "failed" && task.error) out.error = task.error;
+  return out;
+}

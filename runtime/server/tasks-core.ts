@@ -1,0 +1,162 @@
+/**
+ * The 2025-11-25 core tasks on a handshake-era session: `tools/call` with `params.task` answered
+ * `CreateTaskResult { task }` while the tool runs detached; `tasks/get`, `tasks/result` (waits for the
+ * end, then answers what the call would have), `tasks/list` (the caller's own), `tasks/cancel`; and
+ * `notifications/tasks/status` to the session that created the task, while it is open here.
+ */
+
+import type { IncomingRequestContext } from "../jsonrpc/connection.js";
+import { ErrorCode, McpError } from "../jsonrpc/messages.js";
+import type { AnyHandler, MethodTypes } from "../mcp/handler-context.js";
+import type { RequestEntry } from "../mcp/tables.js";
+import type { TaskEnd, TaskRecord } from "../mcp/task-store.js";
+import { notFound, type ServerTasks } from "./server-tasks.js";
+import type { ServerSession } from "./session.js";
+import { publishTask } from "./task-channel.js";
+import { TaskContext } from "./task-context.js";
+import { outcomeOf, toolTaskEnd } from "./task-end.js";
+import { coreTask, RELATED_TASK } from "./task-wire.js";
+
+type AnySession = ServerSession<MethodTypes, MethodTypes>;
+type Answer = Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/**
+ * Serves `entry` when it is a task matter (a task-augmented or task-gated `tools/call`, `tasks/*`);
+ * undefined when the session serves it as any other request.
+ */
+export function serveCoreTasks(
+  tasks: ServerTasks,
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  handler: AnyHandler | undefined,
+  rc: IncomingRequestContext,
+): Answer | undefined {
+  switch (entry.method) {
+    case "tools/call":
+      return callTool(tasks, session, entry, params, handler, rc);
+    case "tasks/get":
+      return tasks.get(params.taskId, owner(tasks, session, rc)).then(coreTask);
+    case "tasks/result":
+      return result(tasks, session, params, rc);
+    case "tasks/list":
+      return list(tasks, session, params, rc);
+    case "tasks/cancel":
+      return cancel(tasks, session, params, rc);
+    default:
+      return undefined;
+  }
+}
+
+const owner = (tasks: ServerTasks, session: AnySession, rc: IncomingRequestContext): string =>
+  tasks.ownerOf(rc, session.sessionId);
+
+function callTool(
+  tasks: ServerTasks,
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  handler: AnyHandler | undefined,
+  rc: IncomingRequestContext,
+): Answer | undefined {
+  const support = tasks.support(params.name);
+  const asked = params.task !== undefined;
+  if (asked && support === "forbidden")
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Tool ${JSON.stringify(params.name)} does not support task-augmented calls (its execution.taskSupport is forbidden)`,
+    );
+  if (!asked && support === "required")
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Tool ${JSON.stringify(params.name)} must be called as a task (its execution.taskSupport is required): add params.task`,
+    );
+  if (!asked || !handler) return undefined;
+  const { task: metadata, ...call } = params;
+  const ttl = (metadata as { ttl?: unknown } | null)?.ttl;
+  return tasks.create(owner(tasks, session, rc), entry.method, tasks.clampTtl(ttl)).then((created) => {
+    tasks.runner.start(
+      created,
+      (running) =>
+        runTool(session, entry, call, handler, rc, new TaskContext(session, rc, session.session!, running)),
+      (seen) => statusNotification(session, seen),
+    );
+    return { task: coreTask(created) };
+  });
+}
+
+/** Runs the tool's handler for its task. */
+async function runTool(
+  session: AnySession,
+  entry: RequestEntry,
+  params: Record<string, unknown>,
+  handler: AnyHandler,
+  rc: IncomingRequestContext,
+  ctx: TaskContext<MethodTypes, MethodTypes>,
+): Promise<TaskEnd> {
+  const outcome = await outcomeOf(() => handler(params, ctx));
+  return toolTaskEnd(session, entry, outcome, { ...rc, signal: ctx.signal });
+}
+
+/** `notifications/tasks/status` to the session that created the task, while its connection is open. */
+function statusNotification(session: AnySession, task: TaskRecord): void {
+  if (!session.initialized) return;
+  session.notify("notifications/tasks/status", coreTask(task)).catch(() => {});
+}
+
+/** What the call would have answered: its result with the related-task `_meta`, or its error. */
+async function result(
+  tasks: ServerTasks,
+  session: AnySession,
+  params: Record<string, unknown>,
+  rc: IncomingRequestContext,
+): Promise<Record<string, unknown>> {
+  const task = await tasks.settled(params.taskId, owner(tasks, session, rc), rc.signal);
+  const related = { [RELATED_TASK]: { taskId: task.taskId } };
+  if (task.status === "completed" && task.result)
+    return { ...task.result, _meta: { ...(task.result._meta as object | undefined), ...related } };
+  if (task.status === "failed" && task.error)
+    throw new McpError(task.error.code, task.error.message, task.error.data);
+  throw new McpError(ErrorCode.InvalidRequest, "The task was cancelled: it has no result", {
+    taskId: task.taskId,
+    status: task.status,
+  });
+}
+
+async function list(
+  tasks: ServerTasks,
+  session: AnySession,
+  params: Record<string, unknown>,
+  rc: IncomingRequestContext,
+): Promise<Record<string, unknown>> {
+  const cursor = typeof params.cursor === "string" ? params.cursor : undefined;
+  const page = await tasks.ask(() => tasks.store.list(owner(tasks, session, rc), { cursor }));
+  return {
+    tasks: page.tasks.map(coreTask),
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+  };
+}
+
+async function cancel(
+  tasks: ServerTasks,
+  session: AnySession,
+  params: Record<string, unknown>,
+  rc: IncomingRequestContext,
+): Promise<Record<string, unknown>> {
+  const taskId = params.taskId;
+  if (typeof taskId !== "string") throw notFound();
+  const outcome = await tasks.ask(() =>
+    tasks.store.cancel(taskId, owner(tasks, session, rc), "Cancelled by the client"),
+  );
+  if (outcome.ok) {
+    await publishTask(tasks.bus, outcome.task, tasks.report);
+    return coreTask(outcome.task);
+  }
+  if (outcome.reason === "terminal")
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Cannot cancel the task: it is already ${outcome.task.status}`,
+      { taskId, status: outcome.task.status },
+    );
+  throw notFound();
+}
