@@ -310,6 +310,60 @@ describe.skipIf(withoutRedis)(redisSuite("sessions shared by three instances"), 
     expect(await new RedisSessionStore(await ownConnection(), { prefix }).size()).toBe(4);
   });
 
+  it("a session is bound to its subject on every instance: another subject's request is 404 wherever it lands", async () => {
+    const prefix = `owned-${randomUUID()}:`;
+    const owned = await Promise.all(
+      ["X", "Y"].map(async (name) => {
+        const connection = await connectRedis(redis.url, { log: () => {} });
+        const server = createServer({
+          info: { name: `owned-${name}`, version: "1.0.0" },
+          handlers: { listTools: () => ({ tools: [] }) },
+          bus: new RedisMessageBus(connection, { prefix }),
+        });
+        const http = await serveHttp(server, {
+          sessionStore: new RedisSessionStore(connection, { prefix }),
+          eventStore: new RedisEventStore(connection, { prefix }),
+          // The subject is the bearer token itself: enough to tell two callers apart here.
+          authenticate: (request) => request.headers.get("authorization")?.replace(/^Bearer /, ""),
+        });
+        cleanups.push(
+          () => connection.close(),
+          () => http.close({ timeoutMs: 0 }),
+        );
+        return http;
+      }),
+    );
+    const post = (url: string, subject: string, body: unknown, sessionId?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${subject}`,
+          "mcp-protocol-version": "2025-11-25",
+          ...(sessionId ? { "mcp-session-id": sessionId } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const opened = await post(owned[0]!.url, "alice", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
+    const sessionId = opened.headers.get("mcp-session-id")!;
+    await opened.body?.cancel();
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    for (const instance of owned) {
+      const other = await post(instance.url, "mallory", list, sessionId);
+      await other.body?.cancel();
+      expect(other.status).toBe(404);
+      const owner = await post(instance.url, "alice", list, sessionId);
+      await owner.body?.cancel();
+      expect(owner.status).toBe(200);
+    }
+  });
+
   it("reports no errors", () => {
     expect(errors).toEqual([]);
   });
