@@ -12,6 +12,7 @@ import {
 } from "@mcp-codegen/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handlers, info } from "../../examples/everything-server/handlers.js";
+import { createServer as createServer2025 } from "../../generated/2025-11-25/index.js";
 import { createServer } from "../../generated/2026-07-28/index.js";
 import { type HttpServerHandle, serveHttp } from "../../runtime/node/http.js";
 import { featureServer } from "../fixtures/http/feature-server.js";
@@ -82,6 +83,54 @@ describe.skipIf(withoutRedis)(redisSuite("HTTP while Redis is down"), () => {
       expect.objectContaining({ id: 0, result: expect.objectContaining({ protocolVersion: "2025-11-25" }) }),
     ]);
     expect(handle.handler.sessionCount).toBe(1);
+  });
+
+  it("2025-11-25: a tools/call while Redis is stuck or down answers 503 + Retry-After and the tool is not run", async () => {
+    // The stream's priming event is stored before the POST reaches the server: a store that fails then
+    // leaves the call unrun, so the client's retry cannot repeat its effects.
+    let ran = 0;
+    const server = createServer2025({
+      info: { name: "counting", version: "1" },
+      handlers: {
+        listTools: () => ({ tools: [{ name: "count", inputSchema: { type: "object" } }] }),
+        callTool: () => ({ content: [{ type: "text", text: `run ${++ran}` }] }),
+      },
+      capabilities: { tools: {} },
+      onError: () => {},
+    });
+    const events = new RedisEventStore(connection, { prefix: "http-outage:" });
+    const handle = await serveHttp(server, { port: 0, eventStore: events });
+    handles.push(handle);
+    const url = `http://127.0.0.1:${handle.port}/mcp`;
+    const init = await post(url, initializeBody());
+    const headers = {
+      "mcp-session-id": init.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    await readSse(init.body!);
+    expect((await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)).status).toBe(
+      202,
+    );
+    const call = (id: number) =>
+      post(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "count" } }, headers);
+
+    redis.pause(); // connected, answering nothing: each append waits out commandTimeoutMs
+    const stuck = await call(1);
+    redis.resume();
+    expect([stuck.status, stuck.headers.get("retry-after")]).toEqual([503, "2"]);
+    await redis.stop(); // refused at once
+    const down = await call(2);
+    expect([down.status, down.headers.get("retry-after")]).toEqual([503, "2"]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ran).toBe(0);
+
+    await redis.start();
+    await reachable();
+    const answered = await call(3);
+    const sse = (await readSse(answered.body!)).events;
+    expect(sse[0]).toMatchObject({ data: "" }); // primed: its id stored before the 200
+    expect(messagesOf(sse)).toEqual([expect.objectContaining({ id: 3, result: expect.anything() })]);
+    expect(ran).toBe(1);
   });
 
   it("2026-07-28: a retry with requestState answers 503 + Retry-After, then the same retry succeeds", async () => {

@@ -11,6 +11,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontext
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { featureServer } from "../fixtures/http/feature-server.js";
+import { initializeBody, POST_HEADERS, readSse } from "../fixtures/http/helpers.js";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
 import { replay } from "../fixtures/stores/event-store-contract.js";
 
@@ -92,6 +93,42 @@ describe.skipIf(withoutRedis)(redisSuite("Redis-backed Streamable HTTP"), () => 
       } finally {
         await reader.destroy();
       }
+    });
+
+    it("a tool silent for a while: its 200 comes at once with a priming id stored in Redis, resumable before the tool answers", async () => {
+      const prefix = `e2e-${randomUUID()}:`;
+      const a = await instance(prefix);
+      const b = await instance(prefix);
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        fetch(a.http.url, {
+          method: "POST",
+          headers: { ...POST_HEADERS, ...headers },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(5_000),
+        });
+      const init = await post(initializeBody());
+      const headers = {
+        "mcp-session-id": init.headers.get("mcp-session-id")!,
+        "mcp-protocol-version": "2025-11-25",
+      };
+      await readSse(init.body!);
+      await post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers);
+      // `slow` sends nothing until cancelled: the client still holds an id it can resume from.
+      const call = await post(
+        { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow", arguments: {} } },
+        headers,
+      );
+      expect(call.status).toBe(200);
+      const first = await readSse(call.body!, () => true, 3_000);
+      expect(first.events).toEqual([expect.objectContaining({ data: "", id: expect.any(String) })]);
+      const primingId = first.events[0]!.id!;
+      // Stored, not only sent: the other instance's store knows the stream, with nothing after the id yet.
+      expect(await replay(b.store, primingId)).toEqual({
+        stream: primingId.slice(0, primingId.lastIndexOf("#")),
+        sent: [],
+      });
+      const cancelled = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } };
+      expect((await post(cancelled, headers)).status).toBe(202);
     });
 
     it("while Redis is down, a resumption is answered 503 with Retry-After; after its restart the server serves again", async () => {
