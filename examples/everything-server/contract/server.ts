@@ -314,10 +314,16 @@ export interface ToolHandlers<Auth = DefaultAuth> {
 }
 
 /** Tools that may run as tasks (`execution.taskSupport` optional or required): a client may ask for one. */
-export type TaskTools = never;
+export type TaskTools =
+  | "slow_compute"
+  | "failing_job"
+  | "protocol_error_job"
+  | "confirm_delete"
+  | "multi_input"
+  | "test_tool_with_task";
 
 /** Tools that run only as tasks (`execution.taskSupport: required`): a plain call is refused. */
-export type RequiredTaskTools = never;
+export type RequiredTaskTools = "failing_job" | "test_tool_with_task";
 
 /** One handler per prompt: arguments arrive checked (required present, enums respected). */
 export interface PromptHandlers<Auth = DefaultAuth> {
