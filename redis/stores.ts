@@ -10,6 +10,7 @@ import { RedisMessageBus } from "./message-bus.js";
 import { RedisResourceSubscriptions } from "./resource-subscriptions.js";
 import { RedisSessionStore } from "./session-store.js";
 import { RedisStateKeyring } from "./state-keyring.js";
+import { RedisTaskStore } from "./task-store.js";
 import { RedisUsedStateStore } from "./used-state-store.js";
 
 export interface RedisStoresOptions extends RedisConnectOptions {
@@ -22,14 +23,16 @@ export interface RedisStores {
   readonly where: string;
   /**
    * For `createServer`: the keys sealing MRTR `requestState`s and their single-use claims, the bus
-   * carrying messages between instances (answers, cancellations, progress, fan-out), and which sessions
-   * subscribed to which resources.
+   * carrying messages between instances (answers, cancellations, progress, fan-out, task status), which
+   * sessions subscribed to which resources, and the tasks long-running tools run as (polled, cancelled
+   * and fetched on any instance; a task whose instance died reported failed).
    */
   readonly server: {
     stateKeys: RedisStateKeyring;
     usedStateStore: RedisUsedStateStore;
     bus: RedisMessageBus;
     resourceSubscriptions: RedisResourceSubscriptions;
+    taskStore: RedisTaskStore;
   };
   /** For `serveHttp`: 2025-era session records (any instance serves a session) and the SSE event logs. */
   readonly http: { sessionStore: RedisSessionStore; eventStore: RedisEventStore };
@@ -54,6 +57,7 @@ export async function redisStores(url: string, options: RedisStoresOptions = {})
       usedStateStore: new RedisUsedStateStore(connection, scoped),
       bus,
       resourceSubscriptions: new RedisResourceSubscriptions(connection, scoped),
+      taskStore: new RedisTaskStore(connection, scoped),
     },
     http: {
       sessionStore: new RedisSessionStore(connection, scoped),

@@ -37,6 +37,7 @@ describe.skipIf(withoutRedis)(redisSuite("redisStores"), () => {
       "bus",
       "resourceSubscriptions",
       "stateKeys",
+      "taskStore",
       "usedStateStore",
     ]);
     expect(Object.keys(stores.http).sort()).toEqual(["eventStore", "sessionStore"]);
@@ -49,12 +50,21 @@ describe.skipIf(withoutRedis)(redisSuite("redisStores"), () => {
     await stores.server.bus.subscribe("fanout:x", (message) => void heard.push(message));
     expect(await stores.server.bus.publish("fanout:x", { hello: 1 })).toBe(1);
     await expect.poll(() => heard).toEqual([{ hello: 1 }]);
+    const created = await stores.server.taskStore.create({
+      owner: "o1",
+      method: "tools/call",
+      ttlMs: 60_000,
+      holder: "instance-1",
+      leaseMs: 15_000,
+    });
+    if (!created.ok) throw new Error(`task not created: ${created.reason}`);
 
     expect(await reader.hGet("app-a:{sessions}:s:s1", "client")).toBe("c1");
     expect(eventId.startsWith("stream-1#")).toBe(true);
     expect(await reader.xLen("app-a:events:{stream-1}")).toBe(1);
     expect(await reader.exists("app-a:used:state-1")).toBe(1);
     expect(await reader.hKeys("app-a:state-keys")).toEqual([sealing!.id]);
+    expect(await reader.hGet(`app-a:{tasks}:t:${created.task.taskId}`, "status")).toBe("working");
     // Nothing outside the prefix.
     expect((await reader.keys("*")).filter((k) => !k.startsWith("app-a:"))).toEqual([]);
 
