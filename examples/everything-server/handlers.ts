@@ -348,7 +348,7 @@ const contract: Contract = {
       for (let step = 1; step <= steps; step++) {
         await sleep(100, ctx.signal);
         ctx.signal.throwIfAborted();
-        await ctx.status?.(`step ${step} of ${steps}`);
+        await ctx.status(`step ${step} of ${steps}`);
       }
       return `${label}: computed for ${seconds} s`;
     },

@@ -20,6 +20,12 @@ import type * as T from "./types.js";
  */
 export interface ServerContext extends HandlerContext<ServerRequests, ServerNotifications> {
   /**
+   * The status message of the task this request runs as (`tasks/get` shows it; status notifications
+   * carry it); outside a task it goes nowhere. Always present on the server (optional in
+   * `HandlerContext`, which clients share).
+   */
+  status(message: string): Promise<void>;
+  /**
    * `roots/list`: Sent from the server to request a list of root URIs from the client. Roots allow servers to ask for specific directories or files to operate on. A common example for roots is providing a set of repositories or directories a server should operate on.
    */
   listRoots(params: T.ListRootsRequest["params"], options?: InputOptions): Promise<T.ListRootsResult>;

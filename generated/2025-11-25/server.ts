@@ -20,6 +20,12 @@ import type * as T from "./types.js";
  */
 export interface ServerContext extends HandlerContext<ServerRequests, ServerNotifications> {
   /**
+   * The status message of the task this request runs as (`tasks/get` shows it; status notifications
+   * carry it); outside a task it goes nowhere. Always present on the server (optional in
+   * `HandlerContext`, which clients share).
+   */
+  status(message: string): Promise<void>;
+  /**
    * `elicitation/create`: A request from the server to elicit additional information from the user via the client.
    */
   elicit(params: T.ElicitRequest["params"], options?: InputOptions): Promise<T.ElicitResult>;

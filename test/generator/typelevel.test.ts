@@ -110,3 +110,13 @@ describe("2026-07-28 and draft", () => {
     expect(S2026.JSONValueSchema.safeParse({ a: () => 1 }).success).toBe(false);
   });
 });
+
+describe("the server handler's context", () => {
+  it("has status(message) in every version: the server always provides it (a no-op outside a task)", () => {
+    const status = expectTypeOf<(message: string) => Promise<void>>();
+    status.toEqualTypeOf<V2024.ServerContext["status"]>();
+    status.toEqualTypeOf<V202511.ServerContext["status"]>();
+    status.toEqualTypeOf<V2026.ServerContext["status"]>();
+    status.toEqualTypeOf<VDraft.ServerContext["status"]>();
+  });
+});
