@@ -69,6 +69,17 @@ const CLIENT_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: strin
  * why: shown as "skip", counted apart from passes and failures. A scenario listed here that returns
  * anything but SKIPPED checks is judged as any other (so a suite that starts checking it is noticed).
  */
+/** The check the suite adds to every scenario (the messages' JSON Schema): on its own, no evidence. */
+const WIRE_SCHEMA_CHECK = "wire-schema-valid";
+/**
+ * Extension scenarios of what the everything-server offers: every check of theirs skipped means the
+ * server stopped offering it, a failure. Others skipped that way (an extension not built yet: the skills
+ * of issue 26) are shown as skipped, never as passes.
+ */
+const OFFERED = /^tasks-/;
+const NOT_OFFERED =
+  "the server does not offer the extension this scenario tests (only the wire schema was checked)";
+
 const SKIPPED_BY_SUITE: Readonly<Record<string, string>> = {
   "tasks-status-notifications":
     "the suite returns one SKIPPED check, pending its subscriptions/listen rewrite (the server sends notifications/tasks on listen streams)",
@@ -307,6 +318,21 @@ async function serverSuite(url: string, version: string, scenario?: string, suit
     const suiteSkip = entryOf(SKIPPED_BY_SUITE, scenario);
     if (suiteSkip && checks.length > 0 && checks.every((c) => c.status === "SKIPPED"))
       return { scenario, version, side: "server", ok: true, skipped: true, ...t, note: suiteSkip };
+    const own = checks.filter((c) => c.id !== WIRE_SCHEMA_CHECK);
+    if (own.length > 0 && own.every((c) => c.status === "SKIPPED")) {
+      // Only the wire schema was checked: the scenario's own checks were skipped because the server does
+      // not offer what it tests. Not a pass; a failure where the server is meant to offer it.
+      if (OFFERED.test(scenario))
+        return {
+          scenario,
+          version,
+          side: "server",
+          ok: false,
+          ...t,
+          note: `every check skipped: ${NOT_OFFERED}`,
+        };
+      return { scenario, version, side: "server", ok: true, skipped: true, ...t, note: NOT_OFFERED };
+    }
     const ok = t.failed === 0 && t.passed > 0;
     const note = [firstFailure ?? noEvidence(t), warned].filter(Boolean).join("; ") || undefined;
     return { scenario, version, side: "server", ok, ...t, note };
