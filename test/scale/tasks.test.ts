@@ -1,0 +1,288 @@
+/**
+ * Tools run as tasks across instances behind the real balancer (haproxy round robin over three server
+ * processes sharing a real redis-server: tasks in a RedisTaskStore, cancels and status over the
+ * RedisMessageBus; test/fixtures/scale/), with the official SDK v1 client (2025-11-25 core tasks, its
+ * experimental tasks API) and this project's client in both generations (2025-11-25 core tasks,
+ * 2026-07-28 the tasks extension):
+ * - a 3-second task created through the balancer and polled to completion, its polls served by several
+ *   instances (x-served-by);
+ * - cancelled by a request served by another instance than the one running it: that instance's handler
+ *   sees its ctx.signal abort, and the task says cancelled;
+ * - its result fetched after the client reconnected (SDK v1: the same session again; this project's
+ *   client: a new client of the same subject);
+ * - the instance running a task killed with SIGKILL: once its lease lapses the next poll, on a
+ *   survivor, says failed (never left working), and the result is the lease's error, also for this
+ *   project's client awaiting it through the kill.
+ */
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient as createClient2025 } from "../../generated/2025-11-25/index.js";
+import { createClient as createClient2026 } from "../../generated/2026-07-28/index.js";
+import type { ToolTask } from "../../runtime/client/tool-task.js";
+import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
+import { withoutRedis } from "../fixtures/redis/redis-server.js";
+import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
+import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Short, so that a killed instance's task is reported failed soon; renewed every third of it. */
+const LEASE_MS = 2000;
+/** The server's code for a task whose instance went away (LEASE_LAPSED). */
+const LEASE_LAPSED = -32603;
+
+/** A request that went through the balancer and the instance that served it. */
+interface Sent {
+  method: string;
+  taskId: string | undefined;
+  servedBy: string | null;
+}
+
+function recordingFetch(sent: Sent[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (typeof init?.body === "string") {
+      const body = JSON.parse(init.body) as { method?: string; params?: { taskId?: unknown } };
+      if (body.method)
+        sent.push({
+          method: body.method,
+          taskId: typeof body.params?.taskId === "string" ? body.params.taskId : undefined,
+          servedBy: response.headers.get("x-served-by"),
+        });
+    }
+    return response;
+  };
+}
+
+const textOf = (result: { content?: unknown }) =>
+  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
+
+interface TaskState {
+  status: string;
+  statusMessage?: string | undefined;
+}
+
+/** One client connected through the balancer, driving tasks of `slow_task`. */
+interface Peer {
+  readonly sent: Sent[];
+  /** The call awaited through its task: the result's text. */
+  await(args: Record<string, unknown>): Promise<string>;
+  /** The call as a task: its id. */
+  start(args: Record<string, unknown>): Promise<string>;
+  status(taskId: string): Promise<TaskState>;
+  cancel(taskId: string): Promise<void>;
+  /** Waits for the task's end: the result's text, or rejects with its error. */
+  result(taskId: string): Promise<string>;
+  /** Closes this client and connects another that may fetch this one's tasks. */
+  reconnect(): Promise<Peer>;
+  close(): Promise<void>;
+}
+
+/** The official SDK v1 client: the session owns its tasks; reconnecting resumes that session. */
+async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
+  const sent: Sent[] = [];
+  const client = new ClientV1({ name: "sdk-v1-scale-tasks", version: "1.0.0" });
+  const transport = new TransportV1(new URL(url), {
+    fetch: recordingFetch(sent),
+    ...(sessionId ? { sessionId } : {}),
+  });
+  await client.connect(transport);
+  const tasks = client.experimental.tasks;
+  return {
+    sent,
+    async await(args) {
+      let result: unknown;
+      for await (const message of tasks.callToolStream(
+        { name: "slow_task", arguments: args },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )) {
+        if (message.type === "result") result = message.result;
+        if (message.type === "error") throw message.error;
+      }
+      return textOf(result as { content: unknown });
+    },
+    async start(args) {
+      const { task } = await client.request(
+        { method: "tools/call", params: { name: "slow_task", arguments: args, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
+      return task.taskId;
+    },
+    status: (taskId) => tasks.getTask(taskId),
+    async cancel(taskId) {
+      expect((await tasks.cancelTask(taskId)).status).toBe("cancelled");
+    },
+    result: async (taskId) => textOf(await tasks.getTaskResult(taskId, CallToolResultSchema)),
+    async reconnect() {
+      const session = transport.sessionId!;
+      await client.close();
+      return sdkV1(url, session);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** This project's client of either generation: a subject (x-user) owns its tasks. */
+async function own(url: string, era: "2025-11-25" | "2026-07-28", user: string): Promise<Peer> {
+  const sent: Sent[] = [];
+  const info = { name: `own-scale-tasks-${era}`, version: "1.0.0" };
+  const client = era === "2025-11-25" ? createClient2025({ info }) : createClient2026({ info });
+  await client.connect(
+    new StreamableHttpClientTransport(new URL(url), {
+      fetch: recordingFetch(sent),
+      headers: { "x-user": user },
+    }),
+  );
+  expect(client.protocolVersion).toBe(era);
+  const held = new Map<string, ToolTask<{ content?: unknown }>>();
+  const task = async (taskId: string) => {
+    const known = held.get(taskId) ?? (await client.toolTask(taskId));
+    held.set(taskId, known);
+    return known;
+  };
+  return {
+    sent,
+    await: async (args) =>
+      textOf(await client.callTool({ name: "slow_task", arguments: args }, { task: true })),
+    async start(args) {
+      const started = await client.startToolTask({ name: "slow_task", arguments: args });
+      held.set(started.taskId, started);
+      return started.taskId;
+    },
+    status: async (taskId) => (await task(taskId)).status(),
+    async cancel(taskId) {
+      await (await task(taskId)).cancel();
+    },
+    result: async (taskId) => textOf(await (await task(taskId)).result()),
+    async reconnect() {
+      await client.close();
+      return own(url, era, user);
+    },
+    close: () => client.close(),
+  };
+}
+
+const peers: { name: string; id: string; connect(url: string): Promise<Peer> }[] = [
+  { name: "the official SDK v1 client (2025-11-25 core tasks)", id: "sdk-v1", connect: (url) => sdkV1(url) },
+  {
+    name: "this project's client, 2025-11-25",
+    id: "own-2025",
+    connect: (url) => own(url, "2025-11-25", "alice"),
+  },
+  {
+    name: "this project's client, 2026-07-28",
+    id: "own-2026",
+    connect: (url) => own(url, "2026-07-28", "bob"),
+  },
+];
+
+/** The instance a status message names ("step 3/40 on b"). */
+const runnerIn = (message: string | undefined) => / on ([a-z])$/.exec(message ?? "")?.[1];
+
+describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances behind haproxy", () => {
+  let bed: ScaleBed;
+  const open: Peer[] = [];
+  beforeAll(async () => {
+    bed = await startScaleBed({ instances: 3, taskLeaseMs: LEASE_MS });
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((p) => p.close().catch(() => {})));
+    await bed?.close();
+  });
+
+  async function connect(kind: (typeof peers)[number]) {
+    const peer = await kind.connect(bed.url);
+    open.push(peer);
+    return peer;
+  }
+
+  /** Polls until a status message names the instance running the task. */
+  async function runnerOf(peer: Peer, taskId: string): Promise<string> {
+    for (let i = 0; i < 50; i++) {
+      const runner = runnerIn((await peer.status(taskId)).statusMessage);
+      if (runner) return runner;
+      await sleep(100);
+    }
+    throw new Error(`no status message named the instance running ${taskId}`);
+  }
+
+  describe.each(peers)("$name", (kind) => {
+    it("polls a 3-second task created through the balancer to completion, its polls served by several instances", async () => {
+      const peer = await connect(kind);
+      const label = `three-${kind.id}`;
+      const started = Date.now();
+      const text = await peer.await({ seconds: 3, label });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+      expect(text).toMatch(new RegExp(`^${label} done on [abc]$`));
+      const polls = peer.sent.filter((s) => s.method === "tasks/get");
+      expect(polls.length).toBeGreaterThan(5);
+      expect(new Set(polls.map((p) => p.taskId)).size).toBe(1);
+      expect(new Set(polls.map((p) => p.servedBy)).size).toBeGreaterThanOrEqual(2);
+    });
+
+    it("cancels from a request served by another instance: the running handler sees the abort", async () => {
+      const peer = await connect(kind);
+      const label = `cancel-${kind.id}`;
+      const taskId = await peer.start({ seconds: 20, label });
+      const runner = await runnerOf(peer, taskId);
+      const running = bed.instances.find((i) => i.name === runner)!;
+      // Round robin: once a request was served by the runner, the next one goes to another instance.
+      for (let i = 0; i < 6 && peer.sent.at(-1)!.servedBy !== runner; i++) await peer.status(taskId);
+      expect(peer.sent.at(-1)!.servedBy).toBe(runner);
+      await peer.cancel(taskId);
+      const cancel = peer.sent.findLast((s) => s.method === "tasks/cancel")!;
+      expect(cancel.taskId).toBe(taskId);
+      expect(cancel.servedBy).not.toBe(runner);
+      await expect
+        .poll(() => running.log.some((line) => line.endsWith(`ABORTED ${label}`)), { timeout: 5000 })
+        .toBe(true);
+      expect((await peer.status(taskId)).status).toBe("cancelled");
+    });
+
+    it("fetches a task's result after the client reconnected", async () => {
+      const first = await connect(kind);
+      const label = `reconnect-${kind.id}`;
+      const taskId = await first.start({ seconds: 1.5, label });
+      const again = await first.reconnect();
+      open.push(again);
+      expect(await again.result(taskId)).toMatch(new RegExp(`^${label} done on [abc]$`));
+      expect((await again.status(taskId)).status).toBe("completed");
+      expect(new Set(again.sent.map((s) => s.servedBy)).size).toBeGreaterThanOrEqual(2);
+    });
+
+    it("the instance running a task killed with SIGKILL: the next poll after its lease says failed", async () => {
+      const peer = await connect(kind);
+      const taskId = await peer.start({ seconds: 30, label: `killed-${kind.id}` });
+      const runner = await runnerOf(peer, taskId);
+      const running = bed.instances.find((i) => i.name === runner)!;
+      // This project's client waits through the kill, polling on (a poll lost with the instance is sent
+      // again); the SDK's tasks/result is one held request, which the kill may cut.
+      const waiting = kind.id === "sdk-v1" ? undefined : peer.result(taskId).catch((e: unknown) => e);
+      await running.kill();
+      try {
+        const killedAt = Date.now();
+        const seen: TaskState[] = [];
+        while (Date.now() - killedAt < LEASE_MS + 8000) {
+          const state = await peer.status(taskId);
+          seen.push(state);
+          if (state.status !== "working") break;
+          await sleep(200);
+        }
+        // Working until the lease lapsed, then failed: never completed, never left working.
+        expect(seen.at(-1)!.status).toBe("failed");
+        expect(seen.slice(0, -1).every((s) => s.status === "working")).toBe(true);
+        expect(Date.now() - killedAt).toBeGreaterThanOrEqual(LEASE_MS / 2);
+        const polls = peer.sent.filter((s) => s.method === "tasks/get" && s.taskId === taskId);
+        expect(polls.at(-1)!.servedBy).not.toBe(runner);
+        const lapsed = { code: LEASE_LAPSED, message: expect.stringMatching(/went away/) };
+        await expect(peer.result(taskId)).rejects.toMatchObject(lapsed);
+        if (waiting) expect(await waiting).toMatchObject(lapsed);
+      } finally {
+        await running.restart();
+        await bed.proxy.waitFor(runner, "UP");
+      }
+    });
+  });
+});
