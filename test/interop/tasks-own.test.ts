@@ -5,7 +5,8 @@
  * awaited to its result; cancelled mid-way through the call's AbortSignal (the handler sees its
  * ctx.signal abort, tasks/get says cancelled); a held task's result fetched by a new client after the
  * first closed; expiry after its TTL; another subject's tasks/get refused; a required tool called
- * plainly refused and an optional tool called plainly answered.
+ * plainly refused and an optional tool called plainly answered. Closing the HTTP handler fails the
+ * tasks still running (their handlers aborted) rather than leaving them working.
  */
 import { type HttpServerHandle, serveHttp } from "@mcp-codegen/runtime/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { createClient as createClient2026, createServer } from "../../generated/
 import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import { McpError } from "../../runtime/jsonrpc/messages.js";
+import { InMemoryTaskStore } from "../../runtime/mcp/task-store.js";
 import { TASK_TOOLS, taskHandlers } from "../fixtures/tasks/task-tools.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -209,5 +211,67 @@ describe("this project's client → this project's server: tools as tasks over H
       const outcome = await job.result().catch((e: unknown) => e);
       expect(outcome).toMatchObject({ isError: true, content: [{ type: "text", text: "the job failed" }] });
     });
+  });
+});
+
+describe("closing the HTTP handler while a tool runs as a task", () => {
+  it("fails the task at once (SERVER_CLOSED) and aborts its handler, in both generations", async () => {
+    // Two servers sharing one store: the second reads what the first recorded as it closed.
+    const taskStore = new InMemoryTaskStore();
+    const aborted: string[] = [];
+    const serve = () =>
+      serveHttp(
+        createServer({
+          info: { name: "own-task-server", version: "1.0.0" },
+          handlers: taskHandlers("A", aborted),
+          taskTools: TASK_TOOLS,
+          taskStore,
+          taskPollIntervalMs: 100,
+          onError: () => {},
+        }),
+        { authenticate: (request) => request.headers.get("x-user") ?? undefined },
+      );
+    const closing = await serve();
+    const survivor = await serve();
+    const connect = async (make: () => AnyClient, url: string) => {
+      const client = make();
+      await client.connect(
+        new StreamableHttpClientTransport(new URL(url), { headers: { "x-user": "dora" } }),
+      );
+      return client;
+    };
+    const started: { taskId: string; label: string }[] = [];
+    const clients: AnyClient[] = [];
+    try {
+      for (const { version, make } of eras) {
+        const client = await connect(make, closing.url);
+        clients.push(client);
+        const label = `closing-${version}`;
+        const task = await client.startToolTask({
+          name: "slow_compute",
+          arguments: { seconds: 30, label },
+        });
+        started.push({ taskId: task.taskId, label });
+      }
+      await closing.close({ timeoutMs: 100 });
+      expect(aborted.sort()).toEqual(started.map((s) => s.label).sort());
+      for (const { version, make } of eras) {
+        const reader = await connect(make, survivor.url);
+        clients.push(reader);
+        // The subject owns its tasks whichever generation it asks in.
+        for (const { taskId } of started) {
+          const task = await reader.toolTask(taskId);
+          expect((await task.status()).status, version).toBe("failed");
+          await expect(task.result()).rejects.toMatchObject({
+            code: -32603,
+            message: expect.stringMatching(/closed before it finished/),
+          });
+        }
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await closing.close({ timeoutMs: 0 });
+      await survivor.close({ timeoutMs: 0 });
+    }
   });
 });

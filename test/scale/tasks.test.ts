@@ -14,7 +14,8 @@
  *   TTL its client asked for (2025-11-25), on every instance;
  * - the instance running a task killed with SIGKILL: once its lease lapses the next poll, on a
  *   survivor, says failed (never left working), and the result is the lease's error, also for this
- *   project's client awaiting it through the kill.
+ *   project's client awaiting it through the kill; drained with SIGTERM instead, the instance fails the
+ *   task itself before it exits (its handler aborted), with no lease to wait out.
  */
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -216,6 +217,27 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
     }
     throw new Error(`no status message named the instance running ${taskId}`);
   }
+
+  it("the instance running a task drained (SIGTERM): the task is failed at once, its handler aborted", async () => {
+    const peer = await connect(peers[2]!);
+    const label = "drained-own-2026";
+    const taskId = await peer.start({ seconds: 30, label });
+    const runner = await runnerOf(peer, taskId);
+    const running = bed.instances.find((i) => i.name === runner)!;
+    await running.terminate();
+    try {
+      // No lease to wait out: the instance recorded the end itself before it exited.
+      expect((await peer.status(taskId)).status).toBe("failed");
+      await expect(peer.result(taskId)).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(/closed before it finished/),
+      });
+      expect(running.log.some((line) => line.endsWith(`ABORTED ${label}`))).toBe(true);
+    } finally {
+      await running.restart();
+      await bed.proxy.waitFor(runner, "UP");
+    }
+  });
 
   describe.each(peers)("$name", (kind) => {
     it("polls a 3-second task created through the balancer to completion, its polls served by several instances", async () => {
