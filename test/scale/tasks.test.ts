@@ -13,8 +13,8 @@
  * - refused to another owner (another session, another subject) on every instance; forgotten after the
  *   TTL its client asked for (2025-11-25), on every instance;
  * - the instance running a task killed with SIGKILL: once its lease lapses the next poll, on a
- *   survivor, says failed (never left working), and the result is the lease's error, also for this
- *   project's client awaiting it through the kill; drained with SIGTERM instead, the instance fails the
+ *   survivor, says failed (never left working), and the result is the lease's error, also for a
+ *   client that was waiting for it through the kill; drained with SIGTERM instead, the instance fails the
  *   task itself before it exits (its handler aborted), with no lease to wait out.
  */
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -318,9 +318,11 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
       const taskId = await peer.start({ seconds: 30, label: `killed-${kind.id}` });
       const runner = await runnerOf(peer, taskId);
       const running = bed.instances.find((i) => i.name === runner)!;
-      // This project's client waits through the kill, polling on (a poll lost with the instance is sent
-      // again); the SDK's tasks/result is one held request, which the kill may cut.
-      const waiting = kind.id === "sdk-v1" ? undefined : peer.result(taskId).catch((e: unknown) => e);
+      // Waiting through the kill: this project's client polls on (a poll lost with the instance is sent
+      // again); the SDK's tasks/result is one request held open on a survivor (round robin: the request
+      // after one served by the runner goes elsewhere), which answers once the lease lapses.
+      for (let i = 0; i < 6 && peer.sent.at(-1)!.servedBy !== runner; i++) await peer.status(taskId);
+      const waiting = peer.result(taskId).catch((e: unknown) => e);
       await running.kill();
       try {
         const killedAt = Date.now();
@@ -339,7 +341,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
         expect(polls.at(-1)!.servedBy).not.toBe(runner);
         const lapsed = { code: LEASE_LAPSED, message: expect.stringMatching(/went away/) };
         await expect(peer.result(taskId)).rejects.toMatchObject(lapsed);
-        if (waiting) expect(await waiting).toMatchObject(lapsed);
+        expect(await waiting).toMatchObject(lapsed);
       } finally {
         await running.restart();
         await bed.proxy.waitFor(runner, "UP");
