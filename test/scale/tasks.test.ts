@@ -5,7 +5,7 @@
  * experimental tasks API) and this project's client in both generations (2025-11-25 core tasks,
  * 2026-07-28 the tasks extension):
  * - a 3-second task created through the balancer and polled to completion, its polls served by several
- *   instances (x-served-by);
+ *   instances (x-served-by), its status notifications (2025-11-25) reaching the session's GET stream;
  * - cancelled by a request served by another instance than the one running it: that instance's handler
  *   sees its ctx.signal abort, and the task says cancelled;
  * - its result fetched after the client reconnected (SDK v1: the same session again; this project's
@@ -19,7 +19,11 @@
  */
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  TaskStatusNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient as createClient2025 } from "../../generated/2025-11-25/index.js";
 import { createClient as createClient2026 } from "../../generated/2026-07-28/index.js";
@@ -69,6 +73,8 @@ interface TaskState {
 /** One client connected through the balancer, driving tasks of `slow_task`. */
 interface Peer {
   readonly sent: Sent[];
+  /** 2025-11-25: the statuses `notifications/tasks/status` brought (on the session's GET stream); else undefined. */
+  readonly notified: string[] | undefined;
   /** The call awaited through its task: the result's text. */
   await(args: Record<string, unknown>): Promise<string>;
   /** The call as a task (asking it be kept `ttl` ms, where the era lets the client ask): its id. */
@@ -88,6 +94,8 @@ interface Peer {
 async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
   const sent: Sent[] = [];
   const client = new ClientV1({ name: "sdk-v1-scale-tasks", version: "1.0.0" });
+  const notified: string[] = [];
+  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void notified.push(n.params.status));
   const transport = new TransportV1(new URL(url), {
     fetch: recordingFetch(sent),
     ...(sessionId ? { sessionId } : {}),
@@ -96,6 +104,7 @@ async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
   const tasks = client.experimental.tasks;
   return {
     sent,
+    notified,
     async await(args) {
       let result: unknown;
       for await (const message of tasks.callToolStream(
@@ -134,7 +143,11 @@ async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
 async function own(url: string, era: "2025-11-25" | "2026-07-28", user: string): Promise<Peer> {
   const sent: Sent[] = [];
   const info = { name: `own-scale-tasks-${era}`, version: "1.0.0" };
-  const client = era === "2025-11-25" ? createClient2025({ info }) : createClient2026({ info });
+  const notified: string[] = [];
+  const client =
+    era === "2025-11-25"
+      ? createClient2025({ info, handlers: { onTaskStatus: (params) => void notified.push(params.status) } })
+      : createClient2026({ info });
   await client.connect(
     new StreamableHttpClientTransport(new URL(url), {
       fetch: recordingFetch(sent),
@@ -150,6 +163,7 @@ async function own(url: string, era: "2025-11-25" | "2026-07-28", user: string):
   };
   return {
     sent,
+    notified: era === "2025-11-25" ? notified : undefined,
     await: async (args) =>
       textOf(await client.callTool({ name: "slow_task", arguments: args }, { task: true })),
     async start(args, ttl) {
@@ -251,6 +265,8 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
       expect(polls.length).toBeGreaterThan(5);
       expect(new Set(polls.map((p) => p.taskId)).size).toBe(1);
       expect(new Set(polls.map((p) => p.servedBy)).size).toBeGreaterThanOrEqual(2);
+      // 2025-11-25: the runner's status changes reach the session's GET stream, wherever it is open.
+      if (peer.notified) await expect.poll(() => peer.notified).toContain("completed");
     });
 
     it("cancels from a request served by another instance: the running handler sees the abort", async () => {
