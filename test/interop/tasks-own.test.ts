@@ -11,12 +11,23 @@
 import { type HttpServerHandle, serveHttp } from "@mcp-codegen/runtime/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient as createClient2025 } from "../../generated/2025-11-25/index.js";
-import { createClient as createClient2026, createServer } from "../../generated/2026-07-28/index.js";
+import {
+  createClient as createClient2026,
+  createServer,
+  type ServerHandlers,
+} from "../../generated/2026-07-28/index.js";
 import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import { McpError } from "../../runtime/jsonrpc/messages.js";
 import { InMemoryTaskStore } from "../../runtime/mcp/task-store.js";
 import { TASK_TOOLS, taskHandlers } from "../fixtures/tasks/task-tools.js";
+
+/**
+ * The task tools' handlers (written against the 2025-11-25 types) served by the 2026-07-28 server: they
+ * use only what both eras' contexts have (signal, status, progress, elicit).
+ */
+const handlers2026 = (instance: string, aborted: string[]) =>
+  taskHandlers(instance, aborted) as unknown as ServerHandlers;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const EXTENSION = "io.modelcontextprotocol/tasks";
@@ -82,7 +93,7 @@ describe("this project's client → this project's server: tools as tasks over H
       serveHttp(
         createServer({
           info: { name: "own-task-server", version: "1.0.0" },
-          handlers: taskHandlers("A", aborted),
+          handlers: handlers2026("A", aborted),
           taskTools: TASK_TOOLS,
           taskPollIntervalMs: 100,
           ...(taskTtlMs === undefined ? {} : { taskTtlMs }),
@@ -223,7 +234,7 @@ describe("closing the HTTP handler while a tool runs as a task", () => {
       serveHttp(
         createServer({
           info: { name: "own-task-server", version: "1.0.0" },
-          handlers: taskHandlers("A", aborted),
+          handlers: handlers2026("A", aborted),
           taskTools: TASK_TOOLS,
           taskStore,
           taskPollIntervalMs: 100,
