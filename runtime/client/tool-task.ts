@@ -162,26 +162,35 @@ export class PolledToolTask<R> implements ToolTask<R> {
     readonly tool: string,
     private readonly peer: TaskPeer,
     private readonly check: (payload: Record<string, unknown>) => R,
+    /** Told when the task is seen to have ended (perhaps more than once): what listened for it may stop. */
+    private readonly ended: () => void = () => {},
   ) {
     this.taskId = created.taskId;
     this.#last = created;
   }
 
   async status(): Promise<ToolTaskInfo> {
-    this.#last = await this.peer.get(this.taskId, undefined);
-    return this.#last;
+    return this.#seen(await this.peer.get(this.taskId, undefined));
   }
 
   async cancel(): Promise<ToolTaskInfo> {
-    this.#last = await this.peer.cancel(this.taskId);
-    return this.#last;
+    return this.#seen(await this.peer.cancel(this.taskId));
+  }
+
+  #seen(task: ToolTaskInfo): ToolTaskInfo {
+    this.#last = task;
+    if (isTerminalStatus(task.status)) this.ended();
+    return task;
   }
 
   async result(options: ToolTaskWaitOptions = {}): Promise<R> {
     const { signal } = options;
     const onAbort = () => {
       // The task lives on the server: stopping to wait is not enough, it is cancelled there too.
-      this.peer.cancel(this.taskId).catch(() => {});
+      this.peer.cancel(this.taskId).then(
+        (task) => this.#seen(task),
+        () => {},
+      );
     };
     if (signal?.aborted) {
       onAbort();
@@ -208,12 +217,15 @@ export class PolledToolTask<R> implements ToolTask<R> {
         if (!(await this.peer.answer(this.taskId, signal))) await pause(pollDelay(task), signal);
       } else await pause(pollDelay(task), signal);
       try {
-        task = await this.peer.get(this.taskId, signal);
-        this.#last = task;
+        task = this.#seen(await this.peer.get(this.taskId, signal));
         failingSince = undefined;
       } catch (error) {
         if (signal?.aborted) throw cancelled(signal);
-        if (this.peer.closed || !isConnectionFailure(error)) throw error;
+        if (this.peer.closed || !isConnectionFailure(error)) {
+          // The task is gone for this client (expired, not found): nothing more will come of it.
+          this.ended();
+          throw error;
+        }
         failingSince ??= Date.now();
         if (Date.now() - failingSince > patience) throw error;
       }

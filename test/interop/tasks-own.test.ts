@@ -142,6 +142,25 @@ describe("this project's client → this project's server: tools as tasks over H
       expect(new Set(polls.map((p) => p.params.taskId)).size).toBe(1);
     });
 
+    // 2026-07-28 sends no progress for tasks (the server makes it the status message).
+    it.skipIf(version !== "2025-11-25")(
+      "reports the task's progress to the awaited call's onprogress, after the call was answered with the task",
+      async () => {
+        const { client, sent } = await connect();
+        const seen: { progress: number; total?: number }[] = [];
+        const result = await client.callTool(
+          { name: "slow_compute", arguments: { seconds: 1, label: "progress" } },
+          { task: true, onprogress: (p) => void seen.push({ progress: p.progress, total: p.total! }) },
+        );
+        expect(textOf(result)).toBe("progress done on A");
+        const token = (sent.find((s) => s.method === "tools/call")!.params._meta as Record<string, unknown>)
+          .progressToken;
+        expect(token).toBeDefined();
+        // One a step, each 100 ms, all sent after the CreateTaskResult answered the call.
+        expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => ({ progress: i + 1, total: 10 })));
+      },
+    );
+
     it("cancels mid-way through the call's signal: the handler sees the abort, tasks/get says cancelled", async () => {
       const { client, sent } = await connect();
       const label = `cancel-${version}`;
