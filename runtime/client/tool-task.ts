@@ -162,7 +162,10 @@ export class PolledToolTask<R> implements ToolTask<R> {
     readonly tool: string,
     private readonly peer: TaskPeer,
     private readonly check: (payload: Record<string, unknown>) => R,
-    /** Told when the task is seen to have ended (perhaps more than once): what listened for it may stop. */
+    /**
+     * Told once the task is seen to have ended or `result()` settled (perhaps more than once): what
+     * listened for the task (its progress) may stop.
+     */
     private readonly ended: () => void = () => {},
   ) {
     this.taskId = created.taskId;
@@ -201,6 +204,9 @@ export class PolledToolTask<R> implements ToolTask<R> {
       return await this.#wait(options);
     } finally {
       signal?.removeEventListener("abort", onAbort);
+      // After the outcome came (not when the status first said terminal): the task's last progress,
+      // sent before it ended, may come on another stream than the poll that saw the end.
+      this.ended();
     }
   }
 
@@ -217,15 +223,12 @@ export class PolledToolTask<R> implements ToolTask<R> {
         if (!(await this.peer.answer(this.taskId, signal))) await pause(pollDelay(task), signal);
       } else await pause(pollDelay(task), signal);
       try {
-        task = this.#seen(await this.peer.get(this.taskId, signal));
+        task = await this.peer.get(this.taskId, signal);
+        this.#last = task;
         failingSince = undefined;
       } catch (error) {
         if (signal?.aborted) throw cancelled(signal);
-        if (this.peer.closed || !isConnectionFailure(error)) {
-          // The task is gone for this client (expired, not found): nothing more will come of it.
-          this.ended();
-          throw error;
-        }
+        if (this.peer.closed || !isConnectionFailure(error)) throw error;
         failingSince ??= Date.now();
         if (Date.now() - failingSince > patience) throw error;
       }

@@ -75,8 +75,8 @@ interface Peer {
   readonly sent: Sent[];
   /** 2025-11-25: the statuses `notifications/tasks/status` brought (on the session's GET stream); else undefined. */
   readonly notified: string[] | undefined;
-  /** The call awaited through its task: the result's text. */
-  await(args: Record<string, unknown>): Promise<string>;
+  /** The call awaited through its task: the result's text; each progress reported to `onprogress`. */
+  await(args: Record<string, unknown>, onprogress?: (progress: number) => void): Promise<string>;
   /** The call as a task (asking it be kept `ttl` ms, where the era lets the client ask): its id. */
   start(args: Record<string, unknown>, ttl?: number): Promise<string>;
   status(taskId: string): Promise<TaskState>;
@@ -105,12 +105,12 @@ async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
   return {
     sent,
     notified,
-    async await(args) {
+    async await(args, onprogress) {
       let result: unknown;
       for await (const message of tasks.callToolStream(
         { name: "slow_task", arguments: args },
         CallToolResultSchema,
-        { task: { ttl: 60_000 } },
+        { task: { ttl: 60_000 }, ...(onprogress ? { onprogress: (p) => onprogress(p.progress) } : {}) },
       )) {
         if (message.type === "result") result = message.result;
         if (message.type === "error") throw message.error;
@@ -164,8 +164,13 @@ async function own(url: string, era: "2025-11-25" | "2026-07-28", user: string):
   return {
     sent,
     notified: era === "2025-11-25" ? notified : undefined,
-    await: async (args) =>
-      textOf(await client.callTool({ name: "slow_task", arguments: args }, { task: true })),
+    await: async (args, onprogress) =>
+      textOf(
+        await client.callTool(
+          { name: "slow_task", arguments: args },
+          { task: true, ...(onprogress ? { onprogress: (p) => onprogress(p.progress) } : {}) },
+        ),
+      ),
     async start(args, ttl) {
       const started = await client.startToolTask(
         { name: "slow_task", arguments: args },
@@ -258,7 +263,8 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
       const peer = await connect(kind);
       const label = `three-${kind.id}`;
       const started = Date.now();
-      const text = await peer.await({ seconds: 3, label });
+      const progress: number[] = [];
+      const text = await peer.await({ seconds: 3, label }, (p) => progress.push(p));
       expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
       expect(text).toMatch(new RegExp(`^${label} done on [abc]$`));
       const polls = peer.sent.filter((s) => s.method === "tasks/get");
@@ -267,6 +273,12 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
       expect(new Set(polls.map((p) => p.servedBy)).size).toBeGreaterThanOrEqual(2);
       // 2025-11-25: the runner's status changes reach the session's GET stream, wherever it is open.
       if (peer.notified) await expect.poll(() => peer.notified).toContain("completed");
+      // 2025-11-25: its progress, on the call's token, from the runner to the session's GET stream, in
+      // order (the last may come after the poll that saw the end: not awaited).
+      if (peer.notified) {
+        expect(progress.length).toBeGreaterThanOrEqual(10);
+        expect(progress).toEqual(Array.from({ length: progress.length }, (_, i) => i + 1));
+      }
     });
 
     it("cancels from a request served by another instance: the running handler sees the abort", async () => {
