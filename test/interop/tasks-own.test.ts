@@ -60,12 +60,18 @@ const textOf = (result: { content?: unknown }) =>
   (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 type AnyClient = ReturnType<typeof createClient2025> | ReturnType<typeof createClient2026>;
+/** The client's answer to an elicitation. */
+type Elicit = (params: { message: string }) => { action: "accept"; content: { ok: boolean } };
 
 const eras = [
   {
     era: "2025-11-25 (core tasks, a session)",
     version: "2025-11-25",
-    make: () => createClient2025({ info: { name: "own-tasks-2025", version: "1.0.0" } }) as AnyClient,
+    make: (elicit?: Elicit) =>
+      createClient2025({
+        info: { name: "own-tasks-2025", version: "1.0.0" },
+        ...(elicit ? { handlers: { elicit } } : {}),
+      }) as AnyClient,
     /** Tasks are asked for with `params.task`. */
     asked: (s: Sent) => s.params.task !== undefined,
     requiredPlainly: -32601,
@@ -73,7 +79,11 @@ const eras = [
   {
     era: "2026-07-28 (the tasks extension)",
     version: "2026-07-28",
-    make: () => createClient2026({ info: { name: "own-tasks-2026", version: "1.0.0" } }) as AnyClient,
+    make: (elicit?: Elicit) =>
+      createClient2026({
+        info: { name: "own-tasks-2026", version: "1.0.0" },
+        ...(elicit ? { handlers: { elicit } } : {}),
+      }) as AnyClient,
     /** Tasks are asked for by declaring the extension on the request. */
     asked: (s: Sent) => s.extension,
     requiredPlainly: -32021,
@@ -111,9 +121,9 @@ describe("this project's client → this project's server: tools as tasks over H
   });
 
   describe.each(eras)("$era", ({ version, make, asked, requiredPlainly }) => {
-    async function connect(options: { user?: string; url?: string } = {}) {
+    async function connect(options: { user?: string; url?: string; elicit?: Elicit } = {}) {
       const sent: Sent[] = [];
-      const client = make();
+      const client = make(options.elicit);
       await client.connect(
         new StreamableHttpClientTransport(new URL(options.url ?? http.url), {
           fetch: recordingFetch(sent),
@@ -160,6 +170,20 @@ describe("this project's client → this project's server: tools as tasks over H
         expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => ({ progress: i + 1, total: 10 })));
       },
     );
+
+    it("asks for input inside the task: the client's elicit handler answers, the task completes", async () => {
+      const questions: string[] = [];
+      const { client, sent } = await connect({
+        elicit: (params) => {
+          questions.push(params.message);
+          return { action: "accept", content: { ok: true } };
+        },
+      });
+      const result = await client.callTool({ name: "confirm", arguments: {} }, { task: true });
+      expect(textOf(result)).toBe("accept ok=true");
+      expect(questions).toEqual(["Go ahead?"]);
+      expect(asked(sent.find((s) => s.method === "tools/call")!)).toBe(true);
+    });
 
     it("cancels mid-way through the call's signal: the handler sees the abort, tasks/get says cancelled", async () => {
       const { client, sent } = await connect();
