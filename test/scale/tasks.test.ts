@@ -10,6 +10,8 @@
  *   sees its ctx.signal abort, and the task says cancelled;
  * - its result fetched after the client reconnected (SDK v1: the same session again; this project's
  *   client: a new client of the same subject);
+ * - input asked inside a task (elicitation) on the instance running it, answered by a request served by
+ *   another;
  * - refused to another owner (another session, another subject) on every instance; forgotten after the
  *   TTL its client asked for (2025-11-25), on every instance;
  * - the instance running a task killed with SIGKILL: once its lease lapses the next poll, on a
@@ -22,6 +24,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextproto
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
+  ElicitRequestSchema,
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,10 +53,11 @@ function recordingFetch(sent: Sent[]): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     if (typeof init?.body === "string") {
-      const body = JSON.parse(init.body) as { method?: string; params?: { taskId?: unknown } };
-      if (body.method)
+      const body = JSON.parse(init.body) as { method?: string; id?: unknown; params?: { taskId?: unknown } };
+      // A body without a method is the client's answer to a request of the server's.
+      if (body.method || body.id !== undefined)
         sent.push({
-          method: body.method,
+          method: body.method ?? "(answer)",
           taskId: typeof body.params?.taskId === "string" ? body.params.taskId : undefined,
           servedBy: response.headers.get("x-served-by"),
         });
@@ -81,6 +85,8 @@ interface Peer {
   start(args: Record<string, unknown>, ttl?: number): Promise<string>;
   status(taskId: string): Promise<TaskState>;
   cancel(taskId: string): Promise<void>;
+  /** `confirm_task` awaited as a task, its question answered "accept ok=true": the result's text. */
+  confirm(): Promise<string>;
   /** Waits for the task's end: the result's text, or rejects with its error. */
   result(taskId: string): Promise<string>;
   /** Closes this client and connects another that may fetch this one's tasks. */
@@ -93,7 +99,16 @@ interface Peer {
 /** The official SDK v1 client: the session owns its tasks; reconnecting resumes that session. */
 async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
   const sent: Sent[] = [];
-  const client = new ClientV1({ name: "sdk-v1-scale-tasks", version: "1.0.0" });
+  const client = new ClientV1(
+    { name: "sdk-v1-scale-tasks", version: "1.0.0" },
+    { capabilities: { elicitation: {} } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, async () => {
+    // The SDK sends tools/call, tasks/get, tasks/result, then the answer: on three instances round robin
+    // the answer would always land where the call did. One request more puts it on another.
+    await client.listTools();
+    return { action: "accept", content: { ok: true } };
+  });
   const notified: string[] = [];
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void notified.push(n.params.status));
   const transport = new TransportV1(new URL(url), {
@@ -111,6 +126,18 @@ async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
         { name: "slow_task", arguments: args },
         CallToolResultSchema,
         { task: { ttl: 60_000 }, ...(onprogress ? { onprogress: (p) => onprogress(p.progress) } : {}) },
+      )) {
+        if (message.type === "result") result = message.result;
+        if (message.type === "error") throw message.error;
+      }
+      return textOf(result as { content: unknown });
+    },
+    async confirm() {
+      let result: unknown;
+      for await (const message of tasks.callToolStream(
+        { name: "confirm_task", arguments: {} },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
       )) {
         if (message.type === "result") result = message.result;
         if (message.type === "error") throw message.error;
@@ -144,10 +171,14 @@ async function own(url: string, era: "2025-11-25" | "2026-07-28", user: string):
   const sent: Sent[] = [];
   const info = { name: `own-scale-tasks-${era}`, version: "1.0.0" };
   const notified: string[] = [];
+  const elicit = () => ({ action: "accept" as const, content: { ok: true } });
   const client =
     era === "2025-11-25"
-      ? createClient2025({ info, handlers: { onTaskStatus: (params) => void notified.push(params.status) } })
-      : createClient2026({ info });
+      ? createClient2025({
+          info,
+          handlers: { elicit, onTaskStatus: (params) => void notified.push(params.status) },
+        })
+      : createClient2026({ info, handlers: { elicit } });
   await client.connect(
     new StreamableHttpClientTransport(new URL(url), {
       fetch: recordingFetch(sent),
@@ -171,6 +202,8 @@ async function own(url: string, era: "2025-11-25" | "2026-07-28", user: string):
           { task: true, ...(onprogress ? { onprogress: (p) => onprogress(p.progress) } : {}) },
         ),
       ),
+    confirm: async () =>
+      textOf(await client.callTool({ name: "confirm_task", arguments: {} }, { task: true })),
     async start(args, ttl) {
       const started = await client.startToolTask(
         { name: "slow_task", arguments: args },
@@ -279,6 +312,22 @@ describe.skipIf(withoutRedis || withoutHaproxy)("tasks across three instances be
         expect(progress.length).toBeGreaterThanOrEqual(10);
         expect(progress).toEqual(Array.from({ length: progress.length }, (_, i) => i + 1));
       }
+    });
+
+    it("asks for input inside a task: the question raised on the runner is answered through the balancer", async () => {
+      const peer = await connect(kind);
+      // The answer goes in a POST of its own (2025: the JSON-RPC response; 2026: tasks/update).
+      const answerMethod = kind.id === "own-2026" ? "tasks/update" : "(answer)";
+      // Calls until a question and its answer landed on different instances (round robin: soon).
+      const crossed: { askedOn: string; answeredOn: string | null }[] = [];
+      for (let i = 0; i < 6 && !crossed.some((c) => c.askedOn !== c.answeredOn); i++) {
+        const answer = await peer.confirm();
+        expect(answer).toMatch(/^accept ok=true \(asked on [abc]\)$/);
+        const answers = peer.sent.filter((s) => s.method === answerMethod);
+        expect(answers).toHaveLength(i + 1);
+        crossed.push({ askedOn: /on ([abc])\)$/.exec(answer)![1]!, answeredOn: answers.at(-1)!.servedBy });
+      }
+      expect(crossed.some((c) => c.askedOn !== c.answeredOn)).toBe(true);
     });
 
     it("cancels from a request served by another instance: the running handler sees the abort", async () => {
