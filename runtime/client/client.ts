@@ -49,6 +49,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
+import { newTaskId } from "../mcp/task-store.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import { type ClientTaskOptions, ClientTasks, TASK_METHODS, taskCapabilities } from "./client-tasks.js";
@@ -774,15 +775,35 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         `the server does not offer ${capabilityName(TASK_TOOL_CALLS)} (needed to call ${params.name} as a task)`,
       );
     const taskParams = task === true || task.ttl === undefined ? {} : { ttl: task.ttl };
-    const { logLevel: _, task: __, ...rest } = options;
-    const sent = { ...params, task: taskParams };
-    const result = await this.#ready().request("tools/call", sent, rest);
-    const created = createdTask(result, `tools/call ${params.name}`);
-    // A server that does not run this tool as a task answers the call itself.
-    if (!created) return this.#toolResult(entry, result);
-    return new PolledToolTask(created, params.name, this.#taskPeer(), (payload) =>
-      this.#toolResult(entry, payload),
-    );
+    const { logLevel: _, task: __, onprogress, ...rest } = options;
+    const connection = this.#ready();
+    // The call's progress token outlives its answer: the task reports on it until it ends.
+    const token = onprogress && `task-progress-${newTaskId()}`;
+    const sent = {
+      ...params,
+      ...(token === undefined ? {} : { _meta: { ...params._meta, progressToken: token } }),
+      task: taskParams,
+    };
+    const stop = token === undefined ? () => {} : connection.listenProgress(token, onprogress!);
+    try {
+      const result = await connection.request("tools/call", sent, rest);
+      const created = createdTask(result, `tools/call ${params.name}`);
+      // A server that does not run this tool as a task answers the call itself.
+      if (!created) {
+        stop();
+        return this.#toolResult(entry, result);
+      }
+      return new PolledToolTask(
+        created,
+        params.name,
+        this.#taskPeer(),
+        (payload) => this.#toolResult(entry, payload),
+        stop,
+      );
+    } catch (error) {
+      stop();
+      throw error;
+    }
   }
 
   /**

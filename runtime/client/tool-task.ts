@@ -162,26 +162,38 @@ export class PolledToolTask<R> implements ToolTask<R> {
     readonly tool: string,
     private readonly peer: TaskPeer,
     private readonly check: (payload: Record<string, unknown>) => R,
+    /**
+     * Told once the task is seen to have ended or `result()` settled (perhaps more than once): what
+     * listened for the task (its progress) may stop.
+     */
+    private readonly ended: () => void = () => {},
   ) {
     this.taskId = created.taskId;
     this.#last = created;
   }
 
   async status(): Promise<ToolTaskInfo> {
-    this.#last = await this.peer.get(this.taskId, undefined);
-    return this.#last;
+    return this.#seen(await this.peer.get(this.taskId, undefined));
   }
 
   async cancel(): Promise<ToolTaskInfo> {
-    this.#last = await this.peer.cancel(this.taskId);
-    return this.#last;
+    return this.#seen(await this.peer.cancel(this.taskId));
+  }
+
+  #seen(task: ToolTaskInfo): ToolTaskInfo {
+    this.#last = task;
+    if (isTerminalStatus(task.status)) this.ended();
+    return task;
   }
 
   async result(options: ToolTaskWaitOptions = {}): Promise<R> {
     const { signal } = options;
     const onAbort = () => {
       // The task lives on the server: stopping to wait is not enough, it is cancelled there too.
-      this.peer.cancel(this.taskId).catch(() => {});
+      this.peer.cancel(this.taskId).then(
+        (task) => this.#seen(task),
+        () => {},
+      );
     };
     if (signal?.aborted) {
       onAbort();
@@ -192,6 +204,9 @@ export class PolledToolTask<R> implements ToolTask<R> {
       return await this.#wait(options);
     } finally {
       signal?.removeEventListener("abort", onAbort);
+      // After the outcome came (not when the status first said terminal): the task's last progress,
+      // sent before it ended, may come on another stream than the poll that saw the end.
+      this.ended();
     }
   }
 

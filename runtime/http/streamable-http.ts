@@ -320,7 +320,12 @@ class StreamableHttp {
   async close(options: DrainOptions = {}): Promise<void> {
     this.#closed = true;
     const live = [...this.sessions.values(), ...this.#unnamed];
-    await Promise.all(live.map((session) => session.drain(options.timeoutMs)));
+    // Tasks outlive the requests that created them: those still running are failed here, not left
+    // working until their lease lapses after the process is gone.
+    await Promise.all([
+      ...live.map((session) => session.drain(options.timeoutMs)),
+      this.server.closeTasks(options),
+    ]);
     await this.sessions.closeAll();
     this.#shared?.close();
   }

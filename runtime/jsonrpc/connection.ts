@@ -96,6 +96,8 @@ export class Connection {
   readonly #transport: Transport;
   readonly #outgoing: OutgoingRequests;
   readonly #incoming = new IncomingRequests();
+  /** Progress tokens listened to past their request's answer (listenProgress). */
+  readonly #progressListeners = new Map<ProgressToken, (p: Progress) => void>();
   #started = false;
   #closed = false;
   #finished = false;
@@ -177,6 +179,18 @@ export class Connection {
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
     return this.#send({ jsonrpc: "2.0", method, ...paramsMember(params) }, related(relatedRequestId));
+  }
+
+  /**
+   * Takes the peer's progress on `token` outside a request waiting for its answer: a task-augmented
+   * request's token stays valid for the task's life, after the request was answered with the task.
+   * Until the returned function is called.
+   */
+  listenProgress(token: ProgressToken, report: (p: Progress) => void): () => void {
+    this.#progressListeners.set(token, report);
+    return () => {
+      if (this.#progressListeners.get(token) === report) this.#progressListeners.delete(token);
+    };
   }
 
   /** Reports progress on an incoming request that carried `token`. */
@@ -402,7 +416,7 @@ export class Connection {
   #onProgress(params: Record<string, unknown>): void {
     const { progressToken, progress, total, message } = params;
     if (!isRequestId(progressToken) || typeof progress !== "number") return;
-    const report = this.#outgoing.get(progressToken)?.progress;
+    const report = this.#outgoing.get(progressToken)?.progress ?? this.#progressListeners.get(progressToken);
     if (!report) return;
     const p: Progress = { progress };
     if (typeof total === "number") p.total = total;

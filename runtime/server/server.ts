@@ -376,11 +376,21 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
     this.#fanOut?.close();
     this.listeners.endAll();
-    const timeoutMs = options.timeoutMs ?? this.options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     await Promise.all([
       ...this.live.values().map((s) => s.drain(options.timeoutMs)),
-      this.tasks?.runner.close(timeoutMs),
+      this.closeTasks(options),
     ]);
+  }
+
+  /**
+   * Waits up to `timeoutMs` (as `close`) for the tools running here as tasks to end, then aborts the rest
+   * and records them failed (SERVER_CLOSED), so that no task is left working when this instance goes.
+   * `close` does it; so does closing an HTTP handler serving this server.
+   */
+  async closeTasks(options: { timeoutMs?: number } = {}): Promise<void> {
+    await this.tasks?.runner.close(
+      options.timeoutMs ?? this.options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    );
   }
 
   /**

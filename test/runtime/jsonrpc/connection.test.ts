@@ -446,6 +446,24 @@ describe("progress", () => {
     expect(errors.items).toEqual([]);
   });
 
+  it("listenProgress takes progress on a token no request waits for, until it is stopped", async () => {
+    const seen: unknown[] = [];
+    const { conn, errors, inbox, send } = await withRawPeer({ onRequest: () => ({}) });
+    const progress = (params: Record<string, unknown>) =>
+      send({ jsonrpc: "2.0", method: "notifications/progress", params });
+    const stop = conn.listenProgress("task-token", (p) => seen.push(p));
+    const other = conn.listenProgress("other", () => seen.push("other"));
+    await progress({ progressToken: "task-token", progress: 1, total: 3 });
+    await progress({ progressToken: "task-token", progress: 2 });
+    stop();
+    await progress({ progressToken: "task-token", progress: 3 });
+    other();
+    await progress({ progressToken: "other", progress: 1 });
+    await settle({ inbox, send }, "ping");
+    expect(seen).toEqual([{ progress: 1, total: 3 }, { progress: 2 }]);
+    expect(errors.items).toEqual([]);
+  });
+
   it("reports a throwing progress callback and still settles the request", async () => {
     const { conn, errors, inbox, send } = await withRawPeer({});
     const pending = conn.request(
