@@ -8,7 +8,7 @@
  * the scaffold's own `npx mcp-codegen` with a fresh home (the token file lands in ~/.config), no CI, and
  * a fake `xdg-open` first on PATH; the test plays the browser through the printed (or opened) URL.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +19,7 @@ import { type AuthorizationServer, startAuthorizationServer } from "../auth/oidc
 import { packedWorkspace } from "../cli/packed.js";
 import { REPO } from "../cli/run.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
+import { commandLines, parse, type Run, startChild } from "./readme-run.js";
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const ISSUER = "https://auth.example.com";
@@ -34,36 +35,7 @@ function commandsOf(title: string): string[] {
   expect(start, `README has no "### ${title}"`).toBeGreaterThan(0);
   const rest = README.slice(start + title.length + 6);
   const section = rest.slice(0, rest.search(/\n##/) === -1 ? undefined : rest.search(/\n##/));
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((block) =>
-    block[1]!
-      .replace(/\\\n/g, " ")
-      .split("\n")
-      .map((line) =>
-        line
-          .replace(/(^|\s)#.*$/, "")
-          .replace(/\s+/g, " ")
-          .trim(),
-      )
-      .filter((line) => line !== ""),
-  );
-}
-
-/** `NAME=value … command args`, split on blanks: the README's lines quote nothing. */
-function parse(line: string) {
-  expect(line, "a README command the test cannot split on blanks").not.toMatch(/["'`$\\;&|<>()]/);
-  const words = line.split(" ");
-  const env: Record<string, string> = {};
-  while (/^[A-Z_]+=/.test(words[0]!)) {
-    const [name, ...value] = words.shift()!.split("=");
-    env[name!] = value.join("=");
-  }
-  return { env, argv: words };
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+  return commandLines([...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((block) => block[1]!));
 }
 
 const { work, env: packedEnv, must, pack, initArgs } = packedWorkspace("mcp-codegen-readme-auth-");
@@ -99,35 +71,8 @@ beforeAll(async () => {
 const substitute = (word: string) => (word === ISSUER ? as.issuer : word === RESOURCE ? resource : word);
 
 /** A long-running child in its own process group, with its output collected. */
-function start(cmd: string, argv: string[], cwd: string, childEnv: NodeJS.ProcessEnv) {
-  const child = spawn(cmd, argv, { cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  const run: Run = { code: null, stdout: "", stderr: "" };
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    run.stdout += chunk;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    run.stderr += chunk;
-  });
-  const done = new Promise<Run>((resolve) =>
-    child.once("close", (code) => {
-      run.code = code;
-      resolve(run);
-    }),
-  );
-  /** Resolves with the first match of `pattern` on stderr; rejects when the child ends first. */
-  const stderrMatch = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const look = () => {
-        const found = pattern.exec(run.stderr);
-        if (found) resolve(found);
-      };
-      child.stderr!.on("data", look);
-      look();
-      done.then((r) => reject(new Error(`${cmd} ${argv.join(" ")} ended (${r.code}): ${r.stderr}`)));
-    });
-  return { child, run, done, stderrMatch };
-}
+const start = (cmd: string, argv: string[], cwd: string, childEnv: NodeJS.ProcessEnv) =>
+  startChild(children, cmd, argv, cwd, childEnv);
 
 describe("README: Protect your server", () => {
   const commands = commandsOf("Protect your server");

@@ -11,7 +11,7 @@
  * the tasks extension) and with a client generated for 2025-11-25 (the core tasks, in an initialize
  * session), which is what the section says the same code does.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,6 +20,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { packedWorkspace } from "../cli/packed.js";
 import { REPO } from "../cli/run.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
+import { commandLines, parse, startChild } from "./readme-run.js";
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const TITLE = "Long-running tools";
@@ -39,37 +40,8 @@ function sectionOf(title: string): string {
 const blocksOf = (section: string, lang: string) =>
   [...section.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((b) => b[1]!);
 
-/** The command lines of the section's `sh` blocks: `# comments` dropped, blanks collapsed. */
-const commandsOf = (section: string) =>
-  blocksOf(section, "sh").flatMap((block) =>
-    block
-      .split("\n")
-      .map((line) =>
-        line
-          .replace(/(^|\s)#.*$/, "")
-          .replace(/\s+/g, " ")
-          .trim(),
-      )
-      .filter((line) => line !== ""),
-  );
-
-/** `NAME=value … command args`, split on blanks: the README's lines quote nothing. */
-function parse(line: string) {
-  expect(line, "a README command the test cannot split on blanks").not.toMatch(/["'`$\\;&|<>()]/);
-  const words = line.split(" ");
-  const env: Record<string, string> = {};
-  while (/^[A-Z_]+=/.test(words[0]!)) {
-    const [name, ...value] = words.shift()!.split("=");
-    env[name!] = value.join("=");
-  }
-  return { env, argv: words };
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** The command lines of the section's `sh` blocks. */
+const commandsOf = (section: string) => commandLines(blocksOf(section, "sh"));
 
 /** A JSON-RPC request as the proxy saw it go to the server. */
 interface Seen {
@@ -94,35 +66,8 @@ afterAll(async () => {
 });
 
 /** A child in its own process group, its output collected; never blocks this process (the proxy runs here). */
-function start(cmd: string, argv: string[], cwd: string, childEnv: NodeJS.ProcessEnv) {
-  const child = spawn(cmd, argv, { cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  const run: Run = { code: null, stdout: "", stderr: "" };
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    run.stdout += chunk;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    run.stderr += chunk;
-  });
-  const done = new Promise<Run>((resolve) =>
-    child.once("close", (code) => {
-      run.code = code;
-      resolve(run);
-    }),
-  );
-  /** Resolves with the first match of `pattern` on stderr; rejects when the child ends first. */
-  const stderrMatch = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const look = () => {
-        const found = pattern.exec(run.stderr);
-        if (found) resolve(found);
-      };
-      child.stderr!.on("data", look);
-      look();
-      done.then((r) => reject(new Error(`${cmd} ${argv.join(" ")} ended (${r.code}): ${r.stderr}`)));
-    });
-  return { child, run, done, stderrMatch };
-}
+const start = (cmd: string, argv: string[], cwd: string, childEnv: NodeJS.ProcessEnv) =>
+  startChild(children, cmd, argv, cwd, childEnv);
 
 /** An HTTP proxy on 127.0.0.1 to the server at `port`, recording each JSON-RPC request's method into `seen`. */
 async function recordingProxy(port: number, seen: Seen[]): Promise<string> {
