@@ -96,8 +96,11 @@ export class Connection {
   readonly #transport: Transport;
   readonly #outgoing: OutgoingRequests;
   readonly #incoming = new IncomingRequests();
-  /** Progress tokens listened to past their request's answer (listenProgress). */
-  readonly #progressListeners = new Map<ProgressToken, (p: Progress) => void>();
+  /**
+   * Progress tokens listened to past their request's answer (listenProgress); made on first use: a
+   * server's connection (one per stateless POST) never has any.
+   */
+  #progressListeners: Map<ProgressToken, (p: Progress) => void> | undefined;
   #started = false;
   #closed = false;
   #finished = false;
@@ -187,9 +190,11 @@ export class Connection {
    * Until the returned function is called.
    */
   listenProgress(token: ProgressToken, report: (p: Progress) => void): () => void {
-    this.#progressListeners.set(token, report);
+    this.#progressListeners ??= new Map();
+    const listeners = this.#progressListeners;
+    listeners.set(token, report);
     return () => {
-      if (this.#progressListeners.get(token) === report) this.#progressListeners.delete(token);
+      if (listeners.get(token) === report) listeners.delete(token);
     };
   }
 
@@ -416,7 +421,7 @@ export class Connection {
   #onProgress(params: Record<string, unknown>): void {
     const { progressToken, progress, total, message } = params;
     if (!isRequestId(progressToken) || typeof progress !== "number") return;
-    const report = this.#outgoing.get(progressToken)?.progress ?? this.#progressListeners.get(progressToken);
+    const report = this.#outgoing.get(progressToken)?.progress ?? this.#progressListeners?.get(progressToken);
     if (!report) return;
     const p: Progress = { progress };
     if (typeof total === "number") p.total = total;
