@@ -128,9 +128,10 @@ export class SharedSessions {
   route(session: HttpSession, messages: unknown[]): Promise<unknown[]> | undefined {
     const served = session.serverSession;
     if (!served) return undefined;
-    const elsewhere = messages.filter((m) => !served.holds(m)) as JsonRpcMessage[];
+    const here: unknown[] = [];
+    const elsewhere: JsonRpcMessage[] = [];
+    for (const m of messages) (served.holds(m) ? here : elsewhere).push(m as JsonRpcMessage);
     if (elsewhere.length === 0) return undefined;
-    const here = messages.filter((m) => served.holds(m));
     const sent = this.bus.publish(channels.session(session.id), {
       kind: "deliver",
       from: this.tag,
@@ -149,10 +150,7 @@ export class SharedSessions {
     this.#publish(channels.instance(to), { kind: "event", stream, eventId, message });
   }
 
-  /**
-   * Whether `streamId` was made by another instance: then `resume` takes it over. `answered`: the request
-   * ids whose responses the replay held; `last`: the id of the last event written.
-   */
+  /** Whether `streamId` was made by another instance: then `resume` takes it over. */
   elsewhere(streamId: string): boolean {
     return parseStreamId(streamId)?.tag !== this.tag;
   }
@@ -160,7 +158,8 @@ export class SharedSessions {
   /**
    * Feeds `writer` (a resumed stream, replayed up to `lastId`) with the rest of a stream produced on
    * another instance: its further events while that instance lives, else an error for each request
-   * the stream still owed an answer.
+   * the stream still owed an answer. `written`: the event ids the replay wrote; `answered`: the request
+   * ids whose responses it held; `lastId`: the id of the last event it wrote.
    */
   async resume(
     session: HttpSession,
@@ -179,22 +178,17 @@ export class SharedSessions {
     const fed = new FedStream(session, streamId, writer, written, new Set(owed), lastId, this);
     this.#fed.get(streamId)?.writer.close();
     this.#fed.set(streamId, fed);
-    writer.onclose = () => this.#unfeed(fed);
+    writer.onclose = () => this.unfeed(fed);
     const open = await this.#probe(session.id, streamId, parsed.tag);
     if (!open) return fed.failOwed();
     await fed.catchUp();
     fed.watch(() => this.#probe(session.id, streamId, parsed.tag));
   }
 
-  /** Forgets a fed stream (its client went away, or it ended). */
-  #unfeed(fed: FedStream): void {
+  /** Forgets a fed stream (its client went away, or it ended); its writer is closed by whoever ended it. */
+  unfeed(fed: FedStream): void {
     fed.stop();
     if (this.#fed.get(fed.streamId) === fed) this.#fed.delete(fed.streamId);
-  }
-
-  /** Ended: its writer is closed by whoever ended it. */
-  unfeed(fed: FedStream): void {
-    this.#unfeed(fed);
   }
 
   /**
