@@ -53,6 +53,18 @@ local function index(id, established, last, client)
     if client then redis.call('ZADD', base .. 'pending-of:' .. client, last, id) end
   end
 end
+-- Stores record id, its field, value pairs ARGV[from] on, and its indexes (replacing any record of that id).
+local function store(id, established, last, client, from)
+  remove(id)
+  local key = base .. 's:' .. id
+  redis.call('HSET', key, unpack(ARGV, from))
+  redis.call('PEXPIRE', key, ARGV[2])
+  if client then
+    redis.call('HSET', base .. 'client-of', id, client)
+    redis.call('HINCRBY', base .. 'clients', client, 1)
+  end
+  index(id, established, last, client)
+end
 local function read(ids)
   local out = {}
   local gone = 0
@@ -66,17 +78,7 @@ end
 
 /** ARGV: base, ttl ms, id, established, lastActive, client ('' none), then field, value pairs. */
 const PUT: Script = script(`${LIB}
-local id = ARGV[3]
-remove(id)
-local key = base .. 's:' .. id
-redis.call('HSET', key, unpack(ARGV, 7))
-redis.call('PEXPIRE', key, ARGV[2])
-local client = ARGV[6] ~= '' and ARGV[6] or nil
-if client then
-  redis.call('HSET', base .. 'client-of', id, client)
-  redis.call('HINCRBY', base .. 'clients', client, 1)
-end
-index(id, ARGV[4], ARGV[5], client)
+store(ARGV[3], ARGV[4], ARGV[5], ARGV[6] ~= '' and ARGV[6] or nil, 7)
 `);
 
 /**
@@ -95,15 +97,7 @@ if not held then
   local size = redis.call('ZCARD', base .. 'established') + redis.call('ZCARD', base .. 'pending')
   if ARGV[7] ~= '' and size >= tonumber(ARGV[7]) then return 'full' end
 end
-remove(id)
-local key = base .. 's:' .. id
-redis.call('HSET', key, unpack(ARGV, 9))
-redis.call('PEXPIRE', key, ARGV[2])
-if client then
-  redis.call('HSET', base .. 'client-of', id, client)
-  redis.call('HINCRBY', base .. 'clients', client, 1)
-end
-index(id, ARGV[4], ARGV[5], client)
+store(id, ARGV[4], ARGV[5], client, 9)
 return 'stored'
 `);
 
