@@ -115,7 +115,7 @@ export class RedisEventStore implements EventStore {
     return streamId;
   }
 
-  /** Every stream expires `maxAgeMs` after its last event: one delivered live is left to expire. */
+  /** Every stream expires: `maxAgeMs` after its last event, `endedTtlMs` after its last response. */
   readonly expiresStreams = true;
 
   async deleteStream(streamId: string): Promise<void> {
