@@ -313,8 +313,14 @@ class StreamableHttp {
   ready(): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
     const { server } = this;
-    const stores = [this.sessions.store, this.#env.store, server.usedStates, server.sealer];
-    return allHealthy([...stores, server.bus, server.resourceSubscriptions]);
+    return allHealthy([
+      this.sessions.store,
+      this.#env.store,
+      server.usedStates,
+      server.sealer,
+      server.bus,
+      server.resourceSubscriptions,
+    ]);
   }
 
   async close(options: DrainOptions = {}): Promise<void> {
