@@ -323,10 +323,11 @@ export class ServerSession<
     }
     const sent = params as Record<string, unknown> | undefined;
     const telemetry = this.server.telemetry;
-    if (telemetry === undefined) return this.connection.notify(method, sent, relatedRequestId);
-    await sendTraced(telemetry, this.#operation(method, sent, relatedRequestId), (p) =>
-      this.connection.notify(method, p, relatedRequestId),
-    );
+    if (telemetry === undefined) await this.connection.notify(method, sent, relatedRequestId);
+    else
+      await sendTraced(telemetry, this.#operation(method, sent, relatedRequestId), (p) =>
+        this.connection.notify(method, p, relatedRequestId),
+      );
   }
 
   /** `notifications/message` at `level`, when `minimum` (the session's or the request's) lets it through. */
