@@ -35,6 +35,13 @@ export function storeError(error: unknown): unknown {
   return new McpError(STORE_UNAVAILABLE, error.message, { retryAfter });
 }
 
+/** storeError(error), reporting the store's own error when it becomes STORE_UNAVAILABLE. */
+export function reportedStoreError(error: unknown, report: (error: unknown) => void): unknown {
+  const failure = storeError(error);
+  if (failure !== error) report(error);
+  return failure;
+}
+
 /** The seconds to wait that a JSON-RPC error names, when it is STORE_UNAVAILABLE. */
 export function retryAfterOf(error: { code: number; data?: unknown }): string | undefined {
   if (error.code !== STORE_UNAVAILABLE) return undefined;

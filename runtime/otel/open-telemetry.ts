@@ -25,7 +25,9 @@ import {
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
+import { isObject } from "../jsonrpc/messages.js";
 import type { OperationInfo, Telemetry, TelemetryOperation } from "../mcp/telemetry.js";
+import { messageOf } from "../util/errors.js";
 import { MetaTraceContext } from "./trace-context.js";
 
 export interface OpenTelemetryOptions {
@@ -210,14 +212,14 @@ class Operation implements TelemetryOperation {
         span.recordException(error);
       }
       span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
-    } else if (this.method === "tools/call" && isRecord(result) && result.isError === true) {
+    } else if (this.method === "tools/call" && isObject(result) && result.isError === true) {
       // A tool's failure travels in a successful answer; the conventions name its class so.
       metric["error.type"] = "tool_error";
       span.setAttribute("error.type", "tool_error");
       span.setStatus({ code: SpanStatusCode.ERROR, message: toolErrorText(result) });
     } else if (
       this.method === "initialize" &&
-      isRecord(result) &&
+      isObject(result) &&
       typeof result.protocolVersion === "string"
     ) {
       // What initialize agreed on, rather than what the client asked for.
@@ -255,15 +257,12 @@ function targetOf(info: OperationInfo, withUri: boolean): string | undefined {
   return undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const metaOf = (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
-  isRecord(params?._meta) ? params._meta : undefined;
+  isObject(params?._meta) ? params._meta : undefined;
 
 /** A JSON-RPC error's code (our McpError, or any error carrying a numeric `code` that came over the wire). */
 function codeOf(error: unknown): number | undefined {
-  const code = isRecord(error) ? error.code : undefined;
+  const code = isObject(error) ? error.code : undefined;
   return typeof code === "number" && Number.isInteger(code) ? code : undefined;
 }
 
@@ -272,10 +271,8 @@ function exceptionType(error: unknown): string {
   return name || "_OTHER";
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 function toolErrorText(result: Record<string, unknown>): string | undefined {
   const content = Array.isArray(result.content) ? result.content : [];
-  const first = content.find((c) => isRecord(c) && c.type === "text") as { text?: unknown } | undefined;
+  const first = content.find((c) => isObject(c) && c.type === "text") as { text?: unknown } | undefined;
   return typeof first?.text === "string" ? first.text : undefined;
 }

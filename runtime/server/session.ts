@@ -298,13 +298,13 @@ export class ServerSession<
       );
     }
     const telemetry = this.server.telemetry;
-    const send = (sent: Record<string, unknown> | undefined) =>
-      this.connection.request(method, sent, options);
     const sent = params as Record<string, unknown> | undefined;
     const result =
       telemetry === undefined
-        ? await send(sent)
-        : await sendTraced(telemetry, this.#operation(method, sent, options?.relatedRequestId), send);
+        ? await this.connection.request(method, sent, options)
+        : await sendTraced(telemetry, this.#operation(method, sent, options?.relatedRequestId), (p) =>
+            this.connection.request(method, p, options),
+          );
     return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
   }
 
@@ -323,10 +323,11 @@ export class ServerSession<
     }
     const sent = params as Record<string, unknown> | undefined;
     const telemetry = this.server.telemetry;
-    if (telemetry === undefined) return this.connection.notify(method, sent, relatedRequestId);
-    await sendTraced(telemetry, this.#operation(method, sent, relatedRequestId), (p) =>
-      this.connection.notify(method, p, relatedRequestId),
-    );
+    if (telemetry === undefined) await this.connection.notify(method, sent, relatedRequestId);
+    else
+      await sendTraced(telemetry, this.#operation(method, sent, relatedRequestId), (p) =>
+        this.connection.notify(method, p, relatedRequestId),
+      );
   }
 
   /** `notifications/message` at `level`, when `minimum` (the session's or the request's) lets it through. */

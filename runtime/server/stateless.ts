@@ -20,7 +20,7 @@ import {
 } from "../mcp/request-meta.js";
 import { bindingOf, boundParams, roundCaller } from "../mcp/round-binding.js";
 import type { OpenedState, RoundState, SealingKey } from "../mcp/state-sealer.js";
-import { storeError } from "../mcp/store-unavailable.js";
+import { reportedStoreError } from "../mcp/store-unavailable.js";
 import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
 import { detailOf } from "../util/errors.js";
 import { serveListen } from "./listen.js";
@@ -127,9 +127,7 @@ async function resumeRound(
 
 /** A store's failure: a store that cannot answer becomes STORE_UNAVAILABLE (and is reported), else as it is. */
 function storeFailed(session: AnySession, error: unknown): never {
-  const failure = storeError(error);
-  if (failure !== error) session.server.reportError(error);
-  throw failure;
+  throw reportedStoreError(error, (e) => session.server.reportError(e));
 }
 
 /** Who the request's caller is, for binding its rounds (a faulty `stateCaller` is the server's error). */

@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import type { AnyHandler, MethodTypes } from "../mcp/handler-context.js";
 import { isStub } from "../mcp/not-implemented.js";
 import type { ResourceSubscriptionStore } from "../mcp/resource-subscriptions.js";
-import { storeError } from "../mcp/store-unavailable.js";
+import { reportedStoreError } from "../mcp/store-unavailable.js";
 import type { ProtocolTables } from "../mcp/tables.js";
 import type { RequestContext } from "./request-context.js";
 import type { ServerSession } from "./session.js";
@@ -113,9 +113,7 @@ export class SubscribedSessions {
     try {
       return await call();
     } catch (error) {
-      const failure = storeError(error);
-      if (failure !== error) this.report(error);
-      throw failure;
+      throw reportedStoreError(error, this.report);
     }
   }
 }
