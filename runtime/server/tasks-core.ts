@@ -12,7 +12,6 @@ import type { RequestEntry } from "../mcp/tables.js";
 import type { TaskEnd, TaskRecord } from "../mcp/task-store.js";
 import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
-import { publishTask } from "./task-channel.js";
 import { TaskContext } from "./task-context.js";
 import { outcomeOf, toolTaskEnd } from "./task-end.js";
 import { coreTask, RELATED_TASK } from "./task-wire.js";
@@ -145,13 +144,8 @@ async function cancel(
 ): Promise<Record<string, unknown>> {
   const taskId = params.taskId;
   if (typeof taskId !== "string") throw notFound();
-  const outcome = await tasks.ask(() =>
-    tasks.store.cancel(taskId, owner(tasks, session, rc), "Cancelled by the client"),
-  );
-  if (outcome.ok) {
-    await publishTask(tasks.bus, outcome.task, tasks.report);
-    return coreTask(outcome.task);
-  }
+  const outcome = await tasks.cancel(taskId, owner(tasks, session, rc));
+  if (outcome.ok) return coreTask(outcome.task);
   if (outcome.reason === "terminal")
     throw new McpError(
       ErrorCode.InvalidParams,
