@@ -14,7 +14,7 @@ import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
 import { TaskContext } from "./task-context.js";
 import { outcomeOf, toolTaskEnd } from "./task-end.js";
-import { coreTask, RELATED_TASK } from "./task-wire.js";
+import { coreTask, withRelatedTask } from "./task-wire.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
 type Answer = Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -111,9 +111,7 @@ async function result(
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const task = await tasks.settled(taskId, owner, signal);
-  const related = { [RELATED_TASK]: { taskId: task.taskId } };
-  if (task.status === "completed" && task.result)
-    return { ...task.result, _meta: { ...(task.result._meta as object | undefined), ...related } };
+  if (task.status === "completed" && task.result) return withRelatedTask(task.result, task.taskId);
   if (task.status === "failed" && task.error)
     throw new McpError(task.error.code, task.error.message, task.error.data);
   throw new McpError(ErrorCode.InvalidRequest, "The task was cancelled: it has no result", {
