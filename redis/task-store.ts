@@ -7,10 +7,10 @@
  * are atomic across instances, and instances' clocks do not matter.
  */
 
-import { randomBytes } from "node:crypto";
 import {
   DEFAULT_TASK_PAGE,
   LEASE_LAPSED,
+  newTaskId,
   type TaskCreation,
   type TaskEnd,
   type TaskInit,
@@ -244,7 +244,7 @@ export class RedisTaskStore implements TaskStore {
     if (init.statusMessage !== undefined) fields.push("statusMessage", init.statusMessage);
     for (;;) {
       // 128 random bits: a clash is as good as impossible, and the script refuses one anyway.
-      const taskId = randomBytes(16).toString("base64url");
+      const taskId = newTaskId();
       fields[1] = taskId;
       const [reply, pairs] = (await this.#run(CREATE, [
         taskId,

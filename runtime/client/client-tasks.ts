@@ -8,7 +8,8 @@
 
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
-import { InMemoryTaskStore, isTerminal, type TaskRecord } from "../mcp/task-store.js";
+import { InMemoryTaskStore, isTerminal, type TaskRecord, taskErrorOf } from "../mcp/task-store.js";
+import { messageOf } from "../util/errors.js";
 
 export interface ClientTaskOptions {
   /** How long a task is kept when the server asks for none (ms, default 60 s). */
@@ -101,18 +102,8 @@ export class ClientTasks {
       (error: unknown) =>
         void this.#store.finish(taskId, HOLDER, {
           status: "failed",
-          error:
-            error instanceof McpError
-              ? {
-                  code: error.code,
-                  message: error.message,
-                  ...(error.data === undefined ? {} : { data: error.data }),
-                }
-              : {
-                  code: ErrorCode.InternalError,
-                  message: error instanceof Error ? error.message : String(error),
-                },
-          statusMessage: error instanceof Error ? error.message : String(error),
+          error: taskErrorOf(error),
+          statusMessage: messageOf(error),
         }),
     );
     const running = { done, abort };

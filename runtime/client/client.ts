@@ -49,7 +49,7 @@ import {
   RUNTIME_METHODS,
   type SupportedVersion,
 } from "../mcp/tables.js";
-import { newTaskId } from "../mcp/task-store.js";
+import { isTerminal, newTaskId } from "../mcp/task-store.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import { type ClientTaskOptions, ClientTasks, TASK_METHODS, taskCapabilities } from "./client-tasks.js";
@@ -848,7 +848,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         return last.info;
       },
       async payload(taskId, signal) {
-        const known = last?.info.taskId === taskId && isTerminalInfo(last.info.status);
+        const known = last?.info.taskId === taskId && isTerminal(last.info.status);
         const task = known && last ? last : await detail(taskId, signal);
         if (task.info.status === "failed" && task.error)
           throw new McpError(task.error.code, task.error.message, task.error.data);
@@ -1059,9 +1059,6 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     else console.error(`mcp client: ${detailOf(error)}`);
   }
 }
-
-const isTerminalInfo = (status: string): boolean =>
-  status === "completed" || status === "failed" || status === "cancelled";
 
 /** The server as a discover result describes it; it names itself in the result's `_meta`. */
 function describe(version: string, result: Record<string, unknown>): ServerDescription {

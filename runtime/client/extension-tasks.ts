@@ -6,10 +6,10 @@
  * `tasks/get` answers, with the result, the error or the input requests inlined.
  */
 
-import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
+import { isObject } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
 import type { InputRequest } from "../mcp/input-rounds.js";
-import type { ToolTaskInfo, ToolTaskStatus } from "./tool-task.js";
+import { badTaskField, readTaskBase, type ToolTaskInfo } from "./tool-task.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const RESULT_TYPE_TASK = "task";
@@ -19,14 +19,6 @@ export const EXTENSION_TASK_METHODS: ReadonlySet<string> = new Set([
   "tasks/get",
   "tasks/update",
   "tasks/cancel",
-]);
-
-const STATUSES: ReadonlySet<string> = new Set([
-  "working",
-  "input_required",
-  "completed",
-  "failed",
-  "cancelled",
 ]);
 
 /** `capabilities` with the extension declared (what one request's `_meta` carries to ask for a task). */
@@ -52,41 +44,28 @@ export interface DetailedTask {
 
 /** The task the server sent, checked (-32602 naming the field); `ttlMs`/`pollIntervalMs` as the info's `ttl`/`pollInterval`. */
 export function readDetailedTask(value: unknown, where: string): DetailedTask {
-  const bad = (field: string, expected: string) =>
-    new McpError(ErrorCode.InvalidParams, `${where}: the server's task has no valid ${field} (${expected})`);
-  if (!isObject(value))
-    throw new McpError(ErrorCode.InvalidParams, `${where}: the server sent no task object`);
+  const bad = (field: string, expected: string) => badTaskField(where, field, expected);
+  const [fields, base] = readTaskBase(value, where);
   const count = (field: string) => {
-    const n = value[field];
+    const n = fields[field];
     if (n !== undefined && n !== null && !(Number.isInteger(n) && (n as number) >= 0))
       throw bad(field, "a whole number of milliseconds");
     return n as number | null | undefined;
   };
-  if (typeof value.taskId !== "string" || value.taskId === "") throw bad("taskId", "a non-empty string");
-  if (typeof value.status !== "string" || !STATUSES.has(value.status))
-    throw bad("status", [...STATUSES].join(" | "));
-  if (value.statusMessage !== undefined && typeof value.statusMessage !== "string")
-    throw bad("statusMessage", "a string");
-  if (typeof value.createdAt !== "string") throw bad("createdAt", "an ISO 8601 string");
-  if (typeof value.lastUpdatedAt !== "string") throw bad("lastUpdatedAt", "an ISO 8601 string");
   const ttl = count("ttlMs");
   const pollInterval = count("pollIntervalMs");
   const info: ToolTaskInfo = {
-    taskId: value.taskId,
-    status: value.status as ToolTaskStatus,
-    ...(value.statusMessage === undefined ? {} : { statusMessage: value.statusMessage }),
-    createdAt: value.createdAt,
-    lastUpdatedAt: value.lastUpdatedAt,
+    ...base,
     ttl: ttl ?? null,
     ...(pollInterval === undefined || pollInterval === null ? {} : { pollInterval }),
   };
   const task: DetailedTask = { info };
   if (info.status === "completed") {
-    if (value.result !== undefined && !isObject(value.result)) throw bad("result", "an object");
-    if (isObject(value.result)) task.result = value.result;
+    if (fields.result !== undefined && !isObject(fields.result)) throw bad("result", "an object");
+    if (isObject(fields.result)) task.result = fields.result;
   }
   if (info.status === "failed") {
-    const error = value.error;
+    const error = fields.error;
     if (!isObject(error) || typeof error.code !== "number" || typeof error.message !== "string")
       throw bad("error", "a JSON-RPC error object, as a failed task has");
     task.error = {
@@ -95,9 +74,9 @@ export function readDetailedTask(value: unknown, where: string): DetailedTask {
       ...(error.data === undefined ? {} : { data: error.data }),
     };
   }
-  if (info.status === "input_required" && value.inputRequests !== undefined) {
-    if (!isObject(value.inputRequests)) throw bad("inputRequests", "an object of input requests by key");
-    task.inputRequests = Object.entries(value.inputRequests).map(([key, request]) => {
+  if (info.status === "input_required" && fields.inputRequests !== undefined) {
+    if (!isObject(fields.inputRequests)) throw bad("inputRequests", "an object of input requests by key");
+    task.inputRequests = Object.entries(fields.inputRequests).map(([key, request]) => {
       if (!isObject(request) || typeof request.method !== "string")
         throw bad(`inputRequests.${key}`, "an input request with a method");
       return [key, { method: request.method, params: request.params }];

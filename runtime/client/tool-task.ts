@@ -9,8 +9,9 @@
 
 import { REQUEST_CANCELLED } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
+import { isTerminal, type TaskStatus } from "../mcp/task-store.js";
 
-export type ToolTaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+export type ToolTaskStatus = TaskStatus;
 
 /** A task as the server describes it (`Task` of 2025-11-25). */
 export interface ToolTaskInfo {
@@ -85,13 +86,19 @@ const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 60_000;
 const DEFAULT_RECONNECT_MS = 10 * 60_000;
 
-const isTerminalStatus = (status: ToolTaskStatus): boolean =>
-  status === "completed" || status === "failed" || status === "cancelled";
+/** -32602: a field of the task the server sent is not what it should be. */
+export const badTaskField = (where: string, field: string, expected: string): McpError =>
+  new McpError(ErrorCode.InvalidParams, `${where}: the server's task has no valid ${field} (${expected})`);
 
-/** A `Task` the server sent, checked field by field (-32602 naming the field when it is not one). */
-export function readTask(value: unknown, where: string): ToolTaskInfo {
-  const bad = (field: string, expected: string) =>
-    new McpError(ErrorCode.InvalidParams, `${where}: the server's task has no valid ${field} (${expected})`);
+/**
+ * What a task has in every protocol generation (id, status, message, times), checked field by field
+ * (-32602 naming the field); with the task object, for the fields each generation names its own way.
+ */
+export function readTaskBase(
+  value: unknown,
+  where: string,
+): [task: Record<string, unknown>, base: Omit<ToolTaskInfo, "ttl" | "pollInterval">] {
+  const bad = (field: string, expected: string) => badTaskField(where, field, expected);
   if (!isObject(value))
     throw new McpError(ErrorCode.InvalidParams, `${where}: the server sent no task object`);
   if (typeof value.taskId !== "string" || value.taskId === "") throw bad("taskId", "a non-empty string");
@@ -101,21 +108,29 @@ export function readTask(value: unknown, where: string): ToolTaskInfo {
     throw bad("statusMessage", "a string");
   if (typeof value.createdAt !== "string") throw bad("createdAt", "an ISO 8601 string");
   if (typeof value.lastUpdatedAt !== "string") throw bad("lastUpdatedAt", "an ISO 8601 string");
-  if (value.ttl !== null && !(typeof value.ttl === "number" && value.ttl >= 0))
-    throw bad("ttl", "milliseconds or null");
-  if (
-    value.pollInterval !== undefined &&
-    !(typeof value.pollInterval === "number" && value.pollInterval >= 0)
-  )
-    throw bad("pollInterval", "milliseconds");
+  return [
+    value,
+    {
+      taskId: value.taskId,
+      status: value.status as ToolTaskStatus,
+      ...(value.statusMessage === undefined ? {} : { statusMessage: value.statusMessage }),
+      createdAt: value.createdAt,
+      lastUpdatedAt: value.lastUpdatedAt,
+    },
+  ];
+}
+
+/** A `Task` the server sent (2025-11-25: `ttl`, `pollInterval`), checked field by field. */
+export function readTask(value: unknown, where: string): ToolTaskInfo {
+  const [task, base] = readTaskBase(value, where);
+  if (task.ttl !== null && !(typeof task.ttl === "number" && task.ttl >= 0))
+    throw badTaskField(where, "ttl", "milliseconds or null");
+  if (task.pollInterval !== undefined && !(typeof task.pollInterval === "number" && task.pollInterval >= 0))
+    throw badTaskField(where, "pollInterval", "milliseconds");
   return {
-    taskId: value.taskId,
-    status: value.status as ToolTaskStatus,
-    ...(value.statusMessage === undefined ? {} : { statusMessage: value.statusMessage }),
-    createdAt: value.createdAt,
-    lastUpdatedAt: value.lastUpdatedAt,
-    ttl: value.ttl as number | null,
-    ...(value.pollInterval === undefined ? {} : { pollInterval: value.pollInterval as number }),
+    ...base,
+    ttl: task.ttl as number | null,
+    ...(task.pollInterval === undefined ? {} : { pollInterval: task.pollInterval as number }),
   };
 }
 
@@ -182,7 +197,7 @@ export class PolledToolTask<R> implements ToolTask<R> {
 
   #seen(task: ToolTaskInfo): ToolTaskInfo {
     this.#last = task;
-    if (isTerminalStatus(task.status)) this.ended();
+    if (isTerminal(task.status)) this.ended();
     return task;
   }
 
@@ -216,7 +231,7 @@ export class PolledToolTask<R> implements ToolTask<R> {
     let failingSince: number | undefined;
     let task = this.#last;
     for (;;) {
-      if (isTerminalStatus(task.status)) return this.#outcome(task, signal);
+      if (isTerminal(task.status)) return this.#outcome(task, signal);
       if (task.status === "input_required") {
         // 2025-11-25: the input comes on the stream of a pending tasks/result, which then answers.
         if (!this.peer.answer) return this.#fetch(signal);

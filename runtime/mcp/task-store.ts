@@ -9,6 +9,7 @@
 
 import { McpError } from "../jsonrpc/messages.js";
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from "../util/base64.js";
+import { messageOf } from "../util/errors.js";
 
 /** A value now, or later from a store that keeps it elsewhere. */
 type MaybePromise<T> = T | Promise<T>;
@@ -24,6 +25,17 @@ export interface TaskError {
   readonly code: number;
   readonly message: string;
   readonly data?: unknown;
+}
+
+/** The JSON-RPC error object a throw becomes: a protocol error (McpError) as it is, anything else -32603. */
+export function taskErrorOf(error: unknown): TaskError {
+  if (error instanceof McpError)
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.data === undefined ? {} : { data: error.data }),
+    };
+  return { code: -32603, message: messageOf(error) };
 }
 
 /** What the store keeps of a task. Times are ms since the epoch (the wire shows them as ISO 8601). */

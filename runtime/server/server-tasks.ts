@@ -10,9 +10,15 @@ import { isAuthInfo } from "../mcp/auth-info.js";
 import type { MessageBus } from "../mcp/message-bus.js";
 import type { StateCaller } from "../mcp/round-binding.js";
 import { storeError } from "../mcp/store-unavailable.js";
-import { InMemoryTaskStore, isTerminal, type TaskRecord, type TaskStore } from "../mcp/task-store.js";
+import {
+  InMemoryTaskStore,
+  isTerminal,
+  type TaskOutcome,
+  type TaskRecord,
+  type TaskStore,
+} from "../mcp/task-store.js";
 import { unref } from "../util/timers.js";
-import { watchTask } from "./task-channel.js";
+import { publishTask, watchTask } from "./task-channel.js";
 import { TaskRunner } from "./task-runner.js";
 import type { TaskSupport, TaskTool, TaskToolDeclaration } from "./task-support.js";
 
@@ -165,6 +171,23 @@ export class ServerTasks {
     } finally {
       stop();
     }
+  }
+
+  /** The owner cancels its task (either era's `tasks/cancel`): stored, then published. */
+  cancel(taskId: string, owner: string): Promise<TaskOutcome> {
+    return this.#ownerChange(() => this.store.cancel(taskId, owner, "Cancelled by the client"));
+  }
+
+  /** The owner answers its task's input (`tasks/update`): stored, then published. */
+  respond(taskId: string, owner: string, responses: Readonly<Record<string, unknown>>): Promise<TaskOutcome> {
+    return this.#ownerChange(() => this.store.respond(taskId, owner, responses));
+  }
+
+  /** An owner's change: a change made is told every instance (the task's runner among them). */
+  async #ownerChange(call: () => TaskOutcome | Promise<TaskOutcome>): Promise<TaskOutcome> {
+    const outcome = await this.ask(call);
+    if (outcome.ok) await publishTask(this.bus, outcome.task, this.report);
+    return outcome;
   }
 
   /** A store call, its failure to answer made STORE_UNAVAILABLE (reported). */

@@ -11,7 +11,7 @@ import type { LogLevel } from "../mcp/logging.js";
 import { RequestContext } from "./request-context.js";
 import type { ServerSession } from "./session.js";
 import type { RunningTask } from "./task-runner.js";
-import { RELATED_TASK } from "./task-wire.js";
+import { withRelatedTask } from "./task-wire.js";
 
 export class TaskContext<Out extends MethodTypes, OutNotes extends MethodTypes> extends RequestContext<
   Out,
@@ -97,10 +97,4 @@ export class TaskContext<Out extends MethodTypes, OutNotes extends MethodTypes> 
       await this.task.update({ status: "working" });
     }
   }
-}
-
-function withRelatedTask(params: unknown, taskId: string): Record<string, unknown> {
-  const p = (params ?? {}) as Record<string, unknown>;
-  const meta = p._meta as Record<string, unknown> | undefined;
-  return { ...p, _meta: { ...meta, [RELATED_TASK]: { taskId } } };
 }

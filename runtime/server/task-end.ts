@@ -11,9 +11,8 @@ import { invalid } from "../mcp/check-errors.js";
 import type { MethodTypes } from "../mcp/handler-context.js";
 import { INPUT_PENDING, isInputRequired } from "../mcp/input-rounds.js";
 import type { RequestEntry } from "../mcp/tables.js";
-import type { TaskEnd } from "../mcp/task-store.js";
+import { type TaskEnd, taskErrorOf } from "../mcp/task-store.js";
 import type { ServerSession } from "./session.js";
-import { taskErrorOf } from "./task-runner.js";
 
 /** What a handler did: returned a value or threw. */
 export type HandlerOutcome = { readonly value: unknown } | { readonly error: unknown };

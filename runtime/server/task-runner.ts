@@ -8,7 +8,6 @@
  * then ends failed: a drain never leaves one working).
  */
 
-import { McpError } from "../jsonrpc/messages.js";
 import type { MessageBus } from "../mcp/message-bus.js";
 import {
   isTerminal,
@@ -18,6 +17,7 @@ import {
   type TaskRecord,
   type TaskStore,
   type TaskUpdate,
+  taskErrorOf,
 } from "../mcp/task-store.js";
 import { messageOf } from "../util/errors.js";
 import { unref } from "../util/timers.js";
@@ -45,17 +45,6 @@ export interface RunningTask {
 
 /** Runs a task: resolves to how it ended (a throw is a failure with the error thrown). */
 export type TaskWork = (task: RunningTask) => Promise<TaskEnd>;
-
-/** The JSON-RPC error object a throw becomes. */
-export function taskErrorOf(error: unknown): TaskError {
-  if (error instanceof McpError)
-    return {
-      code: error.code,
-      message: error.message,
-      ...(error.data === undefined ? {} : { data: error.data }),
-    };
-  return { code: -32603, message: messageOf(error) };
-}
 
 export interface TaskRunnerOptions {
   store: TaskStore;

@@ -13,6 +13,13 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** `params` (a request's, or a result) with `_meta` tying it to the task `taskId` (2025-11-25). */
+export function withRelatedTask(params: unknown, taskId: string): Record<string, unknown> {
+  const p = (params ?? {}) as Record<string, unknown>;
+  const meta = p._meta as Record<string, unknown> | undefined;
+  return { ...p, _meta: { ...meta, [RELATED_TASK]: { taskId } } };
+}
+
 /**
  * 2025-11-25: a tool's `isError` result is a failed task (the store keeps it completed, with its result,
  * which `tasks/result` answers).

@@ -12,10 +12,9 @@ import type { RequestEntry } from "../mcp/tables.js";
 import type { TaskEnd, TaskRecord } from "../mcp/task-store.js";
 import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
-import { publishTask } from "./task-channel.js";
 import { TaskContext } from "./task-context.js";
 import { outcomeOf, toolTaskEnd } from "./task-end.js";
-import { coreTask, RELATED_TASK } from "./task-wire.js";
+import { coreTask, withRelatedTask } from "./task-wire.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
 type Answer = Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -38,11 +37,11 @@ export function serveCoreTasks(
     case "tasks/get":
       return tasks.get(params.taskId, owner(tasks, session, rc)).then(coreTask);
     case "tasks/result":
-      return result(tasks, session, params, rc);
+      return result(tasks, owner(tasks, session, rc), params.taskId, rc.signal);
     case "tasks/list":
-      return list(tasks, session, params, rc);
+      return list(tasks, owner(tasks, session, rc), params.cursor);
     case "tasks/cancel":
-      return cancel(tasks, session, params, rc);
+      return cancel(tasks, owner(tasks, session, rc), params.taskId);
     default:
       return undefined;
   }
@@ -107,14 +106,12 @@ function statusNotification(session: AnySession, task: TaskRecord): void {
 /** What the call would have answered: its result with the related-task `_meta`, or its error. */
 async function result(
   tasks: ServerTasks,
-  session: AnySession,
-  params: Record<string, unknown>,
-  rc: IncomingRequestContext,
+  owner: string,
+  taskId: unknown,
+  signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const task = await tasks.settled(params.taskId, owner(tasks, session, rc), rc.signal);
-  const related = { [RELATED_TASK]: { taskId: task.taskId } };
-  if (task.status === "completed" && task.result)
-    return { ...task.result, _meta: { ...(task.result._meta as object | undefined), ...related } };
+  const task = await tasks.settled(taskId, owner, signal);
+  if (task.status === "completed" && task.result) return withRelatedTask(task.result, task.taskId);
   if (task.status === "failed" && task.error)
     throw new McpError(task.error.code, task.error.message, task.error.data);
   throw new McpError(ErrorCode.InvalidRequest, "The task was cancelled: it has no result", {
@@ -123,35 +120,20 @@ async function result(
   });
 }
 
-async function list(
-  tasks: ServerTasks,
-  session: AnySession,
-  params: Record<string, unknown>,
-  rc: IncomingRequestContext,
-): Promise<Record<string, unknown>> {
-  const cursor = typeof params.cursor === "string" ? params.cursor : undefined;
-  const page = await tasks.ask(() => tasks.store.list(owner(tasks, session, rc), { cursor }));
+async function list(tasks: ServerTasks, owner: string, cursor: unknown): Promise<Record<string, unknown>> {
+  const page = await tasks.ask(() =>
+    tasks.store.list(owner, { cursor: typeof cursor === "string" ? cursor : undefined }),
+  );
   return {
     tasks: page.tasks.map(coreTask),
     ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
   };
 }
 
-async function cancel(
-  tasks: ServerTasks,
-  session: AnySession,
-  params: Record<string, unknown>,
-  rc: IncomingRequestContext,
-): Promise<Record<string, unknown>> {
-  const taskId = params.taskId;
+async function cancel(tasks: ServerTasks, owner: string, taskId: unknown): Promise<Record<string, unknown>> {
   if (typeof taskId !== "string") throw notFound();
-  const outcome = await tasks.ask(() =>
-    tasks.store.cancel(taskId, owner(tasks, session, rc), "Cancelled by the client"),
-  );
-  if (outcome.ok) {
-    await publishTask(tasks.bus, outcome.task, tasks.report);
-    return coreTask(outcome.task);
-  }
+  const outcome = await tasks.cancel(taskId, owner);
+  if (outcome.ok) return coreTask(outcome.task);
   if (outcome.reason === "terminal")
     throw new McpError(
       ErrorCode.InvalidParams,

@@ -19,7 +19,6 @@ import { ExtensionTaskContext } from "./extension-task-context.js";
 import type { StatelessRequest } from "./request-context.js";
 import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
-import { publishTask } from "./task-channel.js";
 import { type HandlerOutcome, outcomeOf, toolTaskEnd } from "./task-end.js";
 import { detailedTask, extensionTask, TASKS_EXTENSION } from "./task-wire.js";
 
@@ -66,11 +65,10 @@ export async function serveExtensionMethod(
   if (method === "tasks/get") return complete(detailedTask(await tasks.get(taskId, owner)));
   const outcome =
     method === "tasks/cancel"
-      ? await tasks.ask(() => tasks.store.cancel(taskId, owner, "Cancelled by the client"))
-      : await tasks.ask(() => tasks.store.respond(taskId, owner, inputResponsesOf(p)));
-  if (outcome.ok) await publishTask(tasks.bus, outcome.task, tasks.report);
+      ? await tasks.cancel(taskId, owner)
+      : await tasks.respond(taskId, owner, inputResponsesOf(p));
   // A terminal task: cancelling or answering it again changes nothing, and is acknowledged the same.
-  else if (outcome.reason !== "terminal") throw notFound();
+  if (!outcome.ok && outcome.reason !== "terminal") throw notFound();
   return complete();
 }
 
