@@ -7,8 +7,9 @@
 
 import { type Linked, LinkedSet } from "../util/collections.js";
 
-/** A value now, or later from a store that keeps it elsewhere. */
-export type MaybePromise<T> = T | Promise<T>;
+import type { MaybePromise } from "../util/maybe-promise.js";
+
+export type { MaybePromise };
 
 /** What is known of a session apart from its live objects. */
 export interface SessionRecord {

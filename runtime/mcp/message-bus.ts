@@ -6,8 +6,7 @@
  * JSON values on named channels; the in-memory bus delivers within one process.
  */
 
-/** A value now, or later from a bus that sends it elsewhere. */
-type MaybePromise<T> = T | Promise<T>;
+import type { MaybePromise } from "../util/maybe-promise.js";
 
 /** Receives what is published on a channel: a JSON value (a bus may have sent it through JSON). */
 export type BusListener = (message: unknown) => void;

@@ -5,8 +5,7 @@
  * user's `subscribe` handler accepted it, and drops it on `unsubscribe` and when the session ends.
  */
 
-/** A value now, or later from a store that keeps it elsewhere. */
-type MaybePromise<T> = T | Promise<T>;
+import type { MaybePromise } from "../util/maybe-promise.js";
 
 export interface ResourceSubscriptionStore {
   /**

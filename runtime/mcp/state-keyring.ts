@@ -5,10 +5,8 @@
  * all instances read; the in-memory one holds them for one process.
  */
 
+import type { MaybePromise } from "../util/maybe-promise.js";
 import type { StateKey } from "./state-sealer.js";
-
-/** A value now, or later from a keyring that reads a store. */
-type MaybePromise<T> = T | Promise<T>;
 
 export interface StateKeyring {
   /**

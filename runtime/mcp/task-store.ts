@@ -10,9 +10,7 @@
 import { McpError } from "../jsonrpc/messages.js";
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from "../util/base64.js";
 import { messageOf } from "../util/errors.js";
-
-/** A value now, or later from a store that keeps it elsewhere. */
-type MaybePromise<T> = T | Promise<T>;
+import type { MaybePromise } from "../util/maybe-promise.js";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 

@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import { isAuthInfo } from "../mcp/auth-info.js";
 import type { MessageBus } from "../mcp/message-bus.js";
 import type { StateCaller } from "../mcp/round-binding.js";
-import { storeError } from "../mcp/store-unavailable.js";
+import { reportedStoreError } from "../mcp/store-unavailable.js";
 import {
   InMemoryTaskStore,
   isTerminal,
@@ -195,9 +195,7 @@ export class ServerTasks {
     try {
       return await call();
     } catch (error) {
-      const failure = storeError(error);
-      if (failure !== error) this.report(error);
-      throw failure;
+      throw reportedStoreError(error, this.report);
     }
   }
 }
