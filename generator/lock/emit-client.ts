@@ -6,19 +6,12 @@
  */
 
 import type { ContractModel } from "../contract/model.js";
-import { nameUnion, taskSupportOf } from "../contract/task-support.js";
+import { taskSupportOf, taskToolUnions } from "../contract/task-support.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
 import { renderTemplate } from "../output/templates.js";
 import { formatTs } from "../output/write.js";
-import {
-  commentText,
-  dataLiteral,
-  docComment,
-  memberKey,
-  stringLiteral,
-  tableEntry,
-} from "../protocol/escape.js";
+import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../protocol/escape.js";
 import { checkName, typeName } from "../protocol/naming.js";
 import { GENERATOR_VERSION } from "../util/version.js";
 import type { LooseTools } from "./from-lock.js";
@@ -134,14 +127,7 @@ function clientModule(server: string, contract: ContractModel, loose: LooseTools
     server: commentText(server),
     tools: tools.join("\n"),
     tasks: tasks.join("\n"),
-    taskTools: nameUnion(
-      taskTools.map((t) => t.name),
-      stringLiteral,
-    ),
-    requiredTaskTools: nameUnion(
-      taskTools.filter((t) => taskSupportOf(t.definition) === "required").map((t) => t.name),
-      stringLiteral,
-    ),
+    ...taskToolUnions(contract.tools),
     prompts: prompts.join("\n"),
     resources: resources.join("\n"),
     templates: templates.join("\n"),
