@@ -194,10 +194,9 @@ async function pingAt(url: string, sessionId: string): Promise<number> {
   const response = await fetch(url, {
     method: "POST",
     headers: {
+      ...sessionHeaders(sessionId),
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      "mcp-session-id": sessionId,
-      "mcp-protocol-version": "2025-11-25",
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" }),
   });
