@@ -15,10 +15,9 @@ import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
 import { answerOf, statelessCall } from "../fixtures/scale/stateless-call.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const NAMES = ["a", "b", "c"];
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behind haproxy", () => {
   let bed: ScaleBed;

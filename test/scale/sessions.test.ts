@@ -31,10 +31,9 @@ import { createClient } from "../../generated/2025-11-25/index.js";
 import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const NAMES = ["a", "b", "c"];
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 /** What went through the balancer, request by request. */
 interface Sent {

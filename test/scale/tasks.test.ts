@@ -35,6 +35,7 @@ import { StreamableHttpClientTransport } from "../../runtime/http-client/streama
 import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Short, so that a killed instance's task is reported failed soon; renewed every third of it. */
@@ -65,9 +66,6 @@ function recordingFetch(sent: Sent[]): typeof fetch {
     return response;
   };
 }
-
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 interface TaskState {
   status: string;
