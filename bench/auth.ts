@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import type { Pool } from "undici";
 import type { BenchAuth } from "./fixtures/auth-config.js";
-import { echoCaller, LoadTarget, POOL_SOCKETS, PROTOCOL_VERSION, type Sample } from "./http-load.js";
+import { BASE_HEADERS, callBody, echoCaller, LoadTarget, POOL_SOCKETS, type Sample } from "./http-load.js";
 import {
   type Goal,
   HttpServerChild,
@@ -78,8 +78,6 @@ const log = (text: string) => {
   if (!JSON_OUTPUT || process.stderr.isTTY) process.stderr.write(`${text}\n`);
 };
 
-const _delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 // The authorization server's part: its keys, its JWKS over HTTP (fetches counted per fixture), one token.
 
 interface Issuer {
@@ -136,14 +134,9 @@ async function startIssuer(): Promise<Issuer> {
 
 // The load client: the HTTP bench's (bench/http-load.ts), stateless JSON calls, with the token when protected.
 
-const callBody = (i: number) =>
-  `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"text":"c${i}"}}}`;
-
 function caller(pool: Pool, token: string | undefined): (i: number) => Promise<void> {
   const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": PROTOCOL_VERSION,
+    ...BASE_HEADERS,
     ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
   };
   return echoCaller(pool, headers, callBody);

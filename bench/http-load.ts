@@ -134,7 +134,7 @@ export function echoCaller(
 /** Sockets of a target's pool: one per call in flight at the most the benches run. */
 export const POOL_SOCKETS = 64;
 /** After a run the server may still be finishing its last writes: its CPU is read this much later. */
-const CPU_SETTLE_MS = 20;
+export const CPU_SETTLE_MS = 20;
 
 export interface Sample extends BoundedRun {
   serverCpuMs: number;

@@ -22,6 +22,7 @@ import { startRedis, type TestRedis } from "../test/fixtures/redis/redis-server.
 import { startHaproxy, type TestHaproxy } from "../test/fixtures/scale/haproxy.js";
 import {
   BASE_HEADERS,
+  CPU_SETTLE_MS,
   callBody,
   echoCaller,
   LoadTarget,
@@ -152,7 +153,7 @@ class SessionTarget extends LoadTarget {
     this.#count = 0;
     const cpu0 = this.servers.map((s) => processCpuMs(s.pid));
     const run = await runBounded(this.call, { count, inflight, maxMs });
-    await delay(20);
+    await delay(CPU_SETTLE_MS);
     const serverCpuMs = this.servers.reduce((sum, s, i) => sum + processCpuMs(s.pid) - cpu0[i]!, 0);
     this.latencies = this.latencies.subarray(0, this.#count);
     return { ...run, serverCpuMs };

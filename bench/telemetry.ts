@@ -16,6 +16,7 @@ import { createMemoryTransportPair } from "../runtime/jsonrpc/memory.js";
 import type { Telemetry } from "../runtime/mcp/telemetry.js";
 import { openTelemetry } from "../runtime/otel/index.js";
 import { echoHandlers } from "./fixtures/echo.js";
+import { median } from "./lib.js";
 
 const QUICK = process.argv.includes("--quick");
 const JSON_OUTPUT = process.argv.includes("--json");
@@ -81,8 +82,6 @@ async function run(client: BenchClient, count: number): Promise<{ cpuUs: number;
   const seconds = (performance.now() - start) / 1000;
   return { cpuUs: (used.user + used.system) / count, callsPerSec: count / seconds };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
   const tracerProvider = new BasicTracerProvider({

@@ -25,7 +25,7 @@ import { GENERATOR_VERSION } from "../util/version.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
 import { scopesSupported } from "./scopes.js";
-import { nameUnion, type TaskSupport, taskSupportOf } from "./task-support.js";
+import { taskToolUnions } from "./task-support.js";
 import { type CompiledMemo, transpile } from "./transpile.js";
 
 export interface ContractEmitOptions {
@@ -234,14 +234,8 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   if (completes) served.push('"complete"');
 
   const json = dataLiteral;
-  const tasks = (...kinds: TaskSupport[]) =>
-    nameUnion(
-      contract.tools.filter((t) => kinds.includes(taskSupportOf(t.definition))).map((t) => t.name),
-      stringLiteral,
-    );
   return renderTemplate("contract-server.ts", {
-    taskTools: tasks("optional", "required"),
-    requiredTaskTools: tasks("required"),
+    ...taskToolUnions(contract.tools),
     serverModule: stringLiteral(`${p}/server.js`),
     typesModule: stringLiteral(`${p}/types.js`),
     protocolVersion: commentText(options.protocolVersion),

@@ -6,6 +6,8 @@
  * name the tools that may (`TaskTools`) and must (`RequiredTaskTools`) run as tasks.
  */
 
+import { stringLiteral } from "../protocol/escape.js";
+
 export type TaskSupport = "forbidden" | "optional" | "required";
 
 export const TASK_SUPPORT: readonly TaskSupport[] = ["forbidden", "optional", "required"];
@@ -27,7 +29,17 @@ export function isExecution(execution: unknown): boolean {
   return value === undefined || TASK_SUPPORT.includes(value as TaskSupport);
 }
 
-/** A TypeScript union of `names` as string literal types, `never` when there is none. */
-export function nameUnion(names: readonly string[], literal: (name: string) => string): string {
-  return names.length === 0 ? "never" : names.map(literal).join(" | ");
+/**
+ * The generated `TaskTools` (optional or required) and `RequiredTaskTools` types of `tools`: unions of
+ * their names as string literal types (`stringLiteral`, the one escaping path), `never` when there is none.
+ */
+export function taskToolUnions(tools: readonly { name: string; definition: { execution?: unknown } }[]): {
+  taskTools: string;
+  requiredTaskTools: string;
+} {
+  const union = (...kinds: TaskSupport[]) => {
+    const names = tools.filter((t) => kinds.includes(taskSupportOf(t.definition))).map((t) => t.name);
+    return names.length === 0 ? "never" : names.map((name) => stringLiteral(name)).join(" | ");
+  };
+  return { taskTools: union("optional", "required"), requiredTaskTools: union("required") };
 }

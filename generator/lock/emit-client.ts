@@ -6,19 +6,12 @@
  */
 
 import type { ContractModel } from "../contract/model.js";
-import { nameUnion, taskSupportOf } from "../contract/task-support.js";
+import { taskSupportOf, taskToolUnions } from "../contract/task-support.js";
 import { emitTypes } from "../emit/types.js";
 import { emitValidators } from "../emit/validators.js";
 import { renderTemplate } from "../output/templates.js";
 import { formatTs } from "../output/write.js";
-import {
-  commentText,
-  dataLiteral,
-  docComment,
-  memberKey,
-  stringLiteral,
-  tableEntry,
-} from "../protocol/escape.js";
+import { commentText, dataLiteral, docComment, memberKey, tableEntry } from "../protocol/escape.js";
 import { checkName, typeName } from "../protocol/naming.js";
 import { GENERATOR_VERSION } from "../util/version.js";
 import type { LooseTools } from "./from-lock.js";
@@ -63,29 +56,28 @@ function clientModule(server: string, contract: ContractModel, loose: LooseTools
   const table = (entries: string[]) => (entries.length ? `{\n${entries.join(",\n")},\n}` : "{}");
   const opts = (method: string) => `options?: Options<Client["${method}"]>`;
 
+  /** A tool's method head (`name(args: …, options?: …)`) and the result its call resolves to. */
+  const toolSignature = (t: ContractModel["tools"][number]) => {
+    const why = loose[t.name] ?? {};
+    const inputType = why.input ? "Record<string, unknown>" : `C.${typeName(t.input)}`;
+    const optional = why.input || !requires(t.definition.inputSchema) ? "?" : "";
+    const output = why.output
+      ? "unknown"
+      : t.output
+        ? `C.${typeName(t.output)}`
+        : 'Result<Client["callTool"]>';
+    return { head: `${memberKey(t.name)}(args${optional}: ${inputType}, ${opts("callTool")})`, output };
+  };
   const tools = contract.tools.map((t) => {
-    const why = loose[t.name] ?? {};
-    const inputType = why.input ? "Record<string, unknown>" : `C.${typeName(t.input)}`;
-    const optional = why.input || !requires(t.definition.inputSchema) ? "?" : "";
-    const output = why.output
-      ? "unknown"
-      : t.output
-        ? `C.${typeName(t.output)}`
-        : 'Result<Client["callTool"]>';
-    return `${doc(t.definition.description ?? t.definition.title)}  ${memberKey(t.name)}(args${optional}: ${inputType}, ${opts("callTool")}): Promise<${output}>;`;
+    const { head, output } = toolSignature(t);
+    return `${doc(t.definition.description ?? t.definition.title)}  ${head}: Promise<${output}>;`;
   });
-  const taskTools = contract.tools.filter((t) => taskSupportOf(t.definition) !== "forbidden");
-  const tasks = taskTools.map((t) => {
-    const why = loose[t.name] ?? {};
-    const inputType = why.input ? "Record<string, unknown>" : `C.${typeName(t.input)}`;
-    const optional = why.input || !requires(t.definition.inputSchema) ? "?" : "";
-    const output = why.output
-      ? "unknown"
-      : t.output
-        ? `C.${typeName(t.output)}`
-        : 'Result<Client["callTool"]>';
-    return `${doc(`\`${t.name}\` as a task, held: its status, its result (checked as \`tools.${t.name}\` checks it), its cancellation.`)}  ${memberKey(t.name)}(args${optional}: ${inputType}, ${opts("callTool")}): Promise<ToolTask<${output}>>;`;
-  });
+  const tasks = contract.tools
+    .filter((t) => taskSupportOf(t.definition) !== "forbidden")
+    .map((t) => {
+      const { head, output } = toolSignature(t);
+      return `${doc(`\`${t.name}\` as a task, held: its status, its result (checked as \`tools.${t.name}\` checks it), its cancellation.`)}  ${head}: Promise<ToolTask<${output}>>;`;
+    });
   const prompts = contract.prompts.map((p) => {
     const optional = p.arguments.some((a) => a.required) ? "" : "?";
     return `${doc(p.definition.description ?? p.definition.title)}  ${memberKey(p.name)}(args${optional}: C.${typeName(p.args)}, ${opts("getPrompt")}): Promise<Result<Client["getPrompt"]>>;`;
@@ -134,14 +126,7 @@ function clientModule(server: string, contract: ContractModel, loose: LooseTools
     server: commentText(server),
     tools: tools.join("\n"),
     tasks: tasks.join("\n"),
-    taskTools: nameUnion(
-      taskTools.map((t) => t.name),
-      stringLiteral,
-    ),
-    requiredTaskTools: nameUnion(
-      taskTools.filter((t) => taskSupportOf(t.definition) === "required").map((t) => t.name),
-      stringLiteral,
-    ),
+    ...taskToolUnions(contract.tools),
     prompts: prompts.join("\n"),
     resources: resources.join("\n"),
     templates: templates.join("\n"),

@@ -32,7 +32,7 @@ export function packedWorkspace(prefix: string) {
     return r;
   };
   /**
-   * Packs the packages into `packs` (the Redis one too: an HTTP scaffold's optional dependency, which
+   * Packs the packages into `packs` (the Redis one too: an HTTP scaffold's development dependency, which
    * `init --from-tarballs` points at when it is there); returns the two tarballs `npx` runs.
    */
   const pack = () => {

@@ -16,8 +16,8 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scaffold } from "../../generator/project/project.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
-import { messagesOf, POST_HEADERS, readSse } from "../fixtures/http/helpers.js";
 import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixtures/redis/redis-server.js";
+import { answerOf, statelessCall } from "../fixtures/scale/stateless-call.js";
 import { typeErrors } from "../support/typecheck.js";
 import { REPO, runCli } from "./run.js";
 
@@ -115,31 +115,13 @@ function addConfirmTool(dir: string) {
 const V2026 = "2026-07-28";
 /** One stateless-era tools/call of `confirm` sent as it is on the wire: its JSON-RPC answer. */
 async function callConfirm(url: string, extra: Record<string, unknown> = {}) {
-  const _meta = {
-    "io.modelcontextprotocol/protocolVersion": V2026,
-    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
-    "io.modelcontextprotocol/clientInfo": { name: "raw-2026", version: "1" },
-  };
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      ...POST_HEADERS,
-      "mcp-protocol-version": V2026,
-      "mcp-method": "tools/call",
-      "mcp-name": "confirm",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { _meta, name: "confirm", arguments: {}, ...extra },
-    }),
+    headers: statelessCall.headers("confirm"),
+    body: JSON.stringify(statelessCall(1, "confirm", extra)),
     signal: AbortSignal.timeout(10_000),
   });
-  const messages = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? messagesOf((await readSse(response.body!)).events)
-    : [JSON.parse(await response.text()) as Record<string, unknown>];
-  return messages.find((m) => m.id === 1) as {
+  return answerOf(response.headers.get("content-type"), await response.text()) as {
     result?: { resultType?: string; requestState?: string; content?: unknown };
     error?: { code: number; message: string };
   };

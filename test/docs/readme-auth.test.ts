@@ -19,7 +19,7 @@ import { type AuthorizationServer, startAuthorizationServer } from "../auth/oidc
 import { packedWorkspace } from "../cli/packed.js";
 import { REPO } from "../cli/run.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
-import { commandLines, parse, type Run, startChild } from "./readme-run.js";
+import { commandLines, endChildren, parse, type Run, startChild } from "./readme-run.js";
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const ISSUER = "https://auth.example.com";
@@ -50,9 +50,7 @@ let resource: string;
 let port: number;
 
 afterAll(async () => {
-  // Each child leads its own process group (npm start → node): the group goes with it.
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+  endChildren(children);
   await as?.close();
   rmSync(work, { recursive: true, force: true });
 });

@@ -77,3 +77,9 @@ export function startChild(
     });
   return { child, run, done, stderrMatch };
 }
+
+/** Ends every child still running, with its process group (npm start → node goes with it). */
+export function endChildren(children: Iterable<ChildProcess>): void {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+}

@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { packedWorkspace } from "../cli/packed.js";
 import { REPO } from "../cli/run.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
-import { commandLines, parse, startChild } from "./readme-run.js";
+import { commandLines, endChildren, parse, startChild } from "./readme-run.js";
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const TITLE = "Long-running tools";
@@ -57,9 +57,7 @@ const children = new Set<ChildProcess>();
 let proxy: Server | undefined;
 
 afterAll(async () => {
-  // Each child leads its own process group (npm start → node): the group goes with it.
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+  endChildren(children);
   proxy?.closeAllConnections();
   await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
   rmSync(work, { recursive: true, force: true });

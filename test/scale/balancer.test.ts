@@ -15,10 +15,9 @@ import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
 import { answerOf, statelessCall } from "../fixtures/scale/stateless-call.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const NAMES = ["a", "b", "c"];
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behind haproxy", () => {
   let bed: ScaleBed;
@@ -141,17 +140,21 @@ describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behi
     }
   });
 
+  /** Stateless whoami call `i`, raw, through the balancer. */
+  const whoami = (i: number) =>
+    fetch(bed.url, {
+      method: "POST",
+      headers: statelessCall.headers("whoami"),
+      body: JSON.stringify(statelessCall(i, "whoami")),
+    });
+
   it("a killed instance leaves the rotation and the calls go on; restarted, it serves again", async () => {
     const [a] = bed.instances;
     await a!.kill();
     // Before the health checks notice: a connection refused by the dead instance is tried on another.
     const meanwhile = await Promise.all(
       [0, 1, 2, 3, 4, 5].map(async (i) => {
-        const response = await fetch(bed.url, {
-          method: "POST",
-          headers: statelessCall.headers("whoami"),
-          body: JSON.stringify(statelessCall(i, "whoami")),
-        });
+        const response = await whoami(i);
         return [response.status, response.headers.get("x-served-by")];
       }),
     );
@@ -162,11 +165,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behi
     await bed.proxy.waitFor("a", "DOWN");
     const names = new Set<string>();
     for (let i = 0; i < 6; i++) {
-      const response = await fetch(bed.url, {
-        method: "POST",
-        headers: statelessCall.headers("whoami"),
-        body: JSON.stringify(statelessCall(i, "whoami")),
-      });
+      const response = await whoami(i);
       expect(response.status).toBe(200);
       names.add(response.headers.get("x-served-by")!);
     }
@@ -176,11 +175,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("scale bed: three instances behi
     await bed.proxy.waitFor("a", "UP");
     const again = new Set<string>();
     for (let i = 0; i < 6; i++) {
-      const response = await fetch(bed.url, {
-        method: "POST",
-        headers: statelessCall.headers("whoami"),
-        body: JSON.stringify(statelessCall(i, "whoami")),
-      });
+      const response = await whoami(i);
       const answer = answerOf(response.headers.get("content-type"), await response.text()) as {
         result: { content: { text: string }[] };
       };

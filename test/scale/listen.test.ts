@@ -10,9 +10,7 @@ import { StreamableHttpClientTransport } from "../../runtime/http-client/streama
 import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
-
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { text: string }[]).map((c) => c.text).join("");
+import { textOf } from "../fixtures/scale/text-of.js";
 
 describe.skipIf(withoutRedis || withoutHaproxy)(
   "2026-07-28 subscriptions/listen across instances behind haproxy",

@@ -31,10 +31,9 @@ import { createClient } from "../../generated/2025-11-25/index.js";
 import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const NAMES = ["a", "b", "c"];
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 /** What went through the balancer, request by request. */
 interface Sent {
@@ -194,10 +193,9 @@ async function pingAt(url: string, sessionId: string): Promise<number> {
   const response = await fetch(url, {
     method: "POST",
     headers: {
+      ...sessionHeaders(sessionId),
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      "mcp-session-id": sessionId,
-      "mcp-protocol-version": "2025-11-25",
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" }),
   });

@@ -52,6 +52,19 @@ async function post(
   };
 }
 
+/** A stateless `ask` call at `url`, with its headers. */
+const postAsk = (url: string, body: unknown) => post(url, body, statelessCall.headers("ask"));
+
+/** Starts an `ask` input round at `url`: the retry answering it, carrying the requestState it was given. */
+async function askRetry(url: string) {
+  const first = await postAsk(url, statelessCall(1, "ask"));
+  const round = answerOf(first.contentType, first.body) as { result: { requestState: string } };
+  return statelessCall(2, "ask", {
+    inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
+    requestState: round.result.requestState,
+  });
+}
+
 describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis behind haproxy", () => {
   let bed: ScaleBed;
   let redis: OwnedRedisConnection;
@@ -86,16 +99,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis
       const opened = await post(bed.url, initializeBody());
       expect(opened.status).toBe(200);
       expect(opened.sessionId).toEqual(expect.any(String));
-      const first = await post(bed.url, statelessCall(1, "ask"), statelessCall.headers("ask"));
-      const round = answerOf(first.contentType, first.body) as { result: { requestState: string } };
-      const retry = await post(
-        bed.url,
-        statelessCall(2, "ask", {
-          inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
-          requestState: round.result.requestState,
-        }),
-        statelessCall.headers("ask"),
-      );
+      const retry = await postAsk(bed.url, await askRetry(bed.url));
       expect(retry.status).toBe(200);
       expect(answerOf(retry.contentType, retry.body)).toMatchObject({
         result: { resultType: "input_required" },
@@ -110,13 +114,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis
     const [a] = bed.instances;
     const before = await sessionRecords();
     // A state sealed while Redis answers, to retry while it does not.
-    const first = await post(a!.url, statelessCall(1, "ask"), statelessCall.headers("ask"));
-    const state = (answerOf(first.contentType, first.body) as { result: { requestState: string } }).result
-      .requestState;
-    const retryBody = statelessCall(2, "ask", {
-      inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
-      requestState: state,
-    });
+    const retryBody = await askRetry(a!.url);
 
     relay.stall();
     try {
@@ -132,7 +130,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis
         expect(relay.heldCommands).toBeLessThanOrEqual(MAX_QUEUED * bed.instances.length);
       }
       // An input round's retry: refused the same way, the state not consumed (JSON-RPC STORE_UNAVAILABLE).
-      const refused = await post(a!.url, retryBody, statelessCall.headers("ask"));
+      const refused = await postAsk(a!.url, retryBody);
       expect([refused.status, refused.retryAfter]).toEqual([503, "2"]);
       expect(JSON.parse(refused.body)).toMatchObject({ error: { code: -32050 } });
       expect(refused.ms).toBeLessThan(COMMAND_TIMEOUT_MS + SLACK_MS);
@@ -149,7 +147,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis
     for (const instance of bed.instances) await bed.proxy.waitFor(instance.name, "UP");
     const opened = await post(bed.url, initializeBody());
     expect([opened.status, opened.sessionId]).toEqual([200, expect.any(String)]);
-    const retried = await post(a!.url, retryBody, statelessCall.headers("ask"));
+    const retried = await postAsk(a!.url, retryBody);
     expect(answerOf(retried.contentType, retried.body)).toMatchObject({
       result: { resultType: "input_required" },
     });
@@ -161,29 +159,23 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis
   it("stuck: a retry refused while Redis hangs is still good for one retry once it answers", async () => {
     const relay = bed.relay!;
     const [a] = bed.instances;
-    const first = await post(a!.url, statelessCall(1, "ask"), statelessCall.headers("ask"));
-    const state = (answerOf(first.contentType, first.body) as { result: { requestState: string } }).result
-      .requestState;
-    const retryBody = statelessCall(2, "ask", {
-      inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
-      requestState: state,
-    });
+    const retryBody = await askRetry(a!.url);
     relay.stall();
     try {
       // The keys are cached: the claim is the command Redis holds, and the instance gives up on it.
-      const refused = await post(a!.url, retryBody, statelessCall.headers("ask"));
+      const refused = await postAsk(a!.url, retryBody);
       expect([refused.status, refused.retryAfter]).toEqual([503, "2"]);
       expect(JSON.parse(refused.body)).toMatchObject({ error: { code: -32050 } });
     } finally {
       relay.resume();
     }
     // Redis now runs what it held, the claim among it: the client was told to retry, so its retry is served.
-    const retried = await post(a!.url, retryBody, statelessCall.headers("ask"));
+    const retried = await postAsk(a!.url, retryBody);
     expect(answerOf(retried.contentType, retried.body)).toMatchObject({
       result: { resultType: "input_required" },
     });
     // And once only.
-    const again = await post(a!.url, retryBody, statelessCall.headers("ask"));
+    const again = await postAsk(a!.url, retryBody);
     expect(answerOf(again.contentType, again.body)).toMatchObject({ error: { code: -32602 } });
   });
 
@@ -204,16 +196,7 @@ describe.skipIf(withoutRedis || withoutHaproxy)("slow, stuck and restarted Redis
     const opened = await post(bed.url, initializeBody());
     expect([opened.status, opened.sessionId]).toEqual([200, expect.any(String)]);
     // An input round across instances: the keyring made a new first key in the empty Redis.
-    const first = await post(bed.url, statelessCall(1, "ask"), statelessCall.headers("ask"));
-    const round = answerOf(first.contentType, first.body) as { result: { requestState: string } };
-    const retry = await post(
-      bed.url,
-      statelessCall(2, "ask", {
-        inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
-        requestState: round.result.requestState,
-      }),
-      statelessCall.headers("ask"),
-    );
+    const retry = await postAsk(bed.url, await askRetry(bed.url));
     expect(answerOf(retry.contentType, retry.body)).toMatchObject({
       result: { resultType: "input_required" },
     });

@@ -35,6 +35,7 @@ import { StreamableHttpClientTransport } from "../../runtime/http-client/streama
 import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Short, so that a killed instance's task is reported failed soon; renewed every third of it. */
@@ -65,9 +66,6 @@ function recordingFetch(sent: Sent[]): typeof fetch {
     return response;
   };
 }
-
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 interface TaskState {
   status: string;
@@ -117,33 +115,27 @@ async function sdkV1(url: string, sessionId?: string): Promise<Peer> {
   });
   await client.connect(transport);
   const tasks = client.experimental.tasks;
+  /** A tool awaited through its task (the SDK's stream of it): the result's text. */
+  const streamed = async (
+    name: string,
+    args: Record<string, unknown>,
+    onprogress?: (progress: number) => void,
+  ): Promise<string> => {
+    let result: unknown;
+    for await (const message of tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, {
+      task: { ttl: 60_000 },
+      ...(onprogress ? { onprogress: (p) => onprogress(p.progress) } : {}),
+    })) {
+      if (message.type === "result") result = message.result;
+      if (message.type === "error") throw message.error;
+    }
+    return textOf(result as { content: unknown });
+  };
   return {
     sent,
     notified,
-    async await(args, onprogress) {
-      let result: unknown;
-      for await (const message of tasks.callToolStream(
-        { name: "slow_task", arguments: args },
-        CallToolResultSchema,
-        { task: { ttl: 60_000 }, ...(onprogress ? { onprogress: (p) => onprogress(p.progress) } : {}) },
-      )) {
-        if (message.type === "result") result = message.result;
-        if (message.type === "error") throw message.error;
-      }
-      return textOf(result as { content: unknown });
-    },
-    async confirm() {
-      let result: unknown;
-      for await (const message of tasks.callToolStream(
-        { name: "confirm_task", arguments: {} },
-        CallToolResultSchema,
-        { task: { ttl: 60_000 } },
-      )) {
-        if (message.type === "result") result = message.result;
-        if (message.type === "error") throw message.error;
-      }
-      return textOf(result as { content: unknown });
-    },
+    await: (args, onprogress) => streamed("slow_task", args, onprogress),
+    confirm: () => streamed("confirm_task", {}),
     async start(args, ttl = 60_000) {
       const { task } = await client.request(
         { method: "tools/call", params: { name: "slow_task", arguments: args, task: { ttl } } },

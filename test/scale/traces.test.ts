@@ -25,12 +25,11 @@ import { withoutRedis } from "../fixtures/redis/redis-server.js";
 import { type ScaleBed, startScaleBed } from "../fixtures/scale/bed.js";
 import { withoutHaproxy } from "../fixtures/scale/haproxy.js";
 import type { SpanLine } from "../fixtures/scale/span-file.js";
+import { textOf } from "../fixtures/scale/text-of.js";
 
 const V = "2026-07-28";
 const spans = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { text: string }[]).map((c) => c.text).join("");
 
 describe.skipIf(withoutRedis || withoutHaproxy)(
   "traces through haproxy, client and instances in one trace",

@@ -6,15 +6,12 @@
  * is the whole call's (progress does not extend it: a server reporting progress forever still ends).
  */
 
-import { ErrorCode, McpError } from "@mcp-codegen/runtime";
+import { ErrorCode, McpError, REQUEST_CANCELLED } from "@mcp-codegen/runtime";
 import type { ToolTask } from "@mcp-codegen/runtime/client";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
 import { GENERATOR_VERSION } from "../../util/version.js";
 import { allPages, type Page } from "../list-pages.js";
-
-/** The JSON-RPC code of a request this side cancelled (runtime/jsonrpc/connection.ts). */
-const REQUEST_CANCELLED = -32800;
 
 export interface ServerCommand {
   command: string;

@@ -6,12 +6,11 @@
  * was quicker than the cancellation).
  */
 
+import { ErrorCode } from "@mcp-codegen/runtime";
 import type { ToolTask } from "@mcp-codegen/runtime/client";
 import type { CheckFn } from "../../contract/checks.js";
 import type { ServerSession } from "./session.js";
 import { answerProblem, describeOutcome, show } from "./verdicts.js";
-
-const INVALID_PARAMS = -32602;
 
 export interface TaskChecks {
   /** What was seen, for the tool's summary: `as a task: completed, cancelled`. */
@@ -67,7 +66,7 @@ export async function testToolTasks(
       const status = await statusOf(second);
       if (status === "cancelled") seen.push("cancelled");
       else if (status !== undefined) fail(`cancelled, but tasks/get then says ${status}`);
-    } else if (cancelled.kind === "error" && cancelled.code === INVALID_PARAMS) {
+    } else if (cancelled.kind === "error" && cancelled.code === ErrorCode.InvalidParams) {
       // Refused: the task must have ended already (terminal tasks cannot be cancelled).
       const status = await statusOf(second);
       if (status === "completed" || status === "failed") seen.push(`${status} before the cancel reached it`);

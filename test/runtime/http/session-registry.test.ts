@@ -1,22 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HttpError } from "../../../runtime/http/http-error.js";
-import { type Expirable, newSessionId, SessionRegistry } from "../../../runtime/http/session-registry.js";
-
-class FakeSession implements Expirable {
-  lastActive = 0;
-  linkPrev?: Expirable;
-  linkNext?: Expirable;
-  closed = 0;
-  constructor(
-    readonly id: string,
-    public idle = true,
-    public established = true,
-    public client?: string,
-  ) {}
-  async close(): Promise<void> {
-    this.closed++;
-  }
-}
+import { newSessionId, SessionRegistry } from "../../../runtime/http/session-registry.js";
+import { FakeSession } from "./fake-session.js";
 
 function registry(max = 3, ttlMs = 1000, pendingTtlMs = 100, maxPerClient = Number.POSITIVE_INFINITY) {
   const clock = { now: 0 };

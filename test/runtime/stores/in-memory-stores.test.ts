@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { HttpError } from "../../../runtime/http/http-error.js";
-import { type Expirable, SessionRegistry } from "../../../runtime/http/session-registry.js";
+import { SessionRegistry } from "../../../runtime/http/session-registry.js";
 import {
   InMemorySessionStore,
   type SessionRecord,
@@ -20,6 +20,7 @@ import { StateSealer } from "../../../runtime/mcp/state-sealer.js";
 import { messageBusContract } from "../../fixtures/stores/message-bus-contract.js";
 import { resourceSubscriptionsContract } from "../../fixtures/stores/resource-subscriptions-contract.js";
 import { sessionStoreContract } from "../../fixtures/stores/session-store-contract.js";
+import { FakeSession } from "../http/fake-session.js";
 
 sessionStoreContract("in memory", () => new InMemorySessionStore() as SessionStore);
 messageBusContract("in memory", () => {
@@ -48,22 +49,6 @@ class LaterStore implements SessionStore {
   oldestPending = (client: string | undefined, evictable: (r: SessionRecord) => boolean) =>
     this.#later(() => this.inner.oldestPending(client, evictable));
   due = (cutoff: number, pendingCutoff: number) => this.#later(() => this.inner.due(cutoff, pendingCutoff));
-}
-
-class FakeSession implements Expirable {
-  lastActive = 0;
-  linkPrev?: Expirable;
-  linkNext?: Expirable;
-  closed = 0;
-  constructor(
-    readonly id: string,
-    public idle = true,
-    public established = true,
-    public client?: string,
-  ) {}
-  async close(): Promise<void> {
-    this.closed++;
-  }
 }
 
 describe("SessionRegistry over a store that answers later", () => {
