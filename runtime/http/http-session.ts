@@ -404,9 +404,19 @@ export class HttpSession implements Transport, Expirable {
     for (const message of messages) this.#deliver(message, { sessionId: this.id });
   }
 
-  /** A message for the GET stream, sent by an instance where it is not open; written if it is open here. */
-  standaloneFromElsewhere(eventId: string, message: JsonRpcMessage): void {
-    this.#standalone?.relay(eventId, message);
+  /** A message for the GET stream, sent by instance `from` where it is not open; written if it is open here. */
+  standaloneFromElsewhere(eventId: string, message: JsonRpcMessage, from: string): void {
+    this.#standalone?.relay(eventId, message, from);
+  }
+
+  /** The GET stream open on another instance wrote these messages of this one's. */
+  standaloneRelayed(eventIds: string[]): void {
+    this.#standalone?.relayedElsewhere(eventIds);
+  }
+
+  /** The GET stream opened on another instance. */
+  standaloneOpenedElsewhere(fresh: boolean): void {
+    this.#standalone?.openedElsewhere(fresh);
   }
 
   /** Implements closeSseStream for the POST stream carrying `requestId`. */

@@ -165,27 +165,60 @@ abstract class OutStream {
 
 /** Most standalone messages held for a GET stream not open yet (list changes, resource updates). */
 const MAX_UNDELIVERED = 100;
+/** Event ids a GET connection remembers having written from other instances, against sending one twice. */
+const MAX_RELAYED_IDS = 256;
 
 /**
  * The session's GET stream. What the server sends while no GET is open (say, between initialize and
  * the client's GET) waits, a bounded number, for the next fresh GET; a resuming GET gets the replay instead.
+ * Shared by instances, the GET may be open on another one: what is sent here goes there too and waits
+ * here until that one says it wrote it, so a fresh GET opened anywhere later still gets it.
  */
 export class StandaloneStream extends OutStream {
   #undelivered: [string, JsonRpcMessage][] = [];
+  /** Event ids this connection wrote for other instances (each sends what it holds when a GET opens). */
+  #relayedIds = new Set<string>();
 
   opened(writer: SseWriter): void {
     this.attach(writer);
+    this.#relayedIds = new Set();
     for (const [id, message] of this.#undelivered.splice(0)) this.emit(id, message);
+    this.session.env.shared?.opened(this.session, true);
   }
 
   resumed(writer: SseWriter): void {
     this.#undelivered = [];
+    this.#relayedIds = new Set();
     this.attach(writer);
+    this.session.env.shared?.opened(this.session, false);
   }
 
-  /** An event another instance stored for this session's GET stream: written when it is open here. */
-  relay(eventId: string, message: JsonRpcMessage): void {
-    if (this.connected) this.writer!.event(JSON.stringify(message), { id: eventId });
+  /** An event instance `from` stored for this session's GET stream: written once if it is open here. */
+  relay(eventId: string, message: JsonRpcMessage, from: string): void {
+    if (!this.connected) return;
+    if (!this.#relayedIds.has(eventId)) {
+      this.writer!.event(JSON.stringify(message), { id: eventId });
+      this.#relayedIds.add(eventId);
+      if (this.#relayedIds.size > MAX_RELAYED_IDS)
+        this.#relayedIds.delete(this.#relayedIds.values().next().value!);
+    }
+    this.session.env.shared?.relayed(this.session, from, [eventId]);
+  }
+
+  /** The GET stream open on another instance wrote these: no longer held here. */
+  relayedElsewhere(eventIds: readonly string[]): void {
+    const written = new Set(eventIds);
+    this.#undelivered = this.#undelivered.filter(([id]) => !written.has(id));
+  }
+
+  /** A GET opened on another instance: held messages go to it when it is fresh, and are dropped when it resumed. */
+  openedElsewhere(fresh: boolean): void {
+    if (!fresh) {
+      this.#undelivered = [];
+      return;
+    }
+    const shared = this.session.env.shared;
+    for (const [id, message] of this.#undelivered) shared?.standalone(this.session, id, message);
   }
 
   protected override emit(eventId: string | undefined, message: JsonRpcMessage): void {
@@ -193,14 +226,10 @@ export class StandaloneStream extends OutStream {
     super.emit(eventId, message);
     // A standalone stream is stateful: its events always have ids, the next GET gets them.
     if (connected || eventId === undefined) return;
-    const shared = this.session.env.shared;
-    // Shared: the GET may be open on another instance; one that opens later resumes from the log.
-    if (shared) {
-      shared.standalone(this.session, eventId, message);
-      return;
-    }
     this.#undelivered.push([eventId, message]);
     if (this.#undelivered.length > MAX_UNDELIVERED) this.#undelivered.shift();
+    // Shared: the GET may be open on another instance, which says so once it wrote it.
+    this.session.env.shared?.standalone(this.session, eventId, message);
   }
 }
 

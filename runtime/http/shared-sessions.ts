@@ -6,7 +6,8 @@
  * - a client's answer, cancellation or progress for something in flight on another instance goes out on
  *   the session's channel, where the instance holding it picks it up;
  * - a message for the session's GET stream, made where that stream is not open, goes the same way to
- *   the instance where it is;
+ *   the instance where it is, which acknowledges it; until acknowledged, its maker holds it and sends it
+ *   again when a fresh GET opens anywhere (so a message sent while no GET was open is not lost);
  * - a stream resumed (GET with Last-Event-ID) on an instance other than the one producing it is
  *   replayed from the shared event log, then fed by its producer over this instance's channel; when the
  *   producer is gone (its channel has no subscriber), each request the stream still owed an answer gets
@@ -32,6 +33,10 @@ const MAX_IDS_LENGTH = 256;
 type SessionMessage =
   | { kind: "deliver"; from: string; messages: JsonRpcMessage[] }
   | { kind: "standalone"; from: string; eventId: string; message: JsonRpcMessage }
+  /** The GET stream was written what `to` sent as `eventIds`: `to` holds them no longer. */
+  | { kind: "relayed"; from: string; to: string; eventIds: string[] }
+  /** A GET stream opened at `from`: fresh (held messages are sent again) or resumed (they were replayed). */
+  | { kind: "opened"; from: string; fresh: boolean }
   | { kind: "end"; from: string }
   | { kind: "state"; from: string; logLevel: string | undefined };
 
@@ -145,6 +150,16 @@ export class SharedSessions {
     this.#publish(channels.session(session.id), { kind: "standalone", from: this.tag, eventId, message });
   }
 
+  /** The GET stream open here wrote `eventIds`, which instance `to` sent: it can stop holding them. */
+  relayed(session: HttpSession, to: string, eventIds: string[]): void {
+    this.#publish(channels.session(session.id), { kind: "relayed", from: this.tag, to, eventIds });
+  }
+
+  /** `session`'s GET stream opened here: what others hold for it comes again (fresh) or goes (resumed). */
+  opened(session: HttpSession, fresh: boolean): void {
+    this.#publish(channels.session(session.id), { kind: "opened", from: this.tag, fresh });
+  }
+
   /** An event of a stream whose client now reads it on instance `to`. */
   forward(to: string, stream: string, eventId: string, message: JsonRpcMessage): void {
     this.#publish(channels.instance(to), { kind: "event", stream, eventId, message });
@@ -249,7 +264,13 @@ export class SharedSessions {
         return;
       }
       case "standalone":
-        session.standaloneFromElsewhere(message.eventId, message.message);
+        session.standaloneFromElsewhere(message.eventId, message.message, message.from);
+        return;
+      case "relayed":
+        if (message.to === this.tag) session.standaloneRelayed(message.eventIds);
+        return;
+      case "opened":
+        session.standaloneOpenedElsewhere(message.fresh);
         return;
       case "end":
         session.endedElsewhere();

@@ -27,7 +27,7 @@ import { redisSuite, startRedis, type TestRedis, withoutRedis } from "../fixture
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const text = (s: string) => ({ content: [{ type: "text" as const, text: s }] });
-const TOOLS = ["where", "sample", "slow", "reconnect", "log"].map((name) => ({
+const TOOLS = ["where", "sample", "slow", "reconnect", "log", "later"].map((name) => ({
   name,
   inputSchema: { type: "object" as const },
 }));
@@ -82,6 +82,10 @@ describe.skipIf(withoutRedis)(redisSuite("sessions shared by three instances"), 
             }
             return text(`${name} finished`);
           }
+          case "later":
+            // After its request is answered: the message can only go on the session's GET stream.
+            setTimeout(() => void ctx.log("info", `late line from ${name}`).catch(() => {}), 100);
+            return text(name);
           case "log":
             await ctx.log("info", "an info line");
             await ctx.log("error", "an error line");
@@ -235,6 +239,79 @@ describe.skipIf(withoutRedis)(redisSuite("sessions shared by three instances"), 
     expect(resumed.length).toBeGreaterThan(0);
     expect(resumed[0]!.instance).not.toBe(finishedOn);
     expect(resumed[0]!.status).toBe(200);
+  });
+
+  it("a message for the GET stream sent while no GET is open anywhere reaches the GET opened later on another instance, once", async () => {
+    const post = (at: Instance, sessionId: string | undefined, body: unknown) =>
+      fetch(at.http.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          ...(sessionId ? { "mcp-session-id": sessionId } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const [a, b, c] = instances as [Instance, Instance, Instance];
+    const opened = await post(a, undefined, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    const sessionId = opened.headers.get("mcp-session-id")!;
+    await opened.text();
+    expect((await post(b, sessionId, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    const called = await post(b, sessionId, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "later", arguments: {} },
+    });
+    expect(await called.text()).toContain('"B"');
+    await sleep(400); // B has sent its late line by now, with no GET open anywhere
+
+    /** Opens a fresh GET on `at` and collects its events for `ms`. */
+    async function listen(at: Instance, ms: number): Promise<string[]> {
+      const abort = new AbortController();
+      const response = await fetch(at.http.url, {
+        headers: {
+          accept: "text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-11-25",
+        },
+        signal: abort.signal,
+      });
+      expect(response.status).toBe(200);
+      const lines: string[] = [];
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      const timer = setTimeout(() => abort.abort(), ms);
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const line of value.split("\n")) if (line.startsWith("data: ")) lines.push(line.slice(6));
+        }
+      } catch {
+        // aborted: the time is up
+      } finally {
+        clearTimeout(timer);
+      }
+      return lines.filter((l) => l.includes("late line"));
+    }
+    const first = await listen(c, 1500);
+    expect(first).toHaveLength(1);
+    expect(JSON.parse(first[0]!)).toMatchObject({
+      method: "notifications/message",
+      params: { level: "info", data: "late line from B" },
+    });
+    // Delivered once: a GET opened later elsewhere does not get it again.
+    expect(await listen(a, 800)).toEqual([]);
+    await fetch(a.http.url, {
+      method: "DELETE",
+      headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+    });
   });
 
   it("DELETE on one instance ends the session on every instance", async () => {
