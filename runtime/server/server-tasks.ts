@@ -19,6 +19,7 @@ import {
 } from "../mcp/task-store.js";
 import { unref } from "../util/timers.js";
 import { publishTask, watchTask } from "./task-channel.js";
+import { TaskResultWaits } from "./task-result-waits.js";
 import { TaskRunner } from "./task-runner.js";
 import type { TaskSupport, TaskTool, TaskToolDeclaration } from "./task-support.js";
 
@@ -61,6 +62,8 @@ export class ServerTasks {
   readonly maxTtlMs: number;
   readonly pollIntervalMs: number;
   readonly leaseMs: number;
+  /** `tasks/result` requests waiting here, where a task's input goes (2025-11-25). */
+  readonly resultWaits = new TaskResultWaits();
 
   constructor(
     options: TaskOptions,

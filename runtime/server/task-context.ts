@@ -6,6 +6,7 @@
  */
 
 import type { IncomingRequestContext, RequestOptions } from "../jsonrpc/connection.js";
+import type { RequestId } from "../jsonrpc/messages.js";
 import type { HandlerContext, InputOptions, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
 import type { LogLevel } from "../mcp/logging.js";
 import { RequestContext } from "./request-context.js";
@@ -26,6 +27,9 @@ export class TaskContext<Out extends MethodTypes, OutNotes extends MethodTypes> 
     rc: IncomingRequestContext,
     info: SessionInfo,
     readonly task: RunningTask,
+    /** A `tasks/result` request of this session waiting for the task (or soon): input goes on its stream. */
+    private readonly resultRequest: (signal: AbortSignal) => Promise<RequestId | undefined> = async () =>
+      undefined,
   ) {
     super(session, { ...rc, signal: task.signal }, info, undefined);
     this.#session = session;
@@ -88,10 +92,12 @@ export class TaskContext<Out extends MethodTypes, OutNotes extends MethodTypes> 
   ): Promise<unknown> {
     await this.task.update({ status: "input_required" });
     try {
+      const relatedRequestId = await this.resultRequest(this.task.signal);
+      this.task.signal.throwIfAborted();
       return await this.#session.request(
         method as keyof Out & string,
         withRelatedTask(params, this.task.taskId) as Out[keyof Out & string]["params"],
-        { signal: this.task.signal },
+        { signal: this.task.signal, relatedRequestId },
       );
     } finally {
       await this.task.update({ status: "working" });

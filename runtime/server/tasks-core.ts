@@ -37,7 +37,7 @@ export function serveCoreTasks(
     case "tasks/get":
       return tasks.get(params.taskId, owner(tasks, session, rc)).then(coreTask);
     case "tasks/result":
-      return result(tasks, owner(tasks, session, rc), params.taskId, rc.signal);
+      return result(tasks, session, owner(tasks, session, rc), params.taskId, rc);
     case "tasks/list":
       return list(tasks, owner(tasks, session, rc), params.cursor);
     case "tasks/cancel":
@@ -77,12 +77,28 @@ function callTool(
     tasks.runner.start(
       created,
       (running) =>
-        runTool(session, entry, call, handler, rc, new TaskContext(session, rc, session.session!, running)),
+        runTool(
+          session,
+          entry,
+          call,
+          handler,
+          rc,
+          new TaskContext(session, rc, session.session!, running, (signal) =>
+            tasks.resultWaits.next(running.taskId, session, inputWaitMs(tasks), signal),
+          ),
+        ),
       (seen) => statusNotification(session, seen),
     );
     return { task: coreTask(created) };
   });
 }
+
+/**
+ * How long a task's input request waits for the client's `tasks/result` to go out on: two poll
+ * intervals (a polling client sees input_required within one), bounded; after it, the request goes
+ * out on the session (the GET stream over HTTP), for clients that listen there.
+ */
+const inputWaitMs = (tasks: ServerTasks): number => Math.min(5000, 2 * tasks.pollIntervalMs);
 
 /** Runs the tool's handler for its task. */
 async function runTool(
@@ -103,14 +119,24 @@ function statusNotification(session: AnySession, task: TaskRecord): void {
   session.notify("notifications/tasks/status", coreTask(task)).catch(() => {});
 }
 
-/** What the call would have answered: its result with the related-task `_meta`, or its error. */
+/**
+ * What the call would have answered: its result with the related-task `_meta`, or its error. While it
+ * waits, input the task asks of the client goes out on this request's stream.
+ */
 async function result(
   tasks: ServerTasks,
+  session: AnySession,
   owner: string,
   taskId: unknown,
-  signal: AbortSignal,
+  rc: IncomingRequestContext,
 ): Promise<Record<string, unknown>> {
-  const task = await tasks.settled(taskId, owner, signal);
+  const waiting = typeof taskId === "string" ? tasks.resultWaits.add(taskId, session, rc.id) : undefined;
+  let task: TaskRecord;
+  try {
+    task = await tasks.settled(taskId, owner, rc.signal);
+  } finally {
+    waiting?.();
+  }
   if (task.status === "completed" && task.result) return withRelatedTask(task.result, task.taskId);
   if (task.status === "failed" && task.error)
     throw new McpError(task.error.code, task.error.message, task.error.data);

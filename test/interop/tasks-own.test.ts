@@ -121,13 +121,16 @@ describe("this project's client → this project's server: tools as tasks over H
   });
 
   describe.each(eras)("$era", ({ version, make, asked, requiredPlainly }) => {
-    async function connect(options: { user?: string; url?: string; elicit?: Elicit } = {}) {
+    async function connect(
+      options: { user?: string; url?: string; elicit?: Elicit; noGetStream?: boolean } = {},
+    ) {
       const sent: Sent[] = [];
       const client = make(options.elicit);
       await client.connect(
         new StreamableHttpClientTransport(new URL(options.url ?? http.url), {
           fetch: recordingFetch(sent),
           ...(options.user ? { headers: { "x-user": options.user } } : {}),
+          ...(options.noGetStream ? { openStandaloneStream: false } : {}),
         }),
       );
       clients.push(client);
@@ -182,6 +185,23 @@ describe("this project's client → this project's server: tools as tasks over H
       expect(questions).toEqual(["Go ahead?"]);
       expect(asked(sent.find((s) => s.method === "tools/call")!)).toBe(true);
     });
+
+    // 2025-11-25: the input request goes out on the stream of the client's pending tasks/result.
+    if (version === "2025-11-25")
+      it("asks for input inside the task of a client without a GET stream: on its tasks/result stream", async () => {
+        const questions: string[] = [];
+        const { client, sent } = await connect({
+          noGetStream: true,
+          elicit: (params) => {
+            questions.push(params.message);
+            return { action: "accept", content: { ok: true } };
+          },
+        });
+        const result = await client.callTool({ name: "confirm", arguments: {} }, { task: true });
+        expect(textOf(result)).toBe("accept ok=true");
+        expect(questions).toEqual(["Go ahead?"]);
+        expect(sent.filter((s) => s.method === "tasks/result").length).toBeGreaterThanOrEqual(1);
+      });
 
     it("cancels mid-way through the call's signal: the handler sees the abort, tasks/get says cancelled", async () => {
       const { client, sent } = await connect();
