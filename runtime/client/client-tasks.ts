@@ -8,7 +8,9 @@
 
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
-import { InMemoryTaskStore, isTerminal, type TaskRecord, taskErrorOf } from "../mcp/task-store.js";
+import { InMemoryTaskStore, isTerminal, taskErrorOf } from "../mcp/task-store.js";
+import { coreTask } from "../mcp/task-wire.js";
+import { RELATED_TASK } from "../mcp/tasks.js";
 import { messageOf } from "../util/errors.js";
 
 export interface ClientTaskOptions {
@@ -28,17 +30,8 @@ const TASK_REQUESTS: Readonly<Record<string, { handler: string; path: readonly [
   "elicitation/create": { handler: "elicit", path: ["elicitation", "create"] },
 };
 
-/** The task methods a receiver answers. */
-export const TASK_METHODS: ReadonlySet<string> = new Set([
-  "tasks/get",
-  "tasks/result",
-  "tasks/list",
-  "tasks/cancel",
-]);
-
 const OWNER = "server";
 const HOLDER = "client";
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const MIN_TTL_MS = 1000;
 
 const notFound = (taskId: unknown) =>
@@ -109,7 +102,7 @@ export class ClientTasks {
     const running = { done, abort };
     this.#running.set(taskId, running);
     void done.finally(() => this.#running.delete(taskId));
-    return { task: wireTask(created.task) };
+    return { task: coreTask(created.task) };
   }
 
   /** `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` from the server. */
@@ -117,7 +110,7 @@ export class ClientTasks {
     const p = isObject(params) ? params : {};
     if (method === "tasks/list") {
       const page = this.#store.list(OWNER, typeof p.cursor === "string" ? { cursor: p.cursor } : {});
-      return { tasks: page.tasks.map(wireTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      return { tasks: page.tasks.map(coreTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     }
     const taskId = typeof p.taskId === "string" ? p.taskId : undefined;
     if (taskId === undefined)
@@ -128,7 +121,7 @@ export class ClientTasks {
         throw new McpError(ErrorCode.InvalidParams, `Task ${taskId} is already ${outcome.task.status}`);
       if (!outcome.ok) throw notFound(taskId);
       this.#running.get(taskId)?.abort.abort(new Error("the task was cancelled"));
-      return wireTask(outcome.task);
+      return coreTask(outcome.task);
     }
     if (method === "tasks/result") {
       const running = this.#running.get(taskId);
@@ -137,7 +130,7 @@ export class ClientTasks {
     }
     const task = this.#store.get(taskId, OWNER);
     if (!task) throw notFound(taskId);
-    return wireTask(task);
+    return coreTask(task);
   }
 
   /** Aborts every running handler (the client is closing). */
@@ -160,19 +153,6 @@ export class ClientTasks {
       throw new McpError(task.error.code, task.error.message, task.error.data);
     throw new McpError(ErrorCode.InvalidParams, `Task ${taskId} was cancelled`);
   }
-}
-
-/** A stored task as 2025-11-25 shows it. */
-function wireTask(task: TaskRecord): Record<string, unknown> {
-  return {
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-    createdAt: new Date(task.createdAt).toISOString(),
-    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttl: task.ttlMs,
-    ...(task.pollIntervalMs === undefined ? {} : { pollInterval: task.pollIntervalMs }),
-  };
 }
 
 /** Never resolves; rejects once `signal` aborts (the server gave up waiting). */

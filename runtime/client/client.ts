@@ -50,17 +50,16 @@ import {
   type SupportedVersion,
 } from "../mcp/tables.js";
 import { isTerminal, newTaskId } from "../mcp/task-store.js";
+import {
+  CORE_TASK_METHODS,
+  EXTENSION_TASK_METHODS,
+  RESULT_TYPE_TASK,
+  TASKS_EXTENSION,
+} from "../mcp/tasks.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
-import { type ClientTaskOptions, ClientTasks, TASK_METHODS, taskCapabilities } from "./client-tasks.js";
-import {
-  EXTENSION_TASK_METHODS,
-  offersTasksExtension,
-  RESULT_TYPE_TASK,
-  readDetailedTask,
-  TASKS_EXTENSION,
-  withTasksExtension,
-} from "./extension-tasks.js";
+import { type ClientTaskOptions, ClientTasks, taskCapabilities } from "./client-tasks.js";
+import { offersTasksExtension, readDetailedTask, withTasksExtension } from "./extension-tasks.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -993,7 +992,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       );
     }
     const tasks = this.#tasks;
-    if (tasks && TASK_METHODS.has(request.method))
+    if (tasks && CORE_TASK_METHODS.has(request.method))
       return tasks.serve(request.method, request.params, rc.signal);
     const handler = this.#handlers[entry.handler];
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);

@@ -9,17 +9,8 @@
 import { isObject } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
 import type { InputRequest } from "../mcp/input-rounds.js";
+import { TASKS_EXTENSION } from "../mcp/tasks.js";
 import { badTaskField, readTaskBase, type ToolTaskInfo } from "./tool-task.js";
-
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-export const RESULT_TYPE_TASK = "task";
-
-/** The methods the extension adds; each names its task in the `Mcp-Name` header. */
-export const EXTENSION_TASK_METHODS: ReadonlySet<string> = new Set([
-  "tasks/get",
-  "tasks/update",
-  "tasks/cancel",
-]);
 
 /** `capabilities` with the extension declared (what one request's `_meta` carries to ask for a task). */
 export function withTasksExtension(capabilities: Capabilities): Capabilities {

@@ -21,6 +21,7 @@ import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
 import type { StateKeyring } from "../mcp/state-keyring.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
+import { TASKS_EXTENSION } from "../mcp/tasks.js";
 import type { Telemetry } from "../mcp/telemetry.js";
 import { InMemoryUsedStateStore, type UsedStateStore } from "../mcp/used-states.js";
 import { LinkedSet } from "../util/collections.js";
@@ -33,7 +34,6 @@ import { ServerTasks, type TaskOptions } from "./server-tasks.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
 import { SubscribedSessions } from "./subscribed-sessions.js";
 import { taskToolsOf } from "./task-support.js";
-import { TASKS_EXTENSION } from "./task-wire.js";
 
 /** The default error report (stderr) writes at most this many lines per window. */
 const REPORTS_PER_WINDOW = 10;

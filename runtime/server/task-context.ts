@@ -9,10 +9,10 @@ import type { IncomingRequestContext, RequestOptions } from "../jsonrpc/connecti
 import type { RequestId } from "../jsonrpc/messages.js";
 import type { HandlerContext, InputOptions, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
 import type { LogLevel } from "../mcp/logging.js";
+import { withRelatedTask } from "../mcp/task-wire.js";
 import { RequestContext } from "./request-context.js";
 import type { ServerSession } from "./session.js";
 import type { RunningTask } from "./task-runner.js";
-import { withRelatedTask } from "./task-wire.js";
 
 export class TaskContext<Out extends MethodTypes, OutNotes extends MethodTypes> extends RequestContext<
   Out,

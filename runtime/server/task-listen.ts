@@ -6,9 +6,9 @@
 
 import type { IncomingRequestContext } from "../jsonrpc/connection.js";
 import type { RequestMeta } from "../mcp/request-meta.js";
+import { detailedTask } from "../mcp/task-wire.js";
 import type { ServerTasks } from "./server-tasks.js";
 import { watchTask } from "./task-channel.js";
-import { detailedTask } from "./task-wire.js";
 import { declaresTasks, needsExtension } from "./tasks-extension.js";
 
 const MAX_WATCHED = 100;

@@ -10,11 +10,11 @@ import { ErrorCode, McpError } from "../jsonrpc/messages.js";
 import type { AnyHandler, MethodTypes } from "../mcp/handler-context.js";
 import type { RequestEntry } from "../mcp/tables.js";
 import type { TaskEnd, TaskRecord } from "../mcp/task-store.js";
+import { coreTask, withRelatedTask } from "../mcp/task-wire.js";
 import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
 import { TaskContext } from "./task-context.js";
 import { outcomeOf, toolTaskEnd } from "./task-end.js";
-import { coreTask, withRelatedTask } from "./task-wire.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
 type Answer = Record<string, unknown> | Promise<Record<string, unknown>>;

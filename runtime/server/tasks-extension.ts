@@ -15,19 +15,17 @@ import { isInputRequired } from "../mcp/input-rounds.js";
 import { missingCapability, RESULT_TYPE, type RequestMeta } from "../mcp/request-meta.js";
 import type { RequestEntry } from "../mcp/tables.js";
 import type { TaskRecord } from "../mcp/task-store.js";
+import { detailedTask, extensionTask } from "../mcp/task-wire.js";
+import { EXTENSION_TASK_METHODS, TASKS_EXTENSION } from "../mcp/tasks.js";
 import { ExtensionTaskContext } from "./extension-task-context.js";
 import type { StatelessRequest } from "./request-context.js";
 import { notFound, type ServerTasks } from "./server-tasks.js";
 import type { ServerSession } from "./session.js";
 import { type HandlerOutcome, outcomeOf, toolTaskEnd } from "./task-end.js";
-import { detailedTask, extensionTask, TASKS_EXTENSION } from "./task-wire.js";
 
 type AnySession = ServerSession<MethodTypes, MethodTypes>;
 
-/** The extension's methods (its `tasks/result` and `tasks/list` do not exist: -32601 as any unknown method). */
-const METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
-
-export const isExtensionMethod = (method: string): boolean => METHODS.has(method);
+export const isExtensionMethod = (method: string): boolean => EXTENSION_TASK_METHODS.has(method);
 
 /** Whether the request declared the tasks extension in its `_meta` client capabilities. */
 export function declaresTasks(meta: RequestMeta): boolean {

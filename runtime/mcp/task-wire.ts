@@ -3,13 +3,8 @@
  * core tasks and the 2026-07-28 tasks extension name the same facts differently (see docs/tasks.md).
  */
 
-import type { TaskRecord, TaskStatus } from "../mcp/task-store.js";
-
-/** `_meta` key tying a message to a task (2025-11-25). */
-export const RELATED_TASK = "io.modelcontextprotocol/related-task";
-
-/** The tasks extension's name (2026-07-28 on), in capabilities and per-request `_meta`. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+import type { TaskRecord, TaskStatus } from "./task-store.js";
+import { RELATED_TASK } from "./tasks.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

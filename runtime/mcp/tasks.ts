@@ -1,0 +1,28 @@
+/** The names both sides of tasks use: the 2025-11-25 core tasks and the 2026-07-28 tasks extension. */
+
+/** `_meta` key tying a message to a task (2025-11-25). */
+export const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** The tasks extension's name (2026-07-28 on), in capabilities and per-request `_meta`. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The `resultType` of a result that is a created task (the extension). */
+export const RESULT_TYPE_TASK = "task";
+
+/** The 2025-11-25 task methods (a receiver of task-augmented requests answers them). */
+export const CORE_TASK_METHODS: ReadonlySet<string> = new Set([
+  "tasks/get",
+  "tasks/result",
+  "tasks/list",
+  "tasks/cancel",
+]);
+
+/**
+ * The extension's methods; each names its task in the `Mcp-Name` header. Its `tasks/result` and
+ * `tasks/list` do not exist (-32601 as any unknown method).
+ */
+export const EXTENSION_TASK_METHODS: ReadonlySet<string> = new Set([
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
+]);
