@@ -1,6 +1,19 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
+export { APP_MIME_TYPE, APPS_EXTENSION, type AppsOption } from "./apps.js";
+export { allowAttribute, isCspOrigin, type UiCsp, type UiPermissions, uiPolicy } from "./apps-policy.js";
+export { type AppsReadClient, readUi, type UiResource } from "./apps-resource.js";
+export {
+  type AppsCallClient,
+  type AppsTool,
+  type AppToolCallParams,
+  appToolCall,
+  modelTools,
+  type ToolVisibility,
+  toolUi,
+  toolVisibility,
+} from "./apps-tools.js";
 export {
   Client,
   type ClientNotificationContext,
