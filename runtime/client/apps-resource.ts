@@ -31,11 +31,20 @@ export interface UiResource {
 const PERMISSION_KEYS = ["camera", "microphone", "geolocation", "clipboardWrite"] as const;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
+export interface ReadUiOptions {
+  signal?: AbortSignal;
+  /**
+   * The resource as `resources/list` gave it: its `_meta.ui` is used when the read content carries none
+   * (the extension reads the content's first, the listing's as a fallback), checked the same way.
+   */
+  listed?: { readonly uri?: string; readonly _meta?: unknown };
+}
+
 /** Reads and checks the UI resource `uri` (-32602 naming the URI and the field for each refusal). */
 export async function readUi(
   client: AppsReadClient,
   uri: string,
-  options?: { signal?: AbortSignal },
+  options: ReadUiOptions = {},
 ): Promise<UiResource> {
   const refuse = (field: string, why: string) =>
     new McpError(ErrorCode.InvalidParams, `UI resource ${JSON.stringify(uri)}: ${field} ${why}`, {
@@ -43,7 +52,7 @@ export async function readUi(
       field,
     });
   if (typeof uri !== "string" || !uri.startsWith("ui://")) throw refuse("uri", "must start with ui://");
-  const result = await client.readResource({ uri }, options?.signal ? { signal: options.signal } : undefined);
+  const result = await client.readResource({ uri }, options.signal ? { signal: options.signal } : undefined);
   const contents = isObject(result) ? result.contents : undefined;
   if (!Array.isArray(contents)) throw refuse("contents", "must be an array");
   const mine = contents.filter((c) => isObject(c) && c.uri === uri);
@@ -53,24 +62,38 @@ export async function readUi(
   if (content.mimeType !== APP_MIME_TYPE)
     throw refuse("mimeType", `must be ${APP_MIME_TYPE}, not ${JSON.stringify(content.mimeType)}`);
   const html = htmlOf(content, refuse);
-  const meta = content._meta;
-  if (meta !== undefined && !isObject(meta)) throw refuse("_meta", "must be an object");
-  const ui = meta?.ui;
+  let where = "_meta.ui";
+  let ui = uiMetaOf(content._meta, "", refuse);
+  const listed = options.listed;
+  if (ui === undefined && listed !== undefined) {
+    if (listed.uri !== undefined && listed.uri !== uri)
+      throw refuse("listed.uri", `names another resource (${JSON.stringify(listed.uri)})`);
+    where = "listed._meta.ui";
+    ui = uiMetaOf(listed._meta, "listed.", refuse);
+  }
   if (ui === undefined) return { uri, html, csp: {}, permissions: {} };
-  if (!isObject(ui)) throw refuse("_meta.ui", "must be an object");
   return {
     uri,
     html,
-    csp: cspOf(ui.csp, refuse),
-    permissions: permissionsOf(ui.permissions, refuse),
-    ...(ui.domain === undefined ? {} : { domain: stringOf(ui.domain, "_meta.ui.domain", refuse) }),
+    csp: cspOf(ui.csp, `${where}.csp`, refuse),
+    permissions: permissionsOf(ui.permissions, `${where}.permissions`, refuse),
+    ...(ui.domain === undefined ? {} : { domain: stringOf(ui.domain, `${where}.domain`, refuse) }),
     ...(ui.prefersBorder === undefined
       ? {}
-      : { prefersBorder: booleanOf(ui.prefersBorder, "_meta.ui.prefersBorder", refuse) }),
+      : { prefersBorder: booleanOf(ui.prefersBorder, `${where}.prefersBorder`, refuse) }),
   };
 }
 
 type Refuse = (field: string, why: string) => McpError;
+
+/** `_meta.ui` of a content or listing (`where` prefixes the fields named), undefined when absent. */
+function uiMetaOf(meta: unknown, where: string, refuse: Refuse): Record<string, unknown> | undefined {
+  if (meta === undefined) return undefined;
+  if (!isObject(meta)) throw refuse(`${where}_meta`, "must be an object");
+  if (meta.ui === undefined) return undefined;
+  if (!isObject(meta.ui)) throw refuse(`${where}_meta.ui`, "must be an object");
+  return meta.ui;
+}
 
 function htmlOf(content: Record<string, unknown>, refuse: Refuse): string {
   const { text, blob } = content;
@@ -86,24 +109,24 @@ function htmlOf(content: Record<string, unknown>, refuse: Refuse): string {
   }
 }
 
-function cspOf(csp: unknown, refuse: Refuse): UiCsp {
+function cspOf(csp: unknown, where: string, refuse: Refuse): UiCsp {
   if (csp === undefined) return {};
-  if (!isObject(csp)) throw refuse("_meta.ui.csp", "must be an object");
+  if (!isObject(csp)) throw refuse(where, "must be an object");
   const out: Record<string, string[]> = {};
   for (const field of CSP_FIELDS) {
-    if (csp[field] !== undefined) out[field] = cspDomains(csp, field, "_meta.ui.csp", refuse);
+    if (csp[field] !== undefined) out[field] = cspDomains(csp, field, where, refuse);
   }
   return out;
 }
 
-function permissionsOf(permissions: unknown, refuse: Refuse): UiPermissions {
+function permissionsOf(permissions: unknown, where: string, refuse: Refuse): UiPermissions {
   if (permissions === undefined) return {};
-  if (!isObject(permissions)) throw refuse("_meta.ui.permissions", "must be an object");
+  if (!isObject(permissions)) throw refuse(where, "must be an object");
   const out: Record<string, object> = {};
   for (const key of PERMISSION_KEYS) {
     const value = permissions[key];
     if (value === undefined) continue;
-    if (!isObject(value)) throw refuse(`_meta.ui.permissions.${key}`, "must be an object ({})");
+    if (!isObject(value)) throw refuse(`${where}.${key}`, "must be an object ({})");
     out[key] = {};
   }
   return out;

@@ -3,7 +3,7 @@
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export { APP_MIME_TYPE, APPS_EXTENSION, type AppsOption } from "./apps.js";
 export { allowAttribute, isCspOrigin, type UiCsp, type UiPermissions, uiPolicy } from "./apps-policy.js";
-export { type AppsReadClient, readUi, type UiResource } from "./apps-resource.js";
+export { type AppsReadClient, type ReadUiOptions, readUi, type UiResource } from "./apps-resource.js";
 export {
   type AppsCallClient,
   type AppsTool,

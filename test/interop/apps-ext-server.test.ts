@@ -31,6 +31,7 @@ import {
   EXT_BAD_URI,
   EXT_CSP,
   EXT_HTML,
+  EXT_LISTED_URI,
   EXT_VIEW_URI,
   startExtAppsHttp,
 } from "../fixtures/apps/ext-apps-server.js";
@@ -110,6 +111,16 @@ describe.each([
       expect(refused).toMatchObject({
         code: -32602,
         message: 'tool "secret" is not available to apps (its visibility lacks app)',
+      });
+
+      // A view whose _meta.ui ext-apps put on the listing only: read with the listing as the fallback.
+      const listed = (await client.listResources({})).resources.find((r) => r.uri === EXT_LISTED_URI);
+      expect(await readUi(client, EXT_LISTED_URI, { listed: listed! })).toEqual({
+        uri: EXT_LISTED_URI,
+        html: EXT_HTML,
+        csp: EXT_CSP,
+        permissions: {},
+        prefersBorder: false,
       });
 
       const bad = await readUi(client, toolUi(byName.bad_csp!)!).catch((error: unknown) => error);

@@ -225,6 +225,43 @@ describe("readUi", () => {
     });
   });
 
+  it("without _meta.ui on the content, the listing's is read (checked the same way); with it, the listing is ignored", async () => {
+    const listed = {
+      uri: VIEW_URI,
+      _meta: { ui: { csp: { connectDomains: ["https://api.example.com"] }, prefersBorder: true } },
+    };
+    expect(await readUi(answering(content({})).client, VIEW_URI)).toEqual({
+      uri: VIEW_URI,
+      html: HTML,
+      csp: {},
+      permissions: {},
+    });
+    expect(await readUi(answering(content({})).client, VIEW_URI, { listed })).toEqual({
+      uri: VIEW_URI,
+      html: HTML,
+      csp: { connectDomains: ["https://api.example.com"] },
+      permissions: {},
+      prefersBorder: true,
+    });
+    const own = content({ _meta: { ui: { permissions: { camera: {} } } } });
+    expect(await readUi(answering(own).client, VIEW_URI, { listed })).toEqual({
+      uri: VIEW_URI,
+      html: HTML,
+      csp: {},
+      permissions: { camera: {} },
+    });
+    const smuggled = {
+      uri: VIEW_URI,
+      _meta: { ui: { csp: { connectDomains: ["https://a.example.com;"] } } },
+    };
+    const bad = await refusal(() => readUi(answering(content({})).client, VIEW_URI, { listed: smuggled }));
+    expect(bad.message).toContain("listed._meta.ui.csp.connectDomains[0] is not an origin");
+    const other = await refusal(() =>
+      readUi(answering(content({})).client, VIEW_URI, { listed: { ...listed, uri: "ui://other" } }),
+    );
+    expect(other.message).toBe(`UI resource "${VIEW_URI}": listed.uri names another resource ("ui://other")`);
+  });
+
   it("refuses a URI that is not ui:// before reading anything", async () => {
     const { client, reads } = answering(content({}));
     const error = await refusal(() => readUi(client, "https://example.com/view.html"));
