@@ -20,8 +20,10 @@ import {
   toolVisibility,
   uiPolicy,
 } from "../../../runtime/client/index.js";
+import { connectHttp } from "../../../runtime/http-client/connect.js";
 import { createMemoryTransportPair } from "../../../runtime/jsonrpc/memory.js";
 import { McpError } from "../../../runtime/jsonrpc/messages.js";
+import { serveHttp } from "../../../runtime/node/http.js";
 import {
   APP_MIME,
   counterHandlers,
@@ -355,6 +357,24 @@ describe("the client's apps declaration", () => {
     });
     await Promise.all([declared.close(), silent.close()]);
   });
+
+  it.each(["2026", "2025"] as const)(
+    "reaches our server's handlers over Streamable HTTP on 127.0.0.1 (%s era)",
+    async (era) => {
+      const http = await serveHttp(counterServer({ html: HTML }), { port: 0 });
+      const make = era === "2025" ? createClient25 : createClient;
+      const client = make({ info, apps: true }) as ReturnType<typeof createClient>;
+      try {
+        await client.connect(await connectHttp(http.url));
+        expect(await client.callTool({ name: "apps_declared" })).toMatchObject({
+          content: [{ type: "text", text: JSON.stringify({ mimeTypes: ["text/html;profile=mcp-app"] }) }],
+        });
+      } finally {
+        await client.close();
+        await http.close();
+      }
+    },
+  );
 
   it("declares it in the capabilities with other options merged, user capabilities last", () => {
     const client = createClient({ info, apps: { mimeTypes: ["text/html;profile=mcp-app", "x/y"] } });
