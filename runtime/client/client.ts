@@ -58,6 +58,7 @@ import {
 } from "../mcp/tasks.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
+import { type AppsOption, appsCapabilities } from "./apps.js";
 import { type ClientTaskOptions, ClientTasks, taskCapabilities } from "./client-tasks.js";
 import { offersTasksExtension, readDetailedTask, withTasksExtension } from "./extension-tasks.js";
 import {
@@ -122,6 +123,12 @@ export interface ClientOptions {
    * `tasks/result`, `tasks/list` and `tasks/cancel` for them; declared as `capabilities.tasks`.
    */
   tasks?: boolean | ClientTaskOptions;
+  /**
+   * Declare the MCP Apps extension (`extensions["io.modelcontextprotocol/ui"]: { mimeTypes }`): `true` for
+   * `text/html;profile=mcp-app`, the apps this runtime's helpers (`readUi`, `uiPolicy`, `appToolCall`)
+   * handle. Sent in `initialize` in the handshake era, in every request's `_meta` in the stateless era.
+   */
+  apps?: AppsOption;
 }
 
 /** Options of one request: a stateless version's request also takes its own `_meta` log level. */
@@ -923,7 +930,11 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
       this.#tasks && entryOf(tables.serverRequests, "tasks/get")
         ? taskCapabilities((handler) => !!this.#handlers[handler])
         : undefined;
-    return mergeCapabilities(tasks ? mergeCapabilities(derived, tasks) : derived, this.options.capabilities);
+    const declared = mergeCapabilities(
+      mergeCapabilities(derived, tasks),
+      appsCapabilities(this.options.apps),
+    );
+    return mergeCapabilities(declared, this.options.capabilities);
   }
 
   #ready(): Connection {

@@ -1,6 +1,20 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
+export { APP_MIME_TYPE, APPS_EXTENSION } from "../mcp/apps.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
+export type { AppsOption } from "./apps.js";
+export { allowAttribute, isCspOrigin, type UiCsp, type UiPermissions, uiPolicy } from "./apps-policy.js";
+export { type AppsReadClient, type ReadUiOptions, readUi, type UiResource } from "./apps-resource.js";
+export {
+  type AppsCallClient,
+  type AppsTool,
+  type AppToolCallParams,
+  appToolCall,
+  modelTools,
+  type ToolVisibility,
+  toolUi,
+  toolVisibility,
+} from "./apps-tools.js";
 export {
   Client,
   type ClientNotificationContext,

@@ -1,0 +1,245 @@
+/**
+ * MCP Apps in a real browser: Debian's Chromium, headless, driven by playwright-core. A host page on one
+ * loopback origin runs ext-apps' official `AppBridge` + `PostMessageTransport` with our runtime client's
+ * Apps helpers (test/fixtures/apps/pages/host.ts); the sandbox proxy is our page on another origin
+ * (pages/sandbox.ts: the extension's proxy rules, the view loaded under our `uiPolicy`); the view is a
+ * small app on ext-apps' `App` class (pages/view.ts), bundled inline into the HTML our server serves
+ * as `ui://counter/view` (test/fixtures/apps/counter-server.ts, a server written without a contract).
+ * All three are bundled with esbuild here. Over HTTP our client runs in the page (CORS for the host
+ * origin); over stdio it runs in this process and the page reaches it through `page.exposeFunction`.
+ *
+ * Seen through the frames' DOM: the tool's input and result shown; a click calls `increment` through
+ * host and client and the new value appears; the view's call of the model-only `secret` is refused
+ * (-32602); the view's fetch of the declared origin passes and of another is blocked by the policy
+ * (a `securitypolicyviolation`). A screenshot of each run is written to the test's temporary folder.
+ *
+ * Chromium must be at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). When it
+ * is missing the suite FAILS where CI is set, and is skipped (saying why) only where CI is not set.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../generated/2026-07-28/index.js";
+import { appToolCall, modelTools, readUi, toolUi, uiPolicy } from "../../runtime/client/index.js";
+import { type HttpServerHandle, serveHttp } from "../../runtime/node/http.js";
+import { StdioClientTransport } from "../../runtime/node/stdio-client.js";
+import { counterServer } from "../fixtures/apps/counter-server.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const missing = !existsSync(CHROMIUM);
+const inCi = Boolean(process.env.CI);
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const PAGES = here("../fixtures/apps/pages/");
+const COUNTER_SERVER = here("../fixtures/apps/counter-server.ts");
+const TSX = here("../../node_modules/.bin/tsx");
+
+/** One page of the test, bundled for the browser (our runtime from source, ext-apps from node_modules). */
+async function bundle(name: "host" | "sandbox" | "view"): Promise<string> {
+  const out = await build({
+    entryPoints: [join(PAGES, `${name}.ts`)],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    conditions: ["mcp-codegen-source"],
+    logLevel: "error",
+  });
+  return out.outputFiles[0]!.text;
+}
+
+/** A server on 127.0.0.1 answering paths from `routes` (its origin is a page origin of the test). */
+async function loopback(routes: Record<string, [type: string, body: string]>, headers = {}) {
+  const server = createServer((req, res: ServerResponse) => {
+    const route = routes[new URL(req.url ?? "/", "http://x").pathname];
+    if (!route) return void res.writeHead(404).end();
+    res.writeHead(200, { "content-type": route[0], ...headers }).end(route[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const page = (script: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>page</title></head><body><script type="module" src="/${script}"></script></body></html>`;
+
+/** The view's HTML document, its script inline (the only kind the default policy lets run). */
+const viewHtml = (script: string, declared: string, undeclared: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>counter</title></head>` +
+  `<body data-declared="${declared}/ping" data-undeclared="${undeclared}/ping" style="font: 16px sans-serif">` +
+  `<p>state: <span id="state">loading</span></p><p>input: <span id="input"></span></p>` +
+  `<p>value: <b id="value">…</b></p><p><button id="increment">+1</button> <button id="secret">secret</button> ` +
+  `<button id="fetch">fetch</button></p><p>secret: <span id="secret-status"></span></p>` +
+  `<p>declared: <span id="declared"></span> undeclared: <span id="undeclared"></span></p>` +
+  `<p>policy: <span id="violation"></span></p>` +
+  `<script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
+
+describe.skipIf(missing && !inCi)(
+  missing
+    ? `browser MCP Apps: no Chromium at ${CHROMIUM} (skipped without CI, fails with it)`
+    : "browser MCP Apps",
+  () => {
+    let context: BrowserContext;
+    let temp: string;
+    let hostSite: Awaited<ReturnType<typeof loopback>>;
+    let sandboxSite: Awaited<ReturnType<typeof loopback>>;
+    let declaredApi: Awaited<ReturnType<typeof loopback>>;
+    let undeclaredApi: Awaited<ReturnType<typeof loopback>>;
+    let html: string;
+    let csp: { connectDomains: string[] };
+    let mcp: HttpServerHandle;
+
+    beforeAll(async () => {
+      if (missing) {
+        throw new Error(
+          `Chromium is not installed at ${CHROMIUM}, and CI is set: install it (apt-get install -y chromium), as .ci/run does`,
+        );
+      }
+      const [host, sandbox, view] = await Promise.all([bundle("host"), bundle("sandbox"), bundle("view")]);
+      hostSite = await loopback({
+        "/": ["text/html", page("host.js")],
+        "/host.js": ["text/javascript", host],
+      });
+      sandboxSite = await loopback({
+        "/sandbox.html": ["text/html", page("sandbox.js")],
+        "/sandbox.js": ["text/javascript", sandbox],
+      });
+      const cors = { "access-control-allow-origin": "*" };
+      declaredApi = await loopback({ "/ping": ["text/plain", "pong"] }, cors);
+      undeclaredApi = await loopback({ "/ping": ["text/plain", "pong"] }, cors);
+      html = viewHtml(view, declaredApi.origin, undeclaredApi.origin);
+      csp = { connectDomains: [declaredApi.origin] };
+      mcp = await serveHttp(counterServer({ html, csp }), { port: 0, cors: { origins: [hostSite.origin] } });
+      temp = await mkdtemp(join(tmpdir(), "mcp-codegen-apps-"));
+      await writeFile(join(temp, "view.html"), html);
+      context = await chromium.launchPersistentContext(join(temp, "profile"), {
+        executablePath: CHROMIUM,
+        headless: true,
+        timeout: 60_000,
+        viewport: { width: 640, height: 360 },
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+    }, 180_000);
+
+    afterAll(async () => {
+      await context?.close();
+      await mcp?.close();
+      for (const site of [hostSite, sandboxSite, declaredApi, undeclaredApi]) site?.server.close();
+      if (temp) await rm(temp, { recursive: true, force: true });
+    });
+
+    /** Opens the host page, runs the host for `show_counter {start: 5}`, and checks the app at work. */
+    async function runApp(tab: Page, mcpUrl: string | undefined, screenshot: string) {
+      const errors: string[] = [];
+      tab.on("pageerror", (error) => errors.push(error.message));
+      await tab.goto(`${hostSite.origin}/`);
+      await tab.waitForFunction(() => typeof window.runHost === "function");
+      const report = await tab.evaluate((options) => window.runHost(options), {
+        ...(mcpUrl ? { mcpUrl } : {}),
+        sandboxUrl: `${sandboxSite.origin}/sandbox.html`,
+        call: { name: "show_counter", arguments: { start: 5 } },
+      });
+      expect(report.modelTools).toEqual(["show_counter", "secret", "apps_declared"]);
+
+      const sandbox = tab.frameLocator("#sandbox");
+      const view = sandbox.frameLocator("#view");
+      const text = (id: string) => view.locator(`#${id}`).textContent();
+      await expect.poll(() => text("value"), { timeout: 20_000 }).toBe("5");
+      expect(await text("state")).toBe("connected");
+      expect(await text("input")).toBe('{"start":5}');
+      // The proxy loaded the view under the policy our uiPolicy builds from what the server declared.
+      expect(await sandbox.locator("body").getAttribute("data-policy")).toBe(uiPolicy(csp));
+      expect(tab.frames().map((f) => new URL(f.url()).origin)).toContain(sandboxSite.origin);
+
+      await view.locator("#increment").click();
+      await expect.poll(() => text("value")).toBe("6");
+      await view.locator("#increment").click();
+      await expect.poll(() => text("value")).toBe("7");
+
+      await view.locator("#secret").click();
+      await expect
+        .poll(() => text("secret-status"))
+        .toMatch(/^refused -32602: .*tool "secret" is not available to apps \(its visibility lacks app\)$/);
+
+      // Every call the view made went through the host's bridge: the allowed ones answered, secret refused.
+      expect(await tab.evaluate(() => window.hostReport?.appCalls)).toEqual([
+        { name: "increment", outcome: "result" },
+        { name: "increment", outcome: "result" },
+        { name: "secret", outcome: "error" },
+      ]);
+
+      await view.locator("#fetch").click();
+      await expect.poll(() => text("undeclared")).toBe("TypeError");
+      expect(await text("declared")).toBe("200 pong");
+      expect(await text("violation")).toMatch(
+        new RegExp(`^connect-src ${undeclaredApi.origin.replaceAll(".", "\\.")}/ping$`),
+      );
+
+      const path = join(temp, screenshot);
+      await tab.screenshot({ path });
+      const png = await readFile(path);
+      expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+      expect(png.length).toBeGreaterThan(1000);
+      expect(errors).toEqual([]);
+    }
+
+    it("over HTTP: our client in the page, the view's calls through AppBridge and appToolCall", async () => {
+      const tab = await context.newPage();
+      await runApp(tab, mcp.url, "apps-http.png");
+      await tab.close();
+    }, 90_000);
+
+    it("over stdio: our client in the test process, reached through exposed functions", async () => {
+      const client = createClient({ info: { name: "stdio-host", version: "1.0.0" }, apps: true });
+      await client.connect(
+        new StdioClientTransport({
+          command: TSX,
+          args: [
+            "--conditions=mcp-codegen-source",
+            COUNTER_SERVER,
+            join(temp, "view.html"),
+            JSON.stringify(csp),
+          ],
+        }),
+      );
+      try {
+        const { tools } = await client.listTools({});
+        const routed = appToolCall(client, tools);
+        const tab = await context.newPage();
+        await tab.exposeFunction("mcpOpen", async (call: { name: string; arguments?: object }) => {
+          const tool = tools.find((t) => t.name === call.name)!;
+          const result = await client.callTool(call as never);
+          const ui = await readUi(client, toolUi(tool)!);
+          return { ui, result, modelTools: modelTools(tools).map((t) => t.name) };
+        });
+        await tab.exposeFunction("mcpAppCall", async (params: { name: string }) => {
+          try {
+            return { result: await routed(params) };
+          } catch (error) {
+            const { code, message } = error as { code: number; message: string };
+            return { error: { code, message } };
+          }
+        });
+        await runApp(tab, undefined, "apps-stdio.png");
+        await tab.close();
+      } finally {
+        await client.close();
+      }
+    }, 90_000);
+  },
+);
