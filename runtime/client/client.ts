@@ -54,13 +54,19 @@ import {
   CORE_TASK_METHODS,
   EXTENSION_TASK_METHODS,
   RESULT_TYPE_TASK,
+  TASK_STATUS_NOTIFICATION,
   TASKS_EXTENSION,
 } from "../mcp/tasks.js";
 import { sendTraced, type Telemetry, traced } from "../mcp/telemetry.js";
 import { detailOf } from "../util/errors.js";
 import { type AppsOption, appsCapabilities } from "./apps.js";
 import { type ClientTaskOptions, ClientTasks, taskCapabilities } from "./client-tasks.js";
-import { offersTasksExtension, readDetailedTask, withTasksExtension } from "./extension-tasks.js";
+import {
+  type DetailedTask,
+  offersTasksExtension,
+  readDetailedTask,
+  withTasksExtension,
+} from "./extension-tasks.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -602,6 +608,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    * Opens a subscription (`subscriptions/listen`, stateless versions): resolves once the server
    * acknowledged it, with what it agreed to send. Its notifications reach `handlers` (same names as the
    * client's, e.g. `onToolListChanged`) and the client's own handlers, with `ctx.subscriptionId`.
+   * A filter naming `taskIds` declares the tasks extension on the request; each `notifications/tasks`
+   * reaches `handlers.onTaskStatus(task, ctx)` as a checked `DetailedTask`.
    */
   async listen(
     filter: SubscriptionFilter,
@@ -618,7 +626,8 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     }
     const ackTimeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
-      const params = { notifications: filter, _meta: this.#meta(undefined, options.logLevel) };
+      const tasks = Array.isArray(filter.taskIds) && filter.taskIds.length > 0;
+      const params = { notifications: filter, _meta: this.#meta(undefined, options.logLevel, tasks) };
       const sub: LiveSubscription = this.#subscriptions.open(
         handlers as Record<string, AnyHandler | undefined>,
       );
@@ -1039,6 +1048,7 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   }
 
   async #handleNotification(n: JsonRpcNotification): Promise<void> {
+    if (n.method === TASK_STATUS_NOTIFICATION && this.#version !== undefined) return this.#taskStatus(n);
     const entry = entryOf(this.#tables.serverNotifications, n.method);
     if (!entry) return;
     const subscriptionId = this.#version === undefined ? undefined : subscriptionIdOf(n.params);
@@ -1062,6 +1072,22 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     };
     if (own) await own(params, ctx);
     if (handler) await handler(params, ctx);
+  }
+
+  /** The tasks extension's `notifications/tasks` on a subscription that named `taskIds`. */
+  async #taskStatus(n: JsonRpcNotification): Promise<void> {
+    const subscriptionId = subscriptionIdOf(n.params);
+    const sub = subscriptionId === undefined ? undefined : this.#subscriptions.get(subscriptionId);
+    const handler = sub?.handlers.onTaskStatus;
+    if (!handler) return;
+    let task: DetailedTask;
+    try {
+      task = readDetailedTask(n.params, TASK_STATUS_NOTIFICATION);
+    } catch (error) {
+      this.#reportError(error);
+      return;
+    }
+    await handler(task, { session: this.#session(), subscriptionId });
   }
 
   #reportError(error: unknown): void {

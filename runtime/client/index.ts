@@ -33,6 +33,7 @@ export {
   InvalidArgumentsError,
   ToolCallError,
 } from "./contract.js";
+export type { DetailedTask } from "./extension-tasks.js";
 export type { Subscription, SubscriptionEnd } from "./subscriptions.js";
 export type {
   TaskRequest,

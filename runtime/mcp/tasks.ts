@@ -9,6 +9,9 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** The `resultType` of a result that is a created task (the extension). */
 export const RESULT_TYPE_TASK = "task";
 
+/** The extension's status notification, sent on `subscriptions/listen` streams naming `taskIds`. */
+export const TASK_STATUS_NOTIFICATION = "notifications/tasks";
+
 /** The 2025-11-25 task methods (a receiver of task-augmented requests answers them). */
 export const CORE_TASK_METHODS: ReadonlySet<string> = new Set([
   "tasks/get",

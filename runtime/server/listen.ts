@@ -11,6 +11,7 @@ import type { Capabilities } from "../mcp/capabilities.js";
 import type { MethodTypes } from "../mcp/handler-context.js";
 import { META, RESULT_TYPE, readRequestMeta } from "../mcp/request-meta.js";
 import type { SubscriptionFilter } from "../mcp/subscriptions.js";
+import { TASK_STATUS_NOTIFICATION } from "../mcp/tasks.js";
 import type { ServerSession } from "./session.js";
 import { listenedTaskIds, watchListenedTasks } from "./task-listen.js";
 
@@ -103,7 +104,7 @@ export async function serveListen(
   const unwatch =
     tasks && taskIds.length > 0
       ? await watchListenedTasks(tasks, taskIds, rc, (task) =>
-          session.connection.notify("notifications/tasks", { ...task, _meta: tag }, rc.id),
+          session.connection.notify(TASK_STATUS_NOTIFICATION, { ...task, _meta: tag }, rc.id),
         )
       : undefined;
   await session.connection.notify(

@@ -203,6 +203,40 @@ describe("this project's client → this project's server: tools as tasks over H
         expect(sent.filter((s) => s.method === "tasks/result").length).toBeGreaterThanOrEqual(1);
       });
 
+    // 2026-07-28: status notifications come on a subscriptions/listen stream naming the task.
+    if (version === "2026-07-28")
+      it("listens to a held task's status (subscriptions/listen taskIds): each change, then its result", async () => {
+        const { client, sent } = await connect();
+        const held = await client.startToolTask({
+          name: "slow_compute",
+          arguments: { seconds: 1, label: "listened" },
+        });
+        const seen: { status: string; result?: unknown }[] = [];
+        const done = new Promise<void>((resolve) => {
+          void (client as ReturnType<typeof createClient2026>)
+            .listen(
+              { taskIds: [held.taskId] },
+              {
+                onTaskStatus: (task: { info: { status: string }; result?: unknown }) => {
+                  seen.push({ status: task.info.status, ...(task.result ? { result: task.result } : {}) });
+                  if (task.info.status === "completed") resolve();
+                },
+              },
+            )
+            .then((sub) => {
+              expect(sub.notifications).toMatchObject({ taskIds: [held.taskId] });
+              clients.push({ close: () => sub.close() } as unknown as AnyClient);
+            });
+        });
+        await done;
+        expect(seen.at(-1)).toMatchObject({
+          status: "completed",
+          result: { content: [{ type: "text", text: "listened done on A" }] },
+        });
+        const listen = sent.find((s) => s.method === "subscriptions/listen")!;
+        expect(listen.extension).toBe(true);
+      });
+
     it("cancels mid-way through the call's signal: the handler sees the abort, tasks/get says cancelled", async () => {
       const { client, sent } = await connect();
       const label = `cancel-${version}`;
