@@ -1,5 +1,6 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
+export { SKILLS_EXTENSION, type Skill, type SkillFile, type SkillFrontmatter } from "../mcp/skills.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export {
   Client,
@@ -19,6 +20,16 @@ export {
   InvalidArgumentsError,
   ToolCallError,
 } from "./contract.js";
+export type { HeldSkill } from "./held-skill.js";
+export { type SkillRefusal, SkillVerificationError } from "./skill-error.js";
+export {
+  FrontmatterError,
+  type FrontmatterParser,
+  frontmatterOf,
+  parseFrontmatter,
+} from "./skill-frontmatter.js";
+export type { SkillFileContent } from "./skill-read.js";
+export type { LoadSkillOptions } from "./skills.js";
 export type { Subscription, SubscriptionEnd } from "./subscriptions.js";
 export type {
   TaskRequest,
