@@ -28,7 +28,6 @@ export type PullTarget =
 
 /** How much of a stdio server's stderr a crash report quotes. */
 const STDERR_TAIL = 2000;
-const SKILLS_LIST = "skills/list";
 
 export interface PullListsOptions {
   /** false: fixed resources are not listed (templates still are). */
@@ -43,7 +42,7 @@ export async function pullLists(
 ): Promise<PulledLists & { transport?: string; warnings: string[] }> {
   // Loaded on use: the other commands never need the client.
   const { protocol } = await import("../../generated/2026-07-28/protocol.js");
-  const { Client, SKILLS_EXTENSION } = await import("@mcp-codegen/runtime/client");
+  const { Client, SKILLS_EXTENSION, SKILLS_LIST } = await import("@mcp-codegen/runtime/client");
   const warnings: string[] = [];
   const client = new Client(lenientTables(protocol, warnings), {
     info: { name: "mcp-codegen-pull", version: GENERATOR_VERSION },

@@ -7,14 +7,16 @@
 
 import type { RequestOptions } from "../jsonrpc/connection.js";
 import { MAX_SKILL_BYTES, type Skill, type SkillFile, type SkillFrontmatter } from "../mcp/skills.js";
+import { skillRoot } from "./skill-entry.js";
 import { SkillVerificationError } from "./skill-error.js";
 import { type ReadResource, readSkillFile, type SkillFileContent } from "./skill-read.js";
 
 export class HeldSkill {
   /** The skill's folder URI (ends with `/`): what `readFile` paths are relative to. */
   readonly root: string;
+  readonly frontmatter: SkillFrontmatter;
   /** Bytes a "dynamic" skill has read so far. */
-  #spent = 0;
+  #spent: number;
   readonly #files: ReadonlyMap<string, SkillFile> | undefined;
   readonly #read: ReadResource;
 
@@ -23,14 +25,12 @@ export class HeldSkill {
     readonly entry: Skill,
     /** The verified `SKILL.md`, frontmatter included. */
     readonly content: SkillFileContent & { text: string },
-    root: string,
-    readonly frontmatter: SkillFrontmatter,
     read: ReadResource,
-    spent: number,
   ) {
-    this.root = root;
+    this.root = skillRoot(entry.uri);
+    this.frontmatter = entry.frontmatter;
     this.#read = read;
-    this.#spent = spent;
+    this.#spent = entry.resources === "dynamic" ? content.bytes.length : 0;
     this.#files = entry.resources === "dynamic" ? undefined : new Map(entry.resources.map((f) => [f.uri, f]));
   }
 

@@ -1,6 +1,12 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
-export { SKILLS_EXTENSION, type Skill, type SkillFile, type SkillFrontmatter } from "../mcp/skills.js";
+export {
+  SKILLS_EXTENSION,
+  SKILLS_LIST,
+  type Skill,
+  type SkillFile,
+  type SkillFrontmatter,
+} from "../mcp/skills.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export {
   Client,

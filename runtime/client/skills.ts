@@ -8,19 +8,12 @@
 
 import type { RequestOptions } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
-import {
-  MAX_SKILL_BYTES,
-  SKILLS_GET,
-  SKILLS_LIST,
-  type Skill,
-  type SkillFrontmatter,
-} from "../mcp/skills.js";
+import { MAX_SKILL_BYTES, SKILLS_GET, SKILLS_LIST, type Skill } from "../mcp/skills.js";
 import { HeldSkill } from "./held-skill.js";
-import { readSkillEntry, skillRoot } from "./skill-entry.js";
+import { readSkillEntry } from "./skill-entry.js";
 import { SkillVerificationError } from "./skill-error.js";
 import { type FrontmatterParser, frontmatterOf, parseFrontmatter } from "./skill-frontmatter.js";
-import type { ReadResource } from "./skill-read.js";
-import { readSkillFile } from "./skill-read.js";
+import { type ReadResource, readSkillFile } from "./skill-read.js";
 
 /** What the skills functions need of a client. */
 export interface SkillsPeer {
@@ -134,15 +127,7 @@ export async function loadSkill(
       "frontmatter",
       `SKILL.md's frontmatter differs from the entry's in ${differing.map((k) => JSON.stringify(k)).join(", ")}`,
     );
-  const spent = skill.resources === "dynamic" ? content.bytes.length : 0;
-  return new HeldSkill(
-    skill,
-    { ...content, text },
-    skillRoot(skill.uri),
-    skill.frontmatter as SkillFrontmatter,
-    peer.read,
-    spent,
-  );
+  return new HeldSkill(skill, { ...content, text }, peer.read);
 }
 
 /** The top-level fields whose values differ (or exist on one side only), sorted. */
