@@ -4,6 +4,7 @@
  * handed cannot change what a held skill verifies against.
  */
 
+import { MAX_DEPTH, tooDeep } from "../check/depth.js";
 import { isObject } from "../jsonrpc/messages.js";
 import {
   MAX_SKILL_BYTES,
@@ -33,6 +34,9 @@ export function readSkillEntry(value: unknown): Skill {
   if (!isObject(frontmatter)) throw bad("frontmatter is not an object");
   if (typeof frontmatter.name !== "string" || typeof frontmatter.description !== "string")
     throw bad("frontmatter lacks a name or description string");
+  // Comparing, copying and locking it recurse: a bound as every checked message has.
+  if (tooDeep(frontmatter) !== undefined)
+    throw bad(`frontmatter is nested more than ${MAX_DEPTH} levels deep`);
   const root = skillRoot(uri);
   const folder = root.slice(0, -1).split("/").at(-1);
   if (folder !== frontmatter.name)

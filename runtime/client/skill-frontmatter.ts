@@ -7,6 +7,8 @@
  * A client that must read more passes a full parser (`frontmatterParser`).
  */
 
+import { MAX_DEPTH } from "../check/depth.js";
+
 /** A full YAML parser a client may pass instead (`yaml`'s `parse`, js-yaml's `load` with its core schema). */
 export type FrontmatterParser = (yaml: string) => unknown;
 
@@ -44,7 +46,7 @@ export function parseFrontmatter(yaml: string): unknown {
   });
   if (lines.length === 0) return null;
   const reader = { lines, at: 0 };
-  const value = readBlock(reader, lines[0]!.indent);
+  const value = readBlock(reader, lines[0]!.indent, 1);
   const extra = reader.lines[reader.at];
   if (extra) throw fail(extra.number, "unexpected indentation");
   return value;
@@ -60,31 +62,35 @@ interface Reader {
   at: number;
 }
 
+/** Nesting the subset reads (as deep as the runtime checks any message): recursion stays bounded. */
+const MAX_NESTING = MAX_DEPTH;
+
 const isItem = (text: string) => text === "-" || text.startsWith("- ");
 
-function readBlock(reader: Reader, indent: number): unknown {
+function readBlock(reader: Reader, indent: number, depth: number): unknown {
   const first = reader.lines[reader.at]!;
-  return isItem(first.text) ? readSequence(reader, indent) : readMapping(reader, indent);
+  if (depth > MAX_NESTING) throw fail(first.number, `nesting deeper than ${MAX_NESTING} levels`);
+  return isItem(first.text) ? readSequence(reader, indent, depth) : readMapping(reader, indent, depth);
 }
 
 /** The value after `key:` or `-` with nothing on its line: the block below it, or null. */
-function readNested(reader: Reader, parent: number, sequenceAllowedAtSameIndent: boolean): unknown {
+function readNested(reader: Reader, parent: number, depth: number, sequenceAtSameIndent: boolean): unknown {
   const next = reader.lines[reader.at];
-  if (next && next.indent > parent) return readBlock(reader, next.indent);
+  if (next && next.indent > parent) return readBlock(reader, next.indent, depth + 1);
   // `key:` followed by `- item` at the key's own indentation is a sequence (YAML allows it).
-  if (next && sequenceAllowedAtSameIndent && next.indent === parent && isItem(next.text))
-    return readSequence(reader, parent);
+  if (next && sequenceAtSameIndent && next.indent === parent && isItem(next.text))
+    return readBlock(reader, parent, depth + 1);
   return null;
 }
 
-function readMapping(reader: Reader, indent: number): Record<string, unknown> {
+function readMapping(reader: Reader, indent: number, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (let line = reader.lines[reader.at]; line && line.indent === indent; line = reader.lines[reader.at]) {
     if (isItem(line.text)) throw fail(line.number, "a sequence item where a mapping key was expected");
     const { key, rest } = splitKey(line);
     if (Object.hasOwn(out, key)) throw fail(line.number, `the key "${key}" twice`);
     reader.at++;
-    const value = rest === "" ? readNested(reader, indent, true) : scalar(rest, line.number);
+    const value = rest === "" ? readNested(reader, indent, depth, true) : scalar(rest, line.number);
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     const next = reader.lines[reader.at];
     if (next && next.indent > indent)
@@ -93,19 +99,19 @@ function readMapping(reader: Reader, indent: number): Record<string, unknown> {
   return out;
 }
 
-function readSequence(reader: Reader, indent: number): unknown[] {
+function readSequence(reader: Reader, indent: number, depth: number): unknown[] {
   const out: unknown[] = [];
   for (let line = reader.lines[reader.at]; line && line.indent === indent; line = reader.lines[reader.at]) {
     if (!isItem(line.text)) break;
     const rest = line.text.slice(1).trimStart();
     if (rest === "") {
       reader.at++;
-      out.push(readNested(reader, indent, false));
+      out.push(readNested(reader, indent, depth, false));
     } else if (isItem(rest) || startsMapping(rest)) {
       // `- key: value` (or `- - x`): the rest of the line opens a block at its own column.
       line.indent += line.text.length - rest.length;
       line.text = rest;
-      out.push(readBlock(reader, line.indent));
+      out.push(readBlock(reader, line.indent, depth + 1));
     } else {
       reader.at++;
       out.push(scalar(rest, line.number));

@@ -66,6 +66,15 @@ describe("parseFrontmatter (the runtime's YAML subset)", () => {
       expect(() => parseFrontmatter(text)).toThrow(/frontmatter line \d+/);
     });
 
+  it("reads nesting up to the runtime's depth bound, and refuses deeper (recursion stays bounded)", () => {
+    const nested = (levels: number) =>
+      `${Array.from({ length: levels }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n")} leaf`;
+    expect(parseFrontmatter(nested(256))).toEqual(parse(nested(256)));
+    expect(() => parseFrontmatter(nested(257))).toThrow(/nesting deeper than 256 levels/);
+    const items = `${"- ".repeat(100_000)}x`;
+    expect(() => parseFrontmatter(items)).toThrow(FrontmatterError);
+  });
+
   it("keeps __proto__ as an own key, not the object's prototype", () => {
     const value = parseFrontmatter("__proto__: x\nname: y") as Record<string, unknown>;
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);

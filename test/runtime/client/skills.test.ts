@@ -221,6 +221,16 @@ describe("loadSkill", () => {
     }
   });
 
+  it("refuses an entry whose frontmatter nests deeper than the runtime's bound, before reading", async () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 300; i++) deep = { deep };
+    const entry = entryOf({ [URI]: SKILL_MD }, { name: "pdf-processing", description: "d", deep });
+    const p = peer({ [URI]: SKILL_MD });
+    const e = await refusal(loadSkill(p, entry, {}));
+    expect([e.refusal, e.message]).toEqual(["entry", expect.stringContaining("nested more than 256 levels")]);
+    expect(p.reads).toEqual([]);
+  });
+
   it('refuses a "dynamic" skill unless asked, then bounds what it reads in all', async () => {
     const dynamic: Skill = { ...entryOf({}), resources: "dynamic" };
     const p = peer({ [URI]: SKILL_MD, [FORMS_URI]: FORMS });
