@@ -119,7 +119,16 @@ export async function pullLists(
     const extensions = caps.extensions as Record<string, unknown> | undefined;
     where = SKILLS_LIST;
     const skills =
-      extensions && typeof extensions[SKILLS_EXTENSION] === "object" ? await client.listSkills() : undefined;
+      extensions && typeof extensions[SKILLS_EXTENSION] === "object"
+        ? await client.listSkills().catch((e: unknown) => {
+            // As with templates: a declared extension whose method is missing records no skills.
+            if (!(e instanceof McpError && e.code === ErrorCode.MethodNotFound)) throw e;
+            warnings.push(
+              `the server declares ${SKILLS_EXTENSION} but answers ${SKILLS_LIST}: ${e.message}; no skills recorded`,
+            );
+            return undefined;
+          })
+        : undefined;
     return {
       ...(skills ? { skills } : {}),
       server: { name: description.serverInfo.name, version: description.serverInfo.version },

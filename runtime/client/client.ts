@@ -959,12 +959,13 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         `the server does not offer the ${extension} extension (needed by ${method})`,
       );
     return this.#traced(method, params, async (sent) => {
-      if (this.#version === undefined) {
-        const { logLevel: _, task: __, ...rest } = options;
-        return (await connection.request(method, sent, rest)) as Record<string, unknown>;
-      }
-      const result = await this.#sendStateless(method, sent ?? {}, options);
-      if (resultTypeOf(result) !== RESULT_TYPE.complete)
+      const { logLevel: _, task: __, ...rest } = options;
+      // The connection takes only object results (classify): a JSON-RPC envelope check.
+      const result =
+        this.#version === undefined
+          ? await connection.request(method, sent, rest)
+          : await this.#sendStateless(method, sent ?? {}, options);
+      if (this.#version !== undefined && resultTypeOf(result) !== RESULT_TYPE.complete)
         throw new McpError(
           ErrorCode.InvalidParams,
           `the server answered ${method} with resultType ${JSON.stringify(result.resultType)}, where only "complete" is expected`,

@@ -3,7 +3,9 @@
  * Skills extension over stdio, test/fixtures/skills/sdk-skills-server.ts, serving a copy of
  * test/fixtures/skills/folder): the lock records each skill entry (canonical, with its sha256, never a
  * file's content), and `pull --check` reports a skill added (compatible), removed or changed (breaking,
- * naming the skill and the files whose digests changed).
+ * naming the skill and the files whose digests changed). And against a raw server
+ * (test/fixtures/pull/raw-server.mjs) answering what a careless or hostile one may: a malformed entry is
+ * left out with a warning, a missing method records no skills, a result that is not an object fails the pull.
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -110,5 +112,55 @@ describe("pull of a skills server", () => {
         change: 'frontmatter changed: "description"',
       },
     ]);
+  }, 60_000);
+});
+
+describe("pull of a careless skills server", () => {
+  const raw = (name: string, skills: unknown) => {
+    const lists = join(TMP, `${name}.lists.json`);
+    writeFileSync(lists, JSON.stringify({ serverInfo: { name, version: "1" }, tools: [], skills }));
+    return runCli(
+      ["pull", "--out", TMP, "--name", name, "--", "node", `${REPO}test/fixtures/pull/raw-server.mjs`],
+      {
+        env: { PULL_LISTS: lists },
+      },
+    );
+  };
+  const lock = (name: string) => JSON.parse(readFileSync(join(TMP, `${name}.lock.json`), "utf8"));
+  const good = {
+    uri: "skill://ok/SKILL.md",
+    frontmatter: { name: "ok", description: "d" },
+    resources: [{ uri: "skill://ok/SKILL.md", digest: `sha256:${"a".repeat(64)}`, size: 3 }],
+  };
+
+  it("leaves out a malformed entry with a warning naming it, and keeps the rest", () => {
+    const bad = {
+      ...good,
+      uri: "skill://bad/SKILL.md",
+      frontmatter: { name: "bad", description: "d" },
+      resources: [{ uri: "skill://bad/SKILL.md", digest: "md5:1", size: 3 }],
+    };
+    const run = raw("careless", { skills: [bad, good] });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "warning: skills/list: left out skill skill://bad/SKILL.md: resources[0] (skill://bad/SKILL.md): digest is not sha256:",
+    );
+    expect(lock("careless").skills.map((s: { name: string }) => s.name)).toEqual(["ok"]);
+  }, 60_000);
+
+  it("records no skills when the declared extension's skills/list is not found", () => {
+    const run = raw("missing", null);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "warning: the server declares io.modelcontextprotocol/skills but answers skills/list: Method not found",
+    );
+    expect(lock("missing").skills).toBeUndefined();
+  }, 60_000);
+
+  it("fails with a clear message on a skills/list result without a skills array", () => {
+    const run = raw("noarray", { skills: "all" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("while skills/list: skills/list: the result has no skills array");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 });
