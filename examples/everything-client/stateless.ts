@@ -3,6 +3,7 @@
  * initialize (connect() probes server/discover, and falls back to initialize for an older server), `_meta`
  * on every request, input requests (MRTR) answered by the handlers, the Mcp-* HTTP headers.
  */
+import { SkillVerificationError } from "@mcp-codegen/runtime/client";
 import type * as T from "../../generated/2026-07-28/index.js";
 import { createClient, type McpClient } from "../../generated/2026-07-28/index.js";
 import { applySchemaDefaults, argumentsFor, callTool, echoFocalSchema, listTools, log } from "./handlers.js";
@@ -16,6 +17,24 @@ function contextToolCalls(): Array<{ name: string; arguments: Record<string, unk
   const context = raw ? (JSON.parse(raw) as { toolCalls?: unknown }) : {};
   if (!Array.isArray(context.toolCalls)) throw new Error("MCP_CONFORMANCE_CONTEXT has no toolCalls");
   return context.toolCalls as Array<{ name: string; arguments: Record<string, unknown> }>;
+}
+
+/**
+ * What a host does with skills: list them (no file read), then, as each is used, load it (its SKILL.md
+ * read and verified against the entry) and read its files, each verified. A skill that fails
+ * verification is refused and left alone: none of its files is read.
+ */
+async function useSkills(client: McpClient): Promise<void> {
+  for (const entry of await client.listSkills()) {
+    try {
+      const skill = await client.loadSkill(entry);
+      for (const path of skill.files) await skill.readFile(path);
+      log(`skill ${skill.uri}: loaded, ${skill.files.length} files verified`);
+    } catch (error) {
+      if (!(error instanceof SkillVerificationError)) throw error;
+      log(`refused ${error.message}`);
+    }
+  }
 }
 
 export type StatelessScenario = (client: McpClient) => Promise<void>;
@@ -59,6 +78,15 @@ export const STATELESS_SCENARIOS: Record<string, StatelessScenario> = {
     await listTools(client);
   },
   "json-schema-2020-12-preservation": echoFocalSchema,
+  // Listing skills reads none of their files: nothing is loaded yet.
+  "sep-2640-client-no-prefetch": async (client) => {
+    const skills = await client.listSkills();
+    log(`listed ${skills.length} skills: ${skills.map((s) => s.uri).join(", ")}`);
+  },
+  // The mock's SKILL.md is tampered (body, size, frontmatter): loading refuses it, FORMS.md is never read.
+  "sep-2640-client-verify-digest": useSkills,
+  "sep-2640-client-verify-size": useSkills,
+  "sep-2640-client-verify-frontmatter": useSkills,
 };
 
 export function createStatelessClient(timeoutMs: number): McpClient {

@@ -1,7 +1,8 @@
 /**
  * `pull`'s connection: this project's own generated 2026-07-28 client (a stateless-era server answers its
  * `server/discover`; any older one gets the initialize handshake, negotiated down) over the runtime's transports, Streamable HTTP falling back to legacy SSE (`connectHttp`) or a
- * spawned stdio server, reading each list the server's capabilities offer, every page of it. A server that
+ * spawned stdio server, reading each list the server's capabilities offer, every page of it (skills too, when
+ * it declares the Skills extension: entries only, no file). A server that
  * answers 401 gets the login of `pull-login.ts` first. Whatever goes
  * wrong (unreachable, not found, crashed, malformed) becomes one CliError (exit 2) saying where.
  */
@@ -41,12 +42,15 @@ export async function pullLists(
 ): Promise<PulledLists & { transport?: string; warnings: string[] }> {
   // Loaded on use: the other commands never need the client.
   const { protocol } = await import("../../generated/2026-07-28/protocol.js");
-  const { Client } = await import("@mcp-codegen/runtime/client");
+  const { Client, SKILLS_EXTENSION, SKILLS_LIST } = await import("@mcp-codegen/runtime/client");
   const warnings: string[] = [];
   const client = new Client(lenientTables(protocol, warnings), {
     info: { name: "mcp-codegen-pull", version: GENERATOR_VERSION },
     requestTimeoutMs: target.timeoutMs,
-    onError: () => {},
+    // A skill entry left out of the listing (malformed, over the limits) is a warning of the pull.
+    onError: (e) => {
+      if (e instanceof Error && e.message.startsWith(`${SKILLS_LIST}:`)) warnings.push(e.message);
+    },
   });
   const request = (method: string) => (params: { cursor?: string }) =>
     client.request(method, params as never) as Promise<unknown>;
@@ -111,7 +115,22 @@ export async function pullLists(
           },
         )
       : [];
+    // Skills are listed, never loaded: the lock keeps each entry (its digests stand for the files).
+    const extensions = caps.extensions as Record<string, unknown> | undefined;
+    where = SKILLS_LIST;
+    const skills =
+      extensions && typeof extensions[SKILLS_EXTENSION] === "object"
+        ? await client.listSkills().catch((e: unknown) => {
+            // As with templates: a declared extension whose method is missing records no skills.
+            if (!(e instanceof McpError && e.code === ErrorCode.MethodNotFound)) throw e;
+            warnings.push(
+              `the server declares ${SKILLS_EXTENSION} but answers ${SKILLS_LIST}: ${e.message}; no skills recorded`,
+            );
+            return undefined;
+          })
+        : undefined;
     return {
+      ...(skills ? { skills } : {}),
       server: { name: description.serverInfo.name, version: description.serverInfo.version },
       protocolVersion: description.protocolVersion,
       tools,

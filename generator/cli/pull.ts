@@ -137,7 +137,7 @@ export async function runPull(args: string[], opts: PullOptions, report: Reporte
   const { lock, warnings } = buildLock(pulled, skipResources ? ["resources"] : []);
   const name = opts.name ?? fileSafe(lock.server.name);
   step.done(
-    `${visible(lock.server.name)} ${visible(lock.server.version)} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${counted(lock.tools.length, "tool")}, ${counted(lock.prompts.length, "prompt")}, ${counted(lock.resources.length, "resource")}, ${counted(lock.resourceTemplates.length, "resource template")}`,
+    `${visible(lock.server.name)} ${visible(lock.server.version)} (protocol ${lock.protocolVersion}${pulled.transport ? `, ${pulled.transport}` : ""}): ${counted(lock.tools.length, "tool")}, ${counted(lock.prompts.length, "prompt")}, ${counted(lock.resources.length, "resource")}, ${counted(lock.resourceTemplates.length, "resource template")}${lock.skills ? `, ${counted(lock.skills.length, "skill")}` : ""}`,
   );
   for (const w of [...pulled.warnings, ...warnings]) report.info(`warning: ${w}`);
   const lockFile = `${name}.lock.json`;

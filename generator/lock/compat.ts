@@ -15,13 +15,14 @@ import { canonicalJson } from "../contract/load.js";
 import { isObject } from "../protocol/load.js";
 import { own } from "../util/records.js";
 import { type ContractLock, itemKey, LOCK_KINDS, type LockKind } from "./lock.js";
+import { compareSkills } from "./skills.js";
 
 export type Level = "breaking" | "compatible";
 
 export interface ContractChange {
   level: Level;
-  kind: LockKind;
-  /** The tool's, prompt's or template's name; a resource's URI. */
+  kind: LockKind | "skills";
+  /** The tool's, prompt's or template's name; a resource's URI; a skill's `SKILL.md` URI. */
   name: string;
   /** What changed, in words: `new required argument "c"`. */
   change: string;
@@ -37,12 +38,15 @@ type Raw = Record<string, unknown>;
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const SINGULAR: Record<LockKind, string> = {
+const SINGULAR: Record<LockKind | "skills", string> = {
   tools: "tool",
   prompts: "prompt",
   resources: "resource",
   resourceTemplates: "resource template",
+  skills: "skill",
 };
+/** The order changes are reported in. */
+const KINDS: readonly (LockKind | "skills")[] = [...LOCK_KINDS, "skills"];
 
 /** Changes from `before` (the lock) to `after` (the live server), sorted by kind, name, level. */
 export function compareLocks(before: ContractLock, after: ContractLock): ContractComparison {
@@ -59,7 +63,9 @@ export function compareLocks(before: ContractLock, after: ContractLock): Contrac
     }
     for (const name of now.keys()) if (!old.has(name)) push(name, "compatible", `new ${SINGULAR[kind]}`);
   }
-  const order = (c: ContractChange) => LOCK_KINDS.indexOf(c.kind);
+  for (const c of compareSkills(before.skills ?? [], after.skills ?? []))
+    changes.push({ level: c.level, kind: "skills", name: c.uri, change: c.change });
+  const order = (c: ContractChange) => KINDS.indexOf(c.kind);
   changes.sort(
     (a, b) => order(a) - order(b) || cmp(a.name, b.name) || cmp(a.level, b.level) || cmp(a.change, b.change),
   );

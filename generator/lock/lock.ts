@@ -1,5 +1,6 @@
 /**
- * A lock: what a live server declared (tools, prompts, resources, resource templates), each definition in
+ * A lock: what a live server declared (tools, prompts, resources, resource templates, and skills when it
+ * offers them), each definition in
  * canonical form with its sha256, so a contract can be compared later (`pull --check`) and a client
  * generated from it without the server. Deterministic: the same lists give byte-identical text, whatever
  * order the server listed them in.
@@ -9,6 +10,7 @@ import { ContractError, canonicalJson, canonicalSha256 } from "../contract/load.
 import type { JsonObject } from "../contract/model.js";
 import { depthReason, MAX_LOCK_DEPTH, shortPointer, tooDeep } from "../protocol/depth.js";
 import { isObject } from "../protocol/load.js";
+import { type SkillLockItem, skillLockItems, skillLockProblem } from "./skills.js";
 
 export const LOCK_VERSION = 1;
 
@@ -38,6 +40,11 @@ export interface ContractLock {
    * changes); `pull --check` leaves them out of the comparison too.
    */
   without?: "resources"[];
+  /**
+   * The skills a server lists when it declares the Skills extension (skills.ts); left out of the lock's
+   * sha256, since the generated client does not depend on them.
+   */
+  skills?: SkillLockItem[];
 }
 
 export interface PulledLists {
@@ -47,6 +54,8 @@ export interface PulledLists {
   prompts: unknown[];
   resources: unknown[];
   resourceTemplates: unknown[];
+  /** The server's skill entries, checked by the client (absent: the server does not offer skills). */
+  skills?: readonly { uri: string; frontmatter: { name: string } }[];
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -107,6 +116,7 @@ export function buildLock(
     sha256: contractSha256(lists),
     ...lists,
     ...(without.length > 0 ? { without: [...without] } : {}),
+    ...(pulled.skills ? { skills: skillLockItems(pulled.skills) } : {}),
   };
   return { lock, warnings };
 }
@@ -160,6 +170,10 @@ export function parseLock(text: string, file: string): ContractLock {
           "its sha256 does not match its definition (edited by hand?)",
         );
     });
+  }
+  if (doc.skills !== undefined) {
+    const bad = skillLockProblem(doc.skills);
+    if (bad) throw new ContractError(file, bad.place, bad.problem);
   }
   return doc as unknown as ContractLock;
 }

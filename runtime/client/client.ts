@@ -40,6 +40,7 @@ import type { LogLevel } from "../mcp/logging.js";
 import { isStub } from "../mcp/not-implemented.js";
 import { encodeHeaderValue, NAME_HEADER, standardHeaders, ToolHeaderParams } from "../mcp/param-headers.js";
 import { META, metaVersion, RESULT_TYPE, StatelessErrorCode } from "../mcp/request-meta.js";
+import { SKILLS_EXTENSION, type Skill } from "../mcp/skills.js";
 import type { StatelessHttp } from "../mcp/stateless-http.js";
 import { type SubscriptionFilter, subscriptionIdOf } from "../mcp/subscriptions.js";
 import {
@@ -67,6 +68,8 @@ import {
   readDetailedTask,
   withTasksExtension,
 } from "./extension-tasks.js";
+import type { HeldSkill } from "./held-skill.js";
+import { getSkill, type LoadSkillOptions, listSkills, loadSkill, type SkillsPeer } from "./skills.js";
 import {
   chooseVersion,
   judgeProbeError,
@@ -916,6 +919,74 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
         return client.#connection?.closed ?? true;
       },
     };
+  }
+
+  // Skills (the io.modelcontextprotocol/skills extension, stateless versions): skills.ts
+
+  /** Every skill entry the server lists (every page); a malformed entry is left out and reported to `onError`. No file is read. */
+  listSkills(options: ClientRequestOptions = {}): Promise<Skill[]> {
+    return listSkills(this.#skillsPeer(), options);
+  }
+
+  /** The entry of the skill whose `SKILL.md` is `uri` (`skills/get`). No file is read. */
+  getSkill(uri: string, options: ClientRequestOptions = {}): Promise<Skill> {
+    return getSkill(this.#skillsPeer(), uri, options);
+  }
+
+  /**
+   * Loads a skill: reads its `SKILL.md` now and verifies it against `entry` (size, digest, frontmatter
+   * field by field); the HeldSkill reads the skill's other files, each verified. Every refusal is a
+   * SkillVerificationError.
+   */
+  loadSkill(entry: Skill, options: LoadSkillOptions = {}): Promise<HeldSkill> {
+    return loadSkill(this.#skillsPeer(), entry, options);
+  }
+
+  #skillsPeer(): SkillsPeer {
+    return {
+      request: (method, params, options) => this.#extensionRequest(SKILLS_EXTENSION, method, params, options),
+      read: (uri, options) =>
+        this.request("resources/read" as never, { uri } as never, options) as Promise<
+          Record<string, unknown>
+        >,
+      report: (error) => this.#reportError(error),
+    };
+  }
+
+  /**
+   * A request of an extension the generated tables do not hold, sent when the server declares the
+   * extension (`capabilities.extensions`, from server/discover or initialize; strict mode refuses it
+   * locally otherwise); `_meta`, retries and telemetry as every request. A stateless result must be
+   * complete; its own fields are the caller's to check.
+   */
+  async #extensionRequest(
+    extension: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: ClientRequestOptions,
+  ): Promise<Record<string, unknown>> {
+    if (this.#reinitializing) await this.#reinitializing;
+    const connection = this.#ready();
+    const offered = this.#server!.capabilities.extensions;
+    if (this.options.strictCapabilities !== false && !(isObject(offered) && isObject(offered[extension])))
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the server does not offer the ${extension} extension (needed by ${method})`,
+      );
+    return this.#traced(method, params, async (sent) => {
+      const { logLevel: _, task: __, ...rest } = options;
+      // The connection takes only object results (classify): a JSON-RPC envelope check.
+      const result =
+        this.#version === undefined
+          ? await connection.request(method, sent, rest)
+          : await this.#sendStateless(method, sent ?? {}, options);
+      if (this.#version !== undefined && resultTypeOf(result) !== RESULT_TYPE.complete)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `the server answered ${method} with resultType ${JSON.stringify(result.resultType)}, where only "complete" is expected`,
+        );
+      return result;
+    });
   }
 
   async notify<M extends keyof OutNotes & string>(method: M, params?: OutNotes[M]["params"]): Promise<void> {

@@ -1,6 +1,13 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
 export { APP_MIME_TYPE, APPS_EXTENSION } from "../mcp/apps.js";
+export {
+  SKILLS_EXTENSION,
+  SKILLS_LIST,
+  type Skill,
+  type SkillFile,
+  type SkillFrontmatter,
+} from "../mcp/skills.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export type { AppsOption } from "./apps.js";
 export { allowAttribute, isCspOrigin, type UiCsp, type UiPermissions, uiPolicy } from "./apps-policy.js";
@@ -34,6 +41,16 @@ export {
   ToolCallError,
 } from "./contract.js";
 export type { DetailedTask } from "./extension-tasks.js";
+export type { HeldSkill } from "./held-skill.js";
+export { type SkillRefusal, SkillVerificationError } from "./skill-error.js";
+export {
+  FrontmatterError,
+  type FrontmatterParser,
+  frontmatterOf,
+  parseFrontmatter,
+} from "./skill-frontmatter.js";
+export type { SkillFileContent } from "./skill-read.js";
+export type { LoadSkillOptions } from "./skills.js";
 export type { Subscription, SubscriptionEnd } from "./subscriptions.js";
 export type {
   TaskRequest,

@@ -101,6 +101,31 @@ describe("everything-client", () => {
     expect(code).toBe(0);
   });
 
+  // The suite names no version for an [extension] scenario and passes 2025-11-25: the skills scenarios
+  // still run on the 2026-07-28 client. Against SDK v2's skills server (test/fixtures/skills), one SKILL.md
+  // tampered: that skill is refused and none of its files read; the other is loaded and verified.
+  it("skills scenarios over stdio: list only, or load and verify, refusing a tampered skill", async () => {
+    const server = (...extra: string[]) => [
+      TSX,
+      `${REPO}test/fixtures/skills/sdk-skills-server.ts`,
+      `${REPO}test/fixtures/skills/folder`,
+      ...extra,
+    ];
+    const listed = await runClient("sep-2640-client-no-prefetch", server());
+    expect(listed.stderr).toContain(
+      "listed 2 skills: skill://git-basics/SKILL.md, skill://pdf-processing/SKILL.md",
+    );
+    expect(listed.code).toBe(0);
+    const verified = await runClient(
+      "sep-2640-client-verify-digest",
+      server("--tamper", "pdf-processing/SKILL.md"),
+    );
+    expect(verified.stderr).toContain("skill skill://git-basics/SKILL.md: loaded, 1 files verified");
+    expect(verified.stderr).toMatch(/refused skill skill:\/\/pdf-processing\/SKILL.md: the content's digest/);
+    expect(verified.stderr).not.toContain("skill skill://pdf-processing/SKILL.md: loaded");
+    expect(verified.code).toBe(0);
+  }, 60_000);
+
   it("exits 1 when a scenario's tool call fails, 2 on an unknown scenario or no target", async () => {
     const failing = await runClient("elicitation-sep1034-client-defaults", [
       TSX,

@@ -7,7 +7,8 @@
  * `--spec-version 2025-06-18` and `2025-11-25` against it (and the pending ones it implements), stops it,
  * and every server `[extension]` scenario `conformance list --server` gives (once, without a version; the
  * number run is printed and checked against that list), then runs the client scenarios with
- * examples/everything-client as the client: the hand-listed ones below,
+ * examples/everything-client as the client: the hand-listed ones below, every other client
+ * `[extension]` scenario the list gives (once, without a version; counted and checked against the list),
  * and every `auth/*` scenario at every version `conformance list --client` gives it (an extension scenario
  * once, without a version); the number of auth rows run is printed and checked against that list. Prints one row per
  * scenario and version and exits 1 when any failed (a scenario fails on any FAILURE check; a client
@@ -385,6 +386,21 @@ async function authScenarios(): Promise<Array<readonly [scenario: string, versio
   return rows;
 }
 
+/** Every client `[extension]` scenario but `auth/*` (run with the auth rows) the installed suite lists. */
+async function extensionClientScenarios(): Promise<string[]> {
+  const listed = await run(
+    CONFORMANCE,
+    ["list", "--client"],
+    60_000,
+    join(OUT, "list-client-extensions.log"),
+  );
+  if (listed.code !== 0)
+    throw new Error(`conformance list --client exited ${listed.code}:\n${listed.output}`);
+  return [...listed.output.matchAll(/^\s*-\s+(\S+)\s+\[extension\]\s*$/gm)]
+    .map((m) => m[1]!)
+    .filter((scenario) => !scenario.startsWith("auth/"));
+}
+
 async function clientScenario(scenario: string, version: string): Promise<Row> {
   const name = `client-${scenario.replace(/\//g, "-")}-${version}`;
   const dir = join(OUT, name);
@@ -412,14 +428,24 @@ async function clientScenario(scenario: string, version: string): Promise<Row> {
   const slash = scenario.lastIndexOf("/");
   const checks = [...resultsIn(slash < 0 ? dir : join(dir, scenario.slice(0, slash)), "").values()][0] ?? [];
   const { warned, firstFailure, ...t } = tally(checks);
+  // Its own checks all skipped (the client never did what the scenario tests) is no pass.
+  const own = checks.filter((c) => c.id !== WIRE_SCHEMA_CHECK);
+  const skippedAll = own.length > 0 && own.every((c) => c.status === "SKIPPED");
   const why = result.timedOut
     ? `timed out after ${CLIENT_SCENARIO_MS} ms`
     : (firstFailure ??
       /CLIENT (EXITED WITH ERROR \(code \d+\)|TIMED OUT)/.exec(result.output)?.[0]?.toLowerCase() ??
+      (skippedAll ? "every check of the scenario skipped" : undefined) ??
       noEvidence(t));
   const note = [why, warned && `${warned} (warnings fail a client scenario)`].filter(Boolean).join("; ");
   // The suite's exit code (warnings fail a client scenario), and evidence: checks passed, none failed.
-  const ok = result.code === 0 && !result.timedOut && t.failed === 0 && t.warnings === 0 && t.passed > 0;
+  const ok =
+    result.code === 0 &&
+    !result.timedOut &&
+    t.failed === 0 &&
+    t.warnings === 0 &&
+    t.passed > 0 &&
+    !skippedAll;
   return { scenario, version, side: "client", ok, ...t, note: note || undefined };
 }
 
@@ -489,8 +515,42 @@ if (options.only === undefined || options.only === "server") {
   }
 }
 if (options.only !== "server") {
-  if (options.only !== "auth")
+  if (options.only !== "auth") {
     for (const [scenario, version] of CLIENT_SCENARIOS) rows.push(await clientScenario(scenario, version));
+    let extensions: string[] = [];
+    try {
+      extensions = await extensionClientScenarios();
+    } catch (error) {
+      const note = (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 3).join(" ");
+      rows.push({
+        scenario: "(list client extensions)",
+        version: "-",
+        side: "client",
+        ok: false,
+        passed: 0,
+        failed: 1,
+        warnings: 0,
+        note,
+      });
+    }
+    const extensionRows: Row[] = [];
+    for (const scenario of extensions) extensionRows.push(await clientScenario(scenario, EXTENSION));
+    rows.push(...extensionRows);
+    say(
+      `client extension rows: ${extensionRows.length} run of ${extensions.length} listed by conformance list --client`,
+    );
+    if (extensionRows.length !== extensions.length || extensions.length === 0)
+      rows.push({
+        scenario: "(client extension row count)",
+        version: "-",
+        side: "client",
+        ok: false,
+        passed: 0,
+        failed: 1,
+        warnings: 0,
+        note: `${extensionRows.length} client extension rows run, ${extensions.length} listed`,
+      });
+  }
   let listed: Array<readonly [string, string]> = [];
   try {
     listed = await authScenarios();

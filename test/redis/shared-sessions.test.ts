@@ -262,7 +262,9 @@ describe.skipIf(withoutRedis)(redisSuite("sessions shared by three instances"), 
     });
     const sessionId = opened.headers.get("mcp-session-id")!;
     await opened.text();
-    expect((await post(b, sessionId, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    expect((await post(b, sessionId, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(
+      202,
+    );
     const called = await post(b, sessionId, {
       jsonrpc: "2.0",
       id: 2,
