@@ -113,13 +113,16 @@ class LegacySse {
 
   /**
    * Drains, then closes: new streams and new requests get 503 + Retry-After, the requests in flight are
-   * answered on their streams (aborted and answered -32000 past `timeoutMs`), then every stream ends.
+   * answered on their streams (aborted and answered -32000 past `timeoutMs`), the tools running here as
+   * tasks end (failed past `timeoutMs`), then every stream ends.
    */
   async close(options: DrainOptions = {}): Promise<void> {
     this.#closed = true;
-    await Promise.all(
-      this.sessions.values().map((session) => session.serverSession?.drain(options.timeoutMs)),
-    );
+    // Tasks outlive their requests: those still running are failed here (as the Streamable HTTP handler does).
+    await Promise.all([
+      ...this.sessions.values().map((session) => session.serverSession?.drain(options.timeoutMs)),
+      this.server.closeTasks(options),
+    ]);
     await this.sessions.closeAll();
   }
 

@@ -6,9 +6,13 @@
  * ctx.signal abort, tasks/get says cancelled); a held task's result fetched by a new client after the
  * first closed; expiry after its TTL; another subject's tasks/get refused; a required tool called
  * plainly refused and an optional tool called plainly answered. Closing the HTTP handler fails the
- * tasks still running (their handlers aborted) rather than leaving them working.
+ * tasks still running (their handlers aborted) rather than leaving them working; so does closing the
+ * legacy HTTP+SSE handler served alone.
  */
-import { type HttpServerHandle, serveHttp } from "@mcp-codegen/runtime/node";
+import { createServer as createNodeServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createLegacySseHandler } from "@mcp-codegen/runtime/http";
+import { type HttpServerHandle, serveHttp, toNodeListener } from "@mcp-codegen/runtime/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient as createClient2025 } from "../../generated/2025-11-25/index.js";
 import {
@@ -16,6 +20,7 @@ import {
   createServer,
   type ServerHandlers,
 } from "../../generated/2026-07-28/index.js";
+import { SseClientTransport } from "../../runtime/http-client/legacy-sse.js";
 import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
 import { REQUEST_CANCELLED } from "../../runtime/jsonrpc/connection.js";
 import { McpError } from "../../runtime/jsonrpc/messages.js";
@@ -378,6 +383,41 @@ describe("closing the HTTP handler while a tool runs as a task", () => {
       await Promise.all(clients.map((c) => c.close().catch(() => {})));
       await closing.close({ timeoutMs: 0 });
       await survivor.close({ timeoutMs: 0 });
+    }
+  });
+
+  it("the legacy HTTP+SSE handler, served alone, fails its tasks the same way when it closes", async () => {
+    const taskStore = new InMemoryTaskStore();
+    const aborted: string[] = [];
+    const server = createServer({
+      info: { name: "own-task-server", version: "1.0.0" },
+      handlers: handlers2026("A", aborted),
+      taskTools: TASK_TOOLS,
+      taskStore,
+      taskPollIntervalMs: 100,
+      onError: () => {},
+    });
+    const legacy = createLegacySseHandler(server, { authenticate: () => "dora" });
+    const listener = createNodeServer(toNodeListener(legacy));
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const client = createClient2025({ info: { name: "legacy-tasks", version: "1.0.0" } });
+    try {
+      const { port } = listener.address() as AddressInfo;
+      await client.connect(new SseClientTransport(new URL(`http://127.0.0.1:${port}/sse`)));
+      expect(client.protocolVersion).toBe("2025-11-25");
+      const task = await client.startToolTask({
+        name: "slow_compute",
+        arguments: { seconds: 30, label: "legacy" },
+      });
+      await legacy.close({ timeoutMs: 100 });
+      expect(aborted).toEqual(["legacy"]);
+      // Its owner is the authenticated subject; the store holds it failed, not working.
+      const stored = await taskStore.get(task.taskId, "sub:dora");
+      expect(stored).toMatchObject({ status: "failed", error: { message: expect.stringMatching(/closed/) } });
+    } finally {
+      await client.close().catch(() => {});
+      await legacy.close({ timeoutMs: 0 });
+      listener.close();
     }
   });
 });
