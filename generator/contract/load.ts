@@ -231,7 +231,8 @@ async function bundle(file: string, label: string, read?: Set<string>): Promise<
 
 /**
  * Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. `read`
- * receives the path of every file read (those reached by `$ref` too).
+ * receives the path of every file read (those reached by `$ref` too, and skill files) and every skills
+ * folder listed.
  */
 export async function loadContract(path: string, label = path, read?: Set<string>): Promise<ContractModel> {
   const files = await contractFiles(path);

@@ -31,7 +31,7 @@ export interface SkillsTableOptions {
   directoryRead?: boolean;
   /** How messages name the folder (default: `dir` as given). */
   label?: string;
-  /** Receives the absolute path of every file read (for the stamp of a project's `generate`). */
+  /** Receives the absolute path of every file read and folder listed (for the stamp of a project's `generate`). */
   read?: Set<string>;
 }
 
@@ -52,6 +52,7 @@ export async function skillsTable(dir: string, options: SkillsTableOptions = {})
   const files: Found[] = [];
   const folders: string[][] = [];
   await walk(root, [], label, files, folders);
+  for (const f of [[], ...folders]) options.read?.add(join(root, ...f));
   const at = (segments: string[]) => `${label}/${segments.join("/")}`;
 
   const skillDirs = files.filter((f) => f.segments.at(-1) === SKILL_MD).map((f) => f.segments.slice(0, -1));
