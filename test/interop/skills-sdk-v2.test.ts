@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveHttp } from "@mcp-codegen/runtime/node";
 import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { skillsTable } from "mcp-codegen/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { createServer } from "../../generated/2026-07-28/index.js";
-import { skillsTable } from "../../generator/contract/skills.js";
 
 const info = { name: "skills-sdk-v2", version: "1.0.0" };
 const dir = mkdtempSync(join(tmpdir(), "mcp-skills-"));
