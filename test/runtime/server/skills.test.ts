@@ -5,9 +5,9 @@
  * to its handler; directory reads paginated; bad params answered -32602.
  */
 import { type HttpServerHandle, serveHttp } from "@mcp-codegen/runtime/node";
-import { notImplemented, type SkillsTable } from "@mcp-codegen/runtime/server";
+import { notImplemented, type SkillsTable, serveContract } from "@mcp-codegen/runtime/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, type ServerHandlers } from "../../../generated/2026-07-28/index.js";
+import { createServer, errors, type ServerHandlers } from "../../../generated/2026-07-28/index.js";
 import { answerOf } from "../../fixtures/scale/stateless-call.js";
 
 const V = "2026-07-28";
@@ -51,8 +51,12 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-async function serve(handlers: ServerHandlers): Promise<string> {
-  const server = createServer({ info: { name: "skills", version: "1" }, handlers, skills: TABLE });
+async function serve(handlers: ServerHandlers, skills: SkillsTable | undefined = TABLE): Promise<string> {
+  const server = createServer({
+    info: { name: "skills", version: "1" },
+    handlers,
+    ...(skills ? { skills } : {}),
+  });
   const http: HttpServerHandle = await serveHttp(server, { port: 0, host: "127.0.0.1" });
   closers.push(() => http.close());
   return http.url;
@@ -176,6 +180,31 @@ describe("skills on a server whose resource handlers are stubs", () => {
     expect(discovered.result?.capabilities).toMatchObject({
       resources: {},
       extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+    });
+  });
+});
+
+describe("a contract declaring only skills (what contractHandlers passes, no skills option)", () => {
+  it("carries the table to the server on its handlers: declared, listed, read", async () => {
+    const handlers = serveContract(
+      { tools: {}, prompts: {}, resources: {}, resourceTemplates: {}, skills: TABLE },
+      {},
+      { argumentsErrorIsProtocolError: () => false, resourceNotFound: errors.resourceNotFound },
+    );
+    expect(Object.keys(handlers).sort()).toEqual(["listResources", "readResource"]);
+    const url = await serve(handlers as ServerHandlers, undefined);
+    expect((await send(url, "server/discover")).result?.capabilities).toMatchObject({
+      extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+    });
+    expect((await send(url, "resources/list")).result?.resources?.map((r) => r.uri)).toEqual([
+      "skill://big/SKILL.md",
+    ]);
+    expect((await send(url, "skills/get", { uri: "skill://big/SKILL.md" })).result?.skill).toEqual(
+      TABLE.skills[0],
+    );
+    expect((await send(url, "resources/read", { uri: "skill://none" })).error).toMatchObject({
+      code: -32602,
+      data: { uri: "skill://none" },
     });
   });
 });
