@@ -31,6 +31,24 @@ export { LOG_LEVELS, type LogLevel } from "./mcp/logging.js";
 export { pages, paginate } from "./mcp/pagination.js";
 export { FILLED_RESULT_MEMBERS } from "./mcp/returned.js";
 export {
+  DIRECTORY_MIME_TYPE,
+  DIRECTORY_READ,
+  isSkillName,
+  MAX_SKILL_BYTES,
+  MAX_SKILL_FILES,
+  RESERVED_META_PREFIX,
+  SKILL_DIGEST,
+  SKILL_MD_MIME_TYPE,
+  SKILL_SCHEME,
+  SKILLS_EXTENSION,
+  SKILLS_GET,
+  SKILLS_LIST,
+  type Skill,
+  type SkillFile,
+  type SkillFrontmatter,
+  type SkillsCapability,
+} from "./mcp/skills.js";
+export {
   type CapabilityRef,
   type Direction,
   type MethodEntry,

@@ -32,7 +32,7 @@ interface ProjectOutput {
   contract?: ContractModel;
   files: Record<string, string>;
   warnings: string[];
-  /** Absolute paths of the contract files read. */
+  /** Absolute paths of the contract files read, and of the folders listed (a contract's skills folder). */
   read: Set<string>;
   /** What was compiled, as `Stamp["compiled"]` records it. */
   compiled: Omit<NonNullable<Stamp["compiled"]>, "compiler">;
@@ -255,8 +255,11 @@ async function stampOf(
   handlersText: string,
 ): Promise<Stamp> {
   const inputs: Stamp["inputs"] = {};
-  for (const path of [CONFIG_FILE, ...output.read])
-    inputs[inputName(root, path)] = sha256(await readFile(resolve(root, path)));
+  for (const path of [CONFIG_FILE, ...output.read]) {
+    // A folder read (a skills folder and those in it) is recorded by its listing: a file added is noticed.
+    const listing = await folderListing(resolve(root, path));
+    inputs[inputName(root, path)] = listing ?? sha256(await readFile(resolve(root, path)));
+  }
   inputs[inputName(root, config.handlers)] = sha256(handlersText);
   if (config.contract) {
     const listing = await folderListing(resolve(root, config.contract));

@@ -166,6 +166,7 @@ function tablesModule(contract: ContractModel): string {
     resourceTable,
     templateTable,
     auth: contract.auth ? json(contract.auth) : "",
+    skills: contract.skills ? json(contract.skills) : "",
     usesValidators: contract.definitions.length > 0,
   });
 }
@@ -225,7 +226,7 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const served: string[] = [];
   if (contract.tools.length) served.push('"listTools"', '"callTool"');
   if (contract.prompts.length) served.push('"listPrompts"', '"getPrompt"');
-  if (contract.resources.length || contract.resourceTemplates.length)
+  if (contract.resources.length || contract.resourceTemplates.length || contract.skills)
     served.push('"listResources"', '"readResource"');
   if (contract.resourceTemplates.length) served.push('"listResourceTemplates"');
   const completes =

@@ -7,6 +7,8 @@
  *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta?, test? } }
  *   $defs:             { <Name>: schema }   shared definitions, `$ref: "#/$defs/Name"`
  *   auth:              { scopes?: [scope] }   the server is protected; every request needs these scopes
+ *   skills:            <folder> | { dir: <folder>, directoryRead?: boolean }   a folder of skills (SEP-2640),
+ *                      relative to the file declaring it, read at generate time by skills.ts
  *
  * Each item may also declare `scopes: [scope]`: needed, beyond `auth.scopes`, to call, get or read it
  * (scopes.ts). Scopes stay off the wire; the generated tables carry them.
@@ -26,7 +28,7 @@
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join, relative, resolve as resolvePath } from "node:path";
+import { basename, dirname, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseUriTemplate } from "uri-template";
@@ -45,10 +47,12 @@ import { hoistSchema } from "./hoist.js";
 import { promptExamples, templateExamples, testHints, toolExamples } from "./item-test.js";
 import { typeNameOf, typeNamesOf } from "./names.js";
 import { authSection, scopeList } from "./scopes.js";
+import { skillsTable } from "./skills.js";
 import { isExecution, TASK_SUPPORT } from "./task-support.js";
 
 export { typeNameOf, typeNamesOf };
 
+import type { SkillsTable } from "@mcp-codegen/runtime/server";
 import type {
   ContractModel,
   ContractPrompt,
@@ -80,6 +84,7 @@ const TOP_LEVEL = new Set([
   "resourceTemplates",
   "$defs",
   "auth",
+  "skills",
   "$schema",
   "$comment",
   "description",
@@ -126,8 +131,9 @@ const TEMPLATE_KEYS = new Set([
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const NOT_AN_OBJECT = "must hold an object (tools, prompts, resources, resourceTemplates, $defs, auth)";
-const EMPTY = "is empty: declare at least one of tools, prompts, resources or resourceTemplates";
+const NOT_AN_OBJECT =
+  "must hold an object (tools, prompts, resources, resourceTemplates, $defs, auth, skills)";
+const EMPTY = "is empty: declare at least one of tools, prompts, resources, resourceTemplates or skills";
 
 /** Whether a file holds nothing but blank lines, YAML comments and document markers. */
 async function isBlank(file: string): Promise<boolean> {
@@ -225,7 +231,8 @@ async function bundle(file: string, label: string, read?: Set<string>): Promise<
 
 /**
  * Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. `read`
- * receives the path of every file read (those reached by `$ref` too).
+ * receives the path of every file read (those reached by `$ref` too, and skill files) and every skills
+ * folder listed.
  */
 export async function loadContract(path: string, label = path, read?: Set<string>): Promise<ContractModel> {
   const files = await contractFiles(path);
@@ -235,6 +242,7 @@ export async function loadContract(path: string, label = path, read?: Set<string
   const templates: Declared["templates"] = record();
   const defs: Declared["defs"] = record();
   let auth: Declared["auth"];
+  let skills: Declared["skills"];
   for (const file of files) {
     const where = files.length === 1 ? label : join(label, relative(path, file));
     const doc = await bundle(file, where, read);
@@ -251,6 +259,10 @@ export async function loadContract(path: string, label = path, read?: Set<string
       const section = authSection(doc.auth);
       if (!("scopes" in section)) throw new ContractError(where, section.where, section.reason);
       auth = { scopes: section.scopes, file: where };
+    }
+    if (doc.skills !== undefined) {
+      if (skills) throw new ContractError(where, "skills", `declared twice (also in ${skills.file})`);
+      skills = { table: await skillsSection(doc.skills, file, where, read), file: where };
     }
     const pointers = new Refs(doc, where);
     const section = (key: string, into: Record<string, DeclaredItem>) => {
@@ -293,7 +305,39 @@ export async function loadContract(path: string, label = path, read?: Set<string
       defs[name] = { raw: rewritten, file: where };
     }
   }
-  return buildContract(label, { tools, prompts, resources, templates, defs, ...(auth ? { auth } : {}) });
+  return buildContract(label, {
+    tools,
+    prompts,
+    resources,
+    templates,
+    defs,
+    ...(auth ? { auth } : {}),
+    ...(skills ? { skills } : {}),
+  });
+}
+
+/** `skills: <folder>` or `{ dir, directoryRead? }`, the folder relative to the file declaring it, read. */
+async function skillsSection(
+  value: unknown,
+  file: string,
+  where: string,
+  read: Set<string> | undefined,
+): Promise<SkillsTable> {
+  const shape = "must be a folder (skills: ./skills) or { dir: ./skills, directoryRead?: true | false }";
+  const section = typeof value === "string" ? { dir: value } : value;
+  if (!isObject(section)) throw new ContractError(where, "skills", shape);
+  for (const key of Object.keys(section))
+    if (key !== "dir" && key !== "directoryRead")
+      throw new ContractError(where, `skills.${key}`, "unknown field (allowed: dir, directoryRead)");
+  if (typeof section.dir !== "string" || section.dir === "")
+    throw new ContractError(where, "skills.dir", shape);
+  if (section.directoryRead !== undefined && typeof section.directoryRead !== "boolean")
+    throw new ContractError(where, "skills.directoryRead", "must be true or false");
+  return skillsTable(resolvePath(dirname(file), section.dir), {
+    label: join(dirname(where), section.dir),
+    ...(section.directoryRead === undefined ? {} : { directoryRead: section.directoryRead }),
+    ...(read ? { read } : {}),
+  });
 }
 
 /** A contract not yet on disk (what `init` is about to write), named `label`. */
@@ -441,6 +485,8 @@ interface Declared {
   defs: Record<string, { raw: unknown; file: string }>;
   /** `auth:` as declared, in the one file that may declare it. */
   auth?: { scopes: string[]; file: string };
+  /** `skills:`, read, in the one file that may declare it. */
+  skills?: { table: SkillsTable; file: string };
 }
 
 const sorted = <T>(record: Record<string, T>): [string, T][] =>
@@ -779,12 +825,14 @@ export function buildContract(source: string, declared: Declared): ContractModel
       // Off the wire but in the generated tables: hashed only when declared, so other contracts keep theirs.
       auth,
       scopes: scopesDeclared({ tools: toolModels, prompts, resources, resourceTemplates }),
+      skills: declared.skills?.table,
     }),
     tools: toolModels,
     prompts,
     resources,
     resourceTemplates,
     ...(auth ? { auth } : {}),
+    ...(declared.skills ? { skills: declared.skills.table } : {}),
     definitions,
   };
 }

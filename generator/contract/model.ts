@@ -5,6 +5,7 @@
  * Built by contract/load.ts from the user's files, or from a live server's lists by `pull`.
  */
 
+import type { SkillsTable } from "@mcp-codegen/runtime/server";
 import type { Json } from "../protocol/load.js";
 import type { DefinitionModel } from "../protocol/model.js";
 
@@ -108,6 +109,8 @@ export interface ContractModel {
    * being authenticated). Absent when the contract declares no `auth`.
    */
   auth?: { scopes: string[] };
+  /** `skills:` read at generate time: every skill's entry, file and directory, served as they are. */
+  skills?: SkillsTable;
   /** Every schema: the user's shared `$defs` and one per tool input/output, prompt and template. */
   definitions: DefinitionModel[];
 }

@@ -16,6 +16,7 @@ import { entryOf } from "../mcp/tables.js";
 import { type TemplatePart, type TemplateValues, UriTemplate } from "../mcp/uri-template.js";
 import { InvalidArguments, ResourceNotFound } from "./contract-errors.js";
 import { CONTRACT_SCOPES, ContractScopes } from "./contract-scopes.js";
+import { SKILLS_TABLE, type SkillsTable } from "./skills-table.js";
 import { declaredTaskSupport, TASK_TOOLS, type TaskSupport } from "./task-support.js";
 import { typeInWords, variableValue } from "./template-values.js";
 
@@ -95,6 +96,8 @@ export interface ContractTables {
   readonly resourceTemplates: Readonly<Record<string, ContractTemplate>>;
   /** Present when the contract declares `auth`: every request needs a verified token with these scopes. */
   readonly auth?: { readonly scopes: readonly string[] };
+  /** Present when the contract declares `skills`: the server serves them (skills-table.ts). */
+  readonly skills?: SkillsTable;
 }
 
 /** What differs between protocol versions, from the generated module. */
@@ -202,7 +205,8 @@ export function serveContract(
     entry: t,
     uri: new UriTemplate(t.definition.uriTemplate, t.parts),
   }));
-  if (resources.length > 0 || templates.length > 0) {
+  // Skill files are resources: the server adds them to these handlers (served-skills.ts).
+  if (resources.length > 0 || templates.length > 0 || tables.skills) {
     const byUri = new Map(
       Object.entries(tables.resources).map(([name, r]) => [r.definition.uri, { name, r }]),
     );
@@ -288,6 +292,9 @@ export function serveContract(
     for (const handler of Object.values(handlers))
       Object.defineProperty(handler, TASK_TOOLS, { value: taskTools });
   }
+  if (tables.skills)
+    for (const handler of Object.values(handlers))
+      Object.defineProperty(handler, SKILLS_TABLE, { value: tables.skills });
   // On each handler, so the server finds them however the handlers are combined; a contract that
   // declares no scope costs its server nothing per request.
   if (scopes.authRequired || scopes.supported.length > 0)

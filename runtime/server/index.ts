@@ -71,5 +71,6 @@ export type { FanOutTarget } from "./fan-out.js";
 export { type RuntimeServerOptions, Server, type ServerOptions } from "./server.js";
 export type { TaskOptions } from "./server-tasks.js";
 export { type ConnectOptions, type Era, ServerSession } from "./session.js";
+export type { SkillDirectoryChild, SkillFileContent, SkillsTable } from "./skills-table.js";
 export { SERVER_CLOSED } from "./task-runner.js";
 export type { TaskSupport, TaskToolDeclaration } from "./task-support.js";

@@ -18,6 +18,7 @@ import {
   type ResourceSubscriptionStore,
 } from "../mcp/resource-subscriptions.js";
 import { defaultStateCaller, type StateCaller } from "../mcp/round-binding.js";
+import { SKILLS_EXTENSION } from "../mcp/skills.js";
 import type { StateKeyring } from "../mcp/state-keyring.js";
 import { type StateKey, StateSealer } from "../mcp/state-sealer.js";
 import type { MethodEntry, ProtocolTables } from "../mcp/tables.js";
@@ -30,8 +31,10 @@ import { contractScopesOf, requiredBy, type ScopeTable, scopeRefusal } from "./c
 import { FanOut, type FanOutTarget } from "./fan-out.js";
 import { Listeners } from "./listen.js";
 import { addInputHelpers } from "./request-context.js";
+import { ServedSkills } from "./served-skills.js";
 import { ServerTasks, type TaskOptions } from "./server-tasks.js";
 import { type ConnectOptions, ServerSession } from "./session.js";
+import { type SkillsTable, skillsTableOf } from "./skills-table.js";
 import { SubscribedSessions } from "./subscribed-sessions.js";
 import { taskToolsOf } from "./task-support.js";
 
@@ -119,6 +122,13 @@ export interface ServerOptions extends TaskOptions {
    * memory, this instance only; instances behind a load balancer share one (RedisResourceSubscriptions).
    */
   resourceSubscriptions?: ResourceSubscriptionStore;
+  /**
+   * Skills to serve (the Skills extension, SEP-2640): the table a contract's `skills:` compiles to (its
+   * `contractHandlers` carry it, so generated servers need not pass it) or what `skillsTable(dir)` of
+   * mcp-codegen builds for a handwritten server. Its files are resources in both eras; `skills/list`,
+   * `skills/get` and (with `directoryRead`) `resources/directory/read` are served from 2026-07-28 on.
+   */
+  skills?: SkillsTable;
 }
 
 /** Default lifetime of a sealed `requestState`. */
@@ -179,13 +189,18 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
   readonly tasks: ServerTasks | undefined;
   /** Whether handshake-era sessions serve the 2025-11-25 core tasks (`tools/call` with `task`, `tasks/*`). */
   readonly coreTasks: boolean;
+  /** The skills served (the `skills` option, or a contract's), if any. */
+  readonly skills: ServedSkills | undefined;
 
   constructor(readonly options: RuntimeServerOptions) {
     this.telemetry = options.telemetry;
     this.protocol = options.protocol;
     this.statelessTables = options.protocol.lifecycle === "discover" ? options.protocol : undefined;
     this.handshake = options.protocol.lifecycle === "initialize" ? options.protocol : options.protocol.legacy;
-    const handlers = options.handlers as Record<string, AnyHandler | undefined>;
+    const given = options.handlers as Record<string, AnyHandler | undefined>;
+    const skills = skillsTableOf(options.skills, given);
+    this.skills = skills && new ServedSkills(skills);
+    const handlers = this.skills ? this.skills.withResources(given, resourceNotFound) : given;
     this.#scopes = contractScopesOf(handlers);
     this.resourceSubscriptions = options.resourceSubscriptions ?? new InMemoryResourceSubscriptions();
     this.#subscribed = new SubscribedSessions(this.resourceSubscriptions, (error) => this.reportError(error));
@@ -224,6 +239,11 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     // The tasks extension (2026-07-28 on) in server/discover, and no capabilities.tasks there.
     if (this.tasks && this.protocol.lifecycle === "discover")
       this.capabilities = mergeCapabilities(this.capabilities, { extensions: { [TASKS_EXTENSION]: {} } });
+    // The skills extension binds to the stateless era: declared in server/discover only.
+    if (this.skills && this.protocol.lifecycle === "discover")
+      this.capabilities = mergeCapabilities(this.capabilities, {
+        extensions: { [SKILLS_EXTENSION]: this.skills.capability },
+      });
     this.validateResults = options.validateResults ?? nodeEnv() !== "production";
     this.sealer = new StateSealer(stateKeysOf(options), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.usedStates = options.usedStateStore ?? new InMemoryUsedStateStore();
@@ -466,6 +486,14 @@ export class Server<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
     this.reportError(error);
     return error;
   }
+}
+
+/** An unknown resource as each era answers it: -32602 with the URI in the stateless era, else -32002. */
+function resourceNotFound(uri: string, ctx: unknown): Error {
+  const era = (ctx as { session?: { era?: string } } | undefined)?.session?.era;
+  return new McpError(era === "stateless" ? ErrorCode.InvalidParams : -32002, `Resource not found: ${uri}`, {
+    uri,
+  });
 }
 
 /** The sealing keys the options give: `stateKeys`, or `stateSecret` as the one key "default", or none (random). */

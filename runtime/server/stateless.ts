@@ -19,6 +19,7 @@ import {
   unsupportedVersion,
 } from "../mcp/request-meta.js";
 import { bindingOf, boundParams, roundCaller } from "../mcp/round-binding.js";
+import { DIRECTORY_READ } from "../mcp/skills.js";
 import type { OpenedState, RoundState, SealingKey } from "../mcp/state-sealer.js";
 import { reportedStoreError } from "../mcp/store-unavailable.js";
 import { entryOf, type ProtocolTables, type RequestEntry, RUNTIME_METHODS } from "../mcp/tables.js";
@@ -46,12 +47,17 @@ export function serveStateless(
   const tasks = session.server.tasks;
   // The tasks extension's methods are the runtime's own, served only where some tool runs as a task.
   const extension = entry === undefined && tasks !== undefined && isExtensionMethod(method);
-  if (!entry && !extension) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  // So are the skills extension's, served where the server has skills.
+  const skills =
+    entry === undefined && session.server.skills?.serves(method) ? session.server.skills : undefined;
+  if (!entry && !extension && !skills)
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   const meta = readRequestMeta(request.params);
   const supported = session.server.statelessVersions;
   if (!supported.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, supported);
   if (meta.logLevel !== undefined && !isLogLevel(meta.logLevel))
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown log level "${meta.logLevel}"`);
+  if (skills) return skillsResult(session, method, skills.answer(method, request.params));
   if (!entry) return serveExtensionMethod(tasks!, session, method, request.params, meta, rc);
   if (entry.capability && !hasCapability(session.server.capabilities, entry.capability)) {
     throw new McpError(
@@ -281,6 +287,12 @@ function decorate(
   out._meta = { ...session.server.resultMeta, ...(result._meta as Record<string, unknown> | undefined) };
   if (entry.method === "tools/list" && Array.isArray(out.tools)) session.server.toolHeaders.admit(out.tools);
   return out;
+}
+
+/** A skills method's answer: complete, with caching hints (skills/list and skills/get are cacheable). */
+function skillsResult(session: AnySession, method: string, result: Record<string, unknown>) {
+  const cache = method === DIRECTORY_READ ? {} : session.server.cacheHints;
+  return { ...result, resultType: RESULT_TYPE.complete, ...cache, _meta: session.server.resultMeta };
 }
 
 function discover(session: AnySession, tables: ProtocolTables): Record<string, unknown> {

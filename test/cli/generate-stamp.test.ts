@@ -203,4 +203,29 @@ describe("generate with a stamp", () => {
     expect(run.stderr).toContain("stubs added for tools.divide");
     expectUpToDate();
   });
+
+  it("a skills folder: a skill file edited, a file or a skill added, each regenerates", () => {
+    const skill = (name: string, description: string) =>
+      `---\nname: ${name}\ndescription: ${description}\n---\nBody\n`;
+    mkdirSync(at("contract/skills/alpha"), { recursive: true });
+    writeFileSync(at("contract/skills/alpha/SKILL.md"), skill("alpha", "first"));
+    writeFileSync(at("contract/skills.yaml"), "skills: ./skills\n");
+    generate();
+    expect(read("generated/contract/tables.js")).toContain('"skill://alpha/SKILL.md"');
+    expectUpToDate();
+    writeFileSync(at("contract/skills/alpha/SKILL.md"), skill("alpha", "edited"));
+    generate();
+    expect(read("generated/contract/tables.js")).toContain("description: edited");
+    expectUpToDate();
+    mkdirSync(at("contract/skills/alpha/refs"));
+    writeFileSync(at("contract/skills/alpha/refs/more.md"), "more");
+    generate();
+    expect(read("generated/contract/tables.js")).toContain('"skill://alpha/refs/more.md"');
+    expectUpToDate();
+    mkdirSync(at("contract/skills/beta"));
+    writeFileSync(at("contract/skills/beta/SKILL.md"), skill("beta", "second"));
+    generate();
+    expect(read("generated/contract/tables.js")).toContain('"skill://beta/SKILL.md"');
+    expectUpToDate();
+  });
 });

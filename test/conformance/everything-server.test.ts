@@ -14,6 +14,7 @@ import {
   type ElicitRequest,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
+  ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_DIR, contractFiles } from "../../examples/everything-server/generate.js";
@@ -448,6 +449,7 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
   it("resources-list, -read-text, -read-binary, -templates-read, not found", async () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual([
+      "skill://everything-demo/SKILL.md",
       "test://static-text",
       "test://static-binary",
       "test://watched-resource",
@@ -479,6 +481,31 @@ describe("everything-server over stdio (conformance server scenarios)", () => {
       code: -32002,
       data: { uri: "test://nope" },
     });
+  });
+
+  it("skills in a 2025 session: skill files are ordinary resources, skills/* is -32601", async () => {
+    const { resources } = await client.listResources();
+    expect(resources[0]).toEqual({
+      uri: "skill://everything-demo/SKILL.md",
+      name: "everything-demo",
+      description: expect.stringMatching(/^Shows how the mcp-codegen everything-server serves a skill/),
+      mimeType: "text/markdown",
+      size: readFileSync(`${REPO}examples/everything-server/skills/everything-demo/SKILL.md`).length,
+    });
+    const [guide] = (await client.readResource({ uri: "skill://everything-demo/references/GUIDE.md" }))
+      .contents;
+    expect(guide).toEqual({
+      uri: "skill://everything-demo/references/GUIDE.md",
+      mimeType: "text/markdown",
+      text: readFileSync(
+        `${REPO}examples/everything-server/skills/everything-demo/references/GUIDE.md`,
+        "utf8",
+      ),
+    });
+    for (const method of ["skills/list", "skills/get", "resources/directory/read"])
+      await expect(
+        client.request({ method, params: { uri: "skill://everything-demo/SKILL.md" } }, ResultSchema),
+      ).rejects.toMatchObject({ code: -32601 });
   });
 
   it("resources-subscribe, -unsubscribe: both answer {}", async () => {

@@ -2,11 +2,14 @@
  * The official MCP conformance suite against this repository's everything-server and everything-client.
  *
  *   tsx --conditions=mcp-codegen-source test/conformance/run.ts [--only server|client|auth] [--verbose]
+ *   tsx --conditions=mcp-codegen-source test/conformance/run.ts --scenario sep-2640-skills-enumeration [--scenario …]
+ *       only the named server [extension] scenarios
  *
  * Starts examples/everything-server on a free 127.0.0.1 port, runs every active server scenario of
  * `--spec-version 2025-06-18` and `2025-11-25` against it (and the pending ones it implements), stops it,
  * and every server `[extension]` scenario `conformance list --server` gives (once, without a version; the
- * number run is printed and checked against that list), then runs the client scenarios with
+ * number run is printed and checked against that list; such a row passes only when a check of its own
+ * succeeds, not the wire schema's alone), then runs the client scenarios with
  * examples/everything-client as the client: the hand-listed ones below, every other client
  * `[extension]` scenario the list gives (once, without a version; counted and checked against the list),
  * and every `auth/*` scenario at every version `conformance list --client` gives it (an extension scenario
@@ -72,14 +75,14 @@ const CLIENT_SCENARIOS: ReadonlyArray<readonly [scenario: string, version: strin
  */
 /** The check the suite adds to every scenario (the messages' JSON Schema): on its own, no evidence. */
 const WIRE_SCHEMA_CHECK = "wire-schema-valid";
-/**
- * Extension scenarios of what the everything-server offers: every check of theirs skipped means the
- * server stopped offering it, a failure. Others skipped that way (an extension not built yet: the skills
- * of issue 26) are shown as skipped, never as passes.
- */
-const OFFERED = /^tasks-/;
 const NOT_OFFERED =
   "the server does not offer the extension this scenario tests (only the wire schema was checked)";
+/**
+ * An `[extension]` row passes only on a check of its own: the suite skips every check of a scenario
+ * whose extension the server does not declare, leaving the wire schema's SUCCESS alone, which proves nothing.
+ */
+const hasOwnSuccess = (checks: Check[]) =>
+  checks.some((c) => c.status === "SUCCESS" && c.id !== WIRE_SCHEMA_CHECK);
 
 const SKIPPED_BY_SUITE: Readonly<Record<string, string>> = {
   "tasks-status-notifications":
@@ -115,10 +118,14 @@ const { values: options } = parseArgs({
   options: {
     only: { type: "string" },
     verbose: { type: "boolean", default: false },
+    /** Only these server `[extension]` scenarios (and no version suite): for iterating on one extension. */
+    scenario: { type: "string", multiple: true },
   },
 });
 if (options.only !== undefined && !["server", "client", "auth"].includes(options.only)) {
-  process.stderr.write("usage: run.ts [--only server|client|auth] [--verbose]\n");
+  process.stderr.write(
+    "usage: run.ts [--only server|client|auth] [--scenario <extension scenario>]... [--verbose]\n",
+  );
   process.exit(2);
 }
 
@@ -319,21 +326,19 @@ async function serverSuite(url: string, version: string, scenario?: string, suit
     const suiteSkip = entryOf(SKIPPED_BY_SUITE, scenario);
     if (suiteSkip && checks.length > 0 && checks.every((c) => c.status === "SKIPPED"))
       return { scenario, version, side: "server", ok: true, skipped: true, ...t, note: suiteSkip };
+    if (version === EXTENSION && !hasOwnSuccess(checks))
+      return {
+        scenario,
+        version,
+        side: "server",
+        ok: false,
+        ...t,
+        note: `no check of its own succeeded: ${firstFailure ?? NOT_OFFERED}`,
+      };
     const own = checks.filter((c) => c.id !== WIRE_SCHEMA_CHECK);
-    if (own.length > 0 && own.every((c) => c.status === "SKIPPED")) {
-      // Only the wire schema was checked: the scenario's own checks were skipped because the server does
-      // not offer what it tests. Not a pass; a failure where the server is meant to offer it.
-      if (OFFERED.test(scenario))
-        return {
-          scenario,
-          version,
-          side: "server",
-          ok: false,
-          ...t,
-          note: `every check skipped: ${NOT_OFFERED}`,
-        };
+    // Only the wire schema was checked: the scenario's own checks were skipped. Not a pass.
+    if (own.length > 0 && own.every((c) => c.status === "SKIPPED"))
       return { scenario, version, side: "server", ok: true, skipped: true, ...t, note: NOT_OFFERED };
-    }
     const ok = t.failed === 0 && t.passed > 0;
     const note = [firstFailure ?? noEvidence(t), warned].filter(Boolean).join("; ") || undefined;
     return { scenario, version, side: "server", ok, ...t, note };
@@ -474,18 +479,24 @@ if (options.only === undefined || options.only === "server") {
   try {
     server = await startServer();
     say(`everything-server listening on ${server.url}`);
-    for (const [version, suite] of SERVER_VERSIONS)
-      rows.push(...(await serverSuite(server.url, version, undefined, suite)));
-    for (const [scenario, version] of PENDING_SERVER_SCENARIOS)
-      rows.push(...(await serverSuite(server.url, version, scenario)));
-    const extensions = await extensionServerScenarios();
+    const picked = options.scenario;
+    if (!picked) {
+      for (const [version, suite] of SERVER_VERSIONS)
+        rows.push(...(await serverSuite(server.url, version, undefined, suite)));
+      for (const [scenario, version] of PENDING_SERVER_SCENARIOS)
+        rows.push(...(await serverSuite(server.url, version, scenario)));
+    }
+    const listed = await extensionServerScenarios();
+    const unknown = picked?.filter((s) => !listed.includes(s)) ?? [];
+    if (unknown.length > 0) throw new Error(`not a server [extension] scenario: ${unknown.join(", ")}`);
+    const extensions = picked ?? listed;
     const extensionRows: Row[] = [];
     for (const scenario of extensions)
       extensionRows.push(...(await serverSuite(server.url, EXTENSION, scenario)));
     rows.push(...extensionRows);
     const ranExtensions = new Set(extensionRows.map((r) => r.scenario)).size;
     say(
-      `server extension rows: ${ranExtensions} run of ${extensions.length} listed by conformance list --server`,
+      `server extension rows: ${ranExtensions} run of ${extensions.length} ${picked ? "named by --scenario" : "listed by conformance list --server"}`,
     );
     if (ranExtensions !== extensions.length || extensions.length === 0)
       rows.push({
@@ -514,7 +525,7 @@ if (options.only === undefined || options.only === "server") {
     await server?.stop();
   }
 }
-if (options.only !== "server") {
+if (options.only !== "server" && !options.scenario) {
   if (options.only !== "auth") {
     for (const [scenario, version] of CLIENT_SCENARIOS) rows.push(await clientScenario(scenario, version));
     let extensions: string[] = [];
