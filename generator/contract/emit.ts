@@ -159,12 +159,22 @@ function tablesModule(contract: ContractModel): string {
         `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)}${scopes(t)} }`, 'ContractTables["resourceTemplates"][string]')}`,
     ),
   );
+  // Views by URI, with their HTML: served by `serveContract` itself, with no handler of the user's.
+  const uiTable = contract.ui
+    ? table(
+        contract.ui.map(
+          (u) =>
+            `    ${tableEntry(u.uri, `{ definition: ${json(u.definition)}, content: ${json(u.content)} }`, 'NonNullable<ContractTables["ui"]>[string]')}`,
+        ),
+      )
+    : "";
   return renderTemplate("contract-tables.ts", {
     source: commentText(contract.source),
     toolTable,
     promptTable,
     resourceTable,
     templateTable,
+    uiTable,
     auth: contract.auth ? json(contract.auth) : "",
     usesValidators: contract.definitions.length > 0,
   });
@@ -225,7 +235,7 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const served: string[] = [];
   if (contract.tools.length) served.push('"listTools"', '"callTool"');
   if (contract.prompts.length) served.push('"listPrompts"', '"getPrompt"');
-  if (contract.resources.length || contract.resourceTemplates.length)
+  if (contract.resources.length || contract.resourceTemplates.length || contract.ui?.length)
     served.push('"listResources"', '"readResource"');
   if (contract.resourceTemplates.length) served.push('"listResourceTemplates"');
   const completes =
