@@ -2,8 +2,9 @@
  * A contract's generated files, beside the protocol's: `types.ts` (each tool's input and output, each
  * prompt's arguments, each template's variables), `validators.js` (their plain checks, from the protocol's
  * own emitter), `tables.js` (the declarations and checks `serveContract` serves), each with a `.d.ts`
- * of what it exports, and `server.ts` (typed handler interfaces and `contractHandlers`, which serves the
- * lists and checks arguments and outputs through the runtime).
+ * of what it exports, `server.ts` (typed handler interfaces and `contractHandlers`, which serves the
+ * lists and checks arguments and outputs through the runtime) and, when tools declare views, `app.ts`
+ * (emit-app.ts: the view side's typed binding).
  */
 
 import { getVersion, listVersions } from "../../schema/registry.js";
@@ -22,6 +23,7 @@ import {
 import { checkName, typeName } from "../protocol/naming.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../protocol/tables.js";
 import { GENERATOR_VERSION } from "../util/version.js";
+import { appModule } from "./emit-app.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
 import { scopesSupported } from "./scopes.js";
@@ -101,6 +103,7 @@ export async function emitContractSources(
     "validators.ts": head + validators,
     "tables.ts": head + formatTs(tablesModule(contract), "tables.ts"),
     "server.ts": head + formatTs(serverModule(contract, options), "server.ts"),
+    ...(contract.ui ? { "app.ts": head + formatTs(appModule(contract), "app.ts") } : {}),
   };
 }
 
@@ -121,6 +124,7 @@ export async function emitContract(
     files[`${name}.d.ts`] = head + renderTemplate(`contract-${name}.d.ts`, declarations(contract));
   }
   files["server.ts"] = head + UNCHECKED + sources["server.ts"]!.slice(head.length);
+  if (sources["app.ts"]) files["app.ts"] = sources["app.ts"];
   return files;
 }
 

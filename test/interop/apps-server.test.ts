@@ -84,8 +84,8 @@ describe.each(["stdio", "http"] as const)(
       expect(client.getNegotiatedProtocolVersion()).toBe(run.era);
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-      expect(Object.keys(byName)).toEqual(["show_counter", "increment", "report", "plain"]);
-      for (const name of ["show_counter", "increment", "report"]) {
+      expect(Object.keys(byName)).toEqual(["show_counter", "increment", "report", "summary", "plain"]);
+      for (const name of ["show_counter", "increment", "report", "summary"]) {
         const meta = byName[name]!._meta as Record<string, unknown>;
         // ext-apps' own schema of `_meta.ui` accepts it as is (parse, not a loose match: no key dropped).
         expect(McpUiToolMetaSchema.parse(meta.ui)).toEqual(meta.ui);
@@ -98,6 +98,8 @@ describe.each(["stdio", "http"] as const)(
       expect(isToolVisibilityAppOnly(byName.increment!)).toBe(true);
       expect(isToolVisibilityAppOnly(byName.show_counter!)).toBe(false);
       expect(isToolVisibilityModelOnly(byName.show_counter!)).toBe(false);
+      expect(getToolUiResourceUri(byName.summary!)).toBe("ui://acme/report");
+      expect(isToolVisibilityModelOnly(byName.summary!)).toBe(true);
       expect(byName.report!._meta).toMatchObject({ "acme/owner": "reports" });
     });
 
@@ -119,7 +121,11 @@ describe.each(["stdio", "http"] as const)(
           { uri: "ui://show_counter", mimeType: "text/html;profile=mcp-app", text: html("ui/counter.html") },
         ]);
         const report = await client.readResource({ uri: "ui://acme/report" });
-        const content = report.contents[0] as { text: string; mimeType: string; _meta: { ui: unknown } };
+        const content = report.contents[0] as unknown as {
+          text: string;
+          mimeType: string;
+          _meta: { ui: unknown };
+        };
         expect(content.text).toBe(html("dist/report.html"));
         expect(content.mimeType).toBe(RESOURCE_MIME_TYPE);
         expect(McpUiResourceMetaSchema.parse(content._meta.ui)).toEqual({

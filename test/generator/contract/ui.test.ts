@@ -48,11 +48,15 @@ describe("ui: in the contract", () => {
         ui: { resourceUri: "ui://acme/report", visibility: ["model", "app"] },
         "ui/resourceUri": "ui://acme/report",
       },
+      summary: {
+        ui: { resourceUri: "ui://acme/report", visibility: ["model"] },
+        "ui/resourceUri": "ui://acme/report",
+      },
       plain: undefined,
     });
     expect(contract.ui!.map((u) => [u.uri, u.tools.map((t) => t.name)])).toEqual([
       ["ui://show_counter", ["show_counter", "increment"]],
-      ["ui://acme/report", ["report"]],
+      ["ui://acme/report", ["report", "summary"]],
     ]);
     expect(contract.ui![1]!.definition).toEqual({
       uri: "ui://acme/report",
