@@ -56,8 +56,16 @@ const RUNS: { server: string; mode: Mode; era: string }[] = [
   { server: "2026-07-28", mode: { pin: "2026-07-28" }, era: "2026-07-28" },
 ];
 
-async function connect(transport: "stdio" | "http", server: string, mode: Mode): Promise<Client> {
-  const client = new Client({ name: "apps-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
+async function connect(
+  transport: "stdio" | "http",
+  server: string,
+  mode: Mode,
+  capabilities: Record<string, unknown> = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: "apps-v2", version: "1.0.0" },
+    { versionNegotiation: { mode }, capabilities },
+  );
   if (transport === "stdio") {
     await client.connect(
       new StdioClientTransport({
@@ -142,6 +150,20 @@ describe.each(["stdio", "http"] as const)(
         expect(shown.structuredContent).toEqual({ value: 40 });
         const more = await client.callTool({ name: "increment", arguments: { by: 2 } });
         expect(more.structuredContent).toEqual({ value: 42 });
+      },
+    );
+
+    it.each(RUNS)(
+      "$server server, $era era: a tool reads whether the client declared the extension",
+      async (run) => {
+        const text = async (client: Client) =>
+          ((await client.callTool({ name: "report", arguments: {} })).content as { text: string }[])[0]!.text;
+        const plain = await connect(transport, run.server, run.mode);
+        expect(await text(plain)).toBe("the report, as text");
+        const host = await connect(transport, run.server, run.mode, {
+          extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } },
+        });
+        expect(await text(host)).toBe("the report, for a host that renders views");
       },
     );
   },
