@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { methods } from "../../generated/ext-apps-2026-01-26/methods.js";
 import { emitContract } from "../../generator/contract/emit.js";
 import { loadContract } from "../../generator/contract/load.js";
 
@@ -47,14 +48,25 @@ function frame() {
   const deliver = (to: EventTarget, data: unknown, source: unknown) =>
     setTimeout(() => to.dispatchEvent(Object.assign(new Event("message"), { data, source })), 0);
   // What each side posts to: the view's `window.parent`, the host's `iframe.contentWindow`.
-  const parent = { postMessage: (data: unknown) => deliver(hostWindow, data, contentWindow) };
-  const contentWindow = { postMessage: (data: unknown) => deliver(viewWindow, data, parent) };
+  const sent: { from: "view" | "host"; message: Record<string, unknown> }[] = [];
+  const parent = {
+    postMessage: (data: unknown) => {
+      sent.push({ from: "view", message: data as Record<string, unknown> });
+      deliver(hostWindow, data, contentWindow);
+    },
+  };
+  const contentWindow = {
+    postMessage: (data: unknown) => {
+      sent.push({ from: "host", message: data as Record<string, unknown> });
+      deliver(viewWindow, data, parent);
+    },
+  };
   const previous = (globalThis as { window?: unknown }).window;
   (globalThis as { window?: unknown }).window = hostWindow;
   closing.push(() => {
     (globalThis as { window?: unknown }).window = previous;
   });
-  return { parent, contentWindow, viewWindow: viewWindow as never };
+  return { parent, contentWindow, viewWindow: viewWindow as never, sent };
 }
 
 async function serverClient(): Promise<Client> {
@@ -73,7 +85,7 @@ async function serverClient(): Promise<Client> {
 describe("a generated app.ts view with ext-apps' AppBridge host", () => {
   it("initializes, gets the typed tool input and the checked result, calls an app tool and sizes itself", async () => {
     const client = await serverClient();
-    const { parent, contentWindow, viewWindow } = frame();
+    const { parent, contentWindow, viewWindow, sent } = frame();
     const bridge = new AppBridge(
       null,
       { name: "test-host", version: "1.0.0" },
@@ -139,6 +151,34 @@ describe("a generated app.ts view with ext-apps' AppBridge host", () => {
 
     // The host's teardown request is answered.
     await bridge.teardownResource({});
+
+    // Every message either side sent passes the generated Apps method table: its direction, params and
+    // (for an answer) the result check of the request it answers.
+    const requests = new Map<string, string>();
+    const seen = new Set<string>();
+    for (const { from, message } of sent) {
+      if (typeof message.method === "string") {
+        const entry = methods[message.method as keyof typeof methods];
+        expect(entry, message.method).toBeDefined();
+        expect(entry.direction.startsWith(from), `${message.method} from the ${from}`).toBe(true);
+        expect(entry.params(message.params ?? {}), message.method).toBeUndefined();
+        if ("id" in message) requests.set(`${from}:${String(message.id)}`, message.method);
+        seen.add(message.method);
+      } else if ("result" in message) {
+        const method = requests.get(`${from === "view" ? "host" : "view"}:${String(message.id)}`)!;
+        const check = methods[method as keyof typeof methods].result;
+        expect(check?.(message.result), `${method} result`).toBeUndefined();
+      }
+    }
+    expect([...seen].sort()).toEqual([
+      "tools/call",
+      "ui/initialize",
+      "ui/notifications/initialized",
+      "ui/notifications/size-changed",
+      "ui/notifications/tool-input",
+      "ui/notifications/tool-result",
+      "ui/resource-teardown",
+    ]);
   });
 
   it("refuses a connection whose host never answers, and a host's error reaches the caller", async () => {
