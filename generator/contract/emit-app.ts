@@ -7,7 +7,7 @@
  * tools whose visibility has `app` (a tool without `ui:` is visible to both, as the extension says).
  */
 
-import { dataLiteral, memberKey, stringLiteral } from "../protocol/escape.js";
+import { dataLiteral, memberKey, objectKey, stringLiteral } from "../protocol/escape.js";
 import { checkName, typeName } from "../protocol/naming.js";
 import type { ContractModel } from "./model.js";
 
@@ -27,7 +27,7 @@ export function appModule(contract: ContractModel): string {
     .join("\n");
   const outputs = contract.tools
     .filter((t) => t.output)
-    .map((t) => `  ${memberKey(t.name)}: V.${checkName(t.output!)},`)
+    .map((t) => `  ${objectKey(t.name)}: V.${checkName(t.output!)},`)
     .join("\n");
   const viewTable = views.map(
     (v) => `  ${stringLiteral(v.uri)}: ${dataLiteral(v.tools.map((t) => t.name))},`,

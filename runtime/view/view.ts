@@ -135,7 +135,14 @@ export class View {
         reject(new ViewRequestError(-32001, `${method}: no answer from the host in ${this.#timeoutMs} ms`));
       }, this.#timeoutMs);
       this.#pending.set(id, { resolve, reject, timer });
-      this.#send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+      try {
+        this.#send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+      } catch (error) {
+        // No host to post to (not in a frame): refused now, not at the timeout.
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        reject(error);
+      }
     });
   }
 

@@ -200,6 +200,13 @@ describe("a generated app.ts view with ext-apps' AppBridge host", () => {
       params: { appInfo: { name: "v", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" },
     });
 
+    // Outside a frame (no window.parent) there is no host: refused at once, not at the timeout.
+    const started = Date.now();
+    await expect(
+      connectView({ appInfo: { name: "v", version: "1" }, events: new EventTarget() as never }),
+    ).rejects.toThrow(TypeError);
+    expect(Date.now() - started).toBeLessThan(1000);
+
     // A host answering every request with an error: ui/initialize fails with that error.
     const events = new EventTarget();
     const host = {

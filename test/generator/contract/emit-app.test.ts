@@ -72,3 +72,74 @@ it("emits no app.ts for a contract without views", async () => {
   const files = await emitContract(contract, { protocolVersion: "2025-11-25" });
   expect(Object.keys(files)).not.toContain("app.ts");
 });
+
+it("keeps tools named like Object.prototype members apart: a __proto__ tool's output is checked", async () => {
+  const dir = `${OUT}prototype/`;
+  mkdirSync(`${dir}contract`, { recursive: true });
+  writeFileSync(`${dir}v.html`, "<!doctype html><title>v</title>\n");
+  // JSON text, so that `__proto__` is an own key of the document.
+  writeFileSync(
+    `${dir}contract.json`,
+    `{ "tools": {
+      "__proto__": { "inputSchema": { "type": "object" }, "ui": "./v.html",
+        "outputSchema": { "type": "object", "properties": { "n": { "type": "integer" } }, "required": ["n"] } },
+      "constructor": { "inputSchema": { "type": "object" }, "ui": { "app": "__proto__" } }
+    } }`,
+  );
+  const contract = await loadContract(`${dir}contract.json`, "contract.json");
+  expect(contract.ui!.map((u) => [u.uri, u.tools.map((t) => t.name)])).toEqual([
+    ["ui://__proto__", ["__proto__", "constructor"]],
+  ]);
+  const files = await emitContract(contract, {
+    protocolVersion: "2025-11-25",
+    protocolDir: "../../../../../generated/2025-11-25",
+  });
+  for (const [name, text] of Object.entries(files)) writeFileSync(`${dir}contract/${name}`, text);
+  const { connectApp } = (await import(`${dir}contract/app.ts`)) as {
+    connectApp(uri: string, options: object, handlers: object): Promise<{ close(): void }>;
+  };
+  // A host that answers ui/initialize naming the __proto__ tool, then sends a result that fails its output.
+  const events = new EventTarget();
+  const post = (data: unknown) =>
+    setTimeout(() => events.dispatchEvent(Object.assign(new Event("message"), { data, source: host })));
+  const host = {
+    postMessage: (m: { id?: number; method: string }) => {
+      if (m.method !== "ui/initialize") return;
+      post({
+        jsonrpc: "2.0",
+        id: m.id,
+        result: {
+          protocolVersion: "2026-01-26",
+          hostInfo: { name: "h", version: "1" },
+          hostCapabilities: {},
+          hostContext: { toolInfo: { tool: { name: "__proto__" } } },
+        },
+      });
+    },
+  };
+  const errors: Error[] = [];
+  const outputs: unknown[] = [];
+  const app = await connectApp(
+    "ui://__proto__",
+    { appInfo: { name: "v", version: "1" }, host, events },
+    { error: (e: Error) => errors.push(e), toolResult: (o: unknown) => outputs.push(o) },
+  );
+  post({
+    jsonrpc: "2.0",
+    method: "ui/notifications/tool-result",
+    params: { content: [], structuredContent: { n: "x" } },
+  });
+  post({
+    jsonrpc: "2.0",
+    method: "ui/notifications/tool-result",
+    params: { content: [], structuredContent: { n: 2 } },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  app.close();
+  expect(errors.map((e) => e.message)).toEqual([
+    "__proto__ returned output that does not match its outputSchema: n: Expected integer",
+  ]);
+  expect(outputs).toEqual([
+    { tool: "__proto__", result: { content: [], structuredContent: { n: 2 } }, structuredContent: { n: 2 } },
+  ]);
+});
