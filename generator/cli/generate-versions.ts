@@ -5,7 +5,13 @@
 
 import { join, resolve } from "node:path";
 import { loadExtensionSource } from "../../schema/extension-loader.js";
-import { defaultVersion, getExtension, listExtensions, listVersions } from "../../schema/registry.js";
+import {
+  defaultVersion,
+  getExtension,
+  listExtensions,
+  listVersions,
+  splitExtensionKey,
+} from "../../schema/registry.js";
 import { appsFolder, emitApps } from "../emit/apps.js";
 import { type Generated, generate, shareLegacy } from "../emit/generate.js";
 import { checkDrift, writeOutput } from "../output/write.js";
@@ -87,9 +93,11 @@ export async function reportDrift(
   return EXIT.ok;
 }
 
-/** An extension's protocol files and the folder of generated/ they go to. */
+/** An extension's protocol files and the folder of generated/ they go to (MCP Apps is the one pinned). */
 export async function generateExtension(extension: string): Promise<[string, Record<string, string>]> {
   const entry = getExtension(extension)!;
+  if (splitExtensionKey(extension).id !== "io.modelcontextprotocol/ui")
+    throw new CliError(`schema/versions.json pins ${extension}, which no generator reads yet`, EXIT.failure);
   const source = await loadExtensionSource({ extension });
   const model = appsModel({
     extension,
