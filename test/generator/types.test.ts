@@ -56,7 +56,9 @@ describe("generated TypeScript", () => {
       strict: true,
       skipLibCheck: true,
     });
-    console.log(`parity checked for ${definitions} definitions across ${VERSIONS.length} versions and the Apps protocol`);
+    console.log(
+      `parity checked for ${definitions} definitions across ${VERSIONS.length} versions and the Apps protocol`,
+    );
     expect(definitions).toBeGreaterThan(740);
     expect(errors).toEqual([]);
   });
