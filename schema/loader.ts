@@ -334,12 +334,19 @@ async function download(url: string, version: string | undefined, doFetch: typeo
   }
 }
 
-// Every ancestor's shared/ covers both "<dir>/shared" and "<dir>/../shared"; cwd first so the
-// user's own layout beats the one around the installed package, nearest directory first.
 function sharedCandidates(version: string, cwd: string, packageRoot: string): string[] {
+  return sharedPaths(join(version, "schema.json"), cwd, packageRoot);
+}
+
+/**
+ * `shared/mcp-schema/<relative>` in every folder from cwd and from packageRoot up. Every ancestor's shared/
+ * covers both "<dir>/shared" and "<dir>/../shared"; cwd first so the user's own layout beats the one
+ * around the installed package, nearest directory first.
+ */
+export function sharedPaths(relative: string, cwd: string, packageRoot: string): string[] {
   const paths = new Set<string>();
   for (const start of [cwd, packageRoot]) {
-    for (const dir of ancestors(start)) paths.add(join(dir, "shared", "mcp-schema", version, "schema.json"));
+    for (const dir of ancestors(start)) paths.add(join(dir, "shared", "mcp-schema", relative));
   }
   return [...paths];
 }
@@ -379,20 +386,20 @@ function detectDialect(text: string): Dialect {
   return fallback;
 }
 
-function sha256Hex(bytes: Uint8Array): string {
+export function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-function isMissing(err: unknown): boolean {
+export function isMissing(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-function describe(err: unknown): string {
+export function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   // undici reports "fetch failed" and keeps the useful part (ECONNREFUSED, …) in cause.
   const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";

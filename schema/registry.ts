@@ -16,15 +16,32 @@ export interface VersionEntry {
   readonly batches: boolean;
 }
 
+/**
+ * An official extension's schema, pinned like a protocol version, keyed `<extension id>@<its version>`
+ * (extensions are versioned apart from the core protocol). It comes from the npm package that publishes
+ * it, as installed in the project, or from the usual local places; it is never downloaded.
+ */
+export interface ExtensionEntry {
+  /** `<name>@<exact version>` of the npm package that publishes the schema. */
+  readonly package: string;
+  /** The package export that is the schema file, e.g. `./schema.json`. */
+  readonly export: string;
+  readonly sha256: string;
+  readonly dialect: Dialect;
+}
+
 interface Registry {
   readonly default: string;
   readonly versions: Readonly<Record<string, VersionEntry>>;
+  readonly extensions: Readonly<Record<string, ExtensionEntry>>;
 }
 
 // JSON imports type string fields as plain `string`; versions.json is checked by test/schema/registry.test.ts.
 const data = registry as Registry;
 for (const entry of Object.values(data.versions)) Object.freeze(entry);
 Object.freeze(data.versions);
+for (const entry of Object.values(data.extensions)) Object.freeze(entry);
+Object.freeze(data.extensions);
 
 export const defaultVersion: string = data.default;
 
@@ -50,4 +67,19 @@ export function getVersion(version: string): VersionEntry | undefined {
 export function knownVersionForSha256(sha256: string): string | undefined {
   const wanted = sha256.toLowerCase();
   return ordered.find((v) => data.versions[v]!.sha256 === wanted);
+}
+
+/** The pinned extension schemas' keys (`io.modelcontextprotocol/ui@2026-01-26`), sorted. */
+export function listExtensions(): string[] {
+  return Object.keys(data.extensions).sort();
+}
+
+export function getExtension(key: string): ExtensionEntry | undefined {
+  return Object.hasOwn(data.extensions, key) ? data.extensions[key] : undefined;
+}
+
+/** `io.modelcontextprotocol/ui@2026-01-26` → its id and version; the id may itself hold a `/`. */
+export function splitExtensionKey(key: string): { id: string; version: string } {
+  const at = key.lastIndexOf("@");
+  return { id: key.slice(0, at), version: key.slice(at + 1) };
 }

@@ -16,7 +16,7 @@ export function registerGenerate(program: Command, reporter: () => Reporter): vo
     )
     .option(
       "--all",
-      "every protocol version in the registry, each into <out>/<version>/ (this repository's generated/)",
+      "every protocol version in the registry, each into <out>/<version>/, and the pinned extension protocols (MCP Apps: <out>/ext-apps-<version>/, its schema from the installed @modelcontextprotocol/ext-apps) (this repository's generated/)",
     )
     .option("-p, --protocol <version>", "protocol version to generate (see `mcp-codegen schema list`)")
     .option("--schema <file|url>", "read the schema from this file or URL instead of the registry's")
@@ -35,7 +35,7 @@ Examples:
                                                 ${CONFIG_FILE}); stubs for what the contract adds
   $ mcp-codegen generate --protocol 2025-11-25  in a project: move to 2025-11-25, keeping your handlers
   $ mcp-codegen generate --check                CI: exit 1 when generated code is stale
-  $ mcp-codegen generate --all                  every version into generated/<version>/
+  $ mcp-codegen generate --all                  every version into generated/<version>/, MCP Apps too
   $ mcp-codegen generate -p 2025-06-18 -o out   one version into out/2025-06-18/`,
     )
     .action(async (opts: GenerateOptions) => {

@@ -16,7 +16,7 @@ import { CliError } from "./errors.js";
 /** The project's contract, with a failure to read or compile it as bad input (exit 2). */
 export async function loadProjectContract(root: string, path: string, read?: Set<string>) {
   try {
-    return await loadContract(join(root, path), path, read);
+    return await loadContract(join(root, path), path, read, root);
   } catch (e) {
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;

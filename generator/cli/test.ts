@@ -98,7 +98,13 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
   const path = await contractPath(opts.contract);
   let contract: ContractModel;
   try {
-    contract = await loadContract(path);
+    // A contract named by the project's config is in the project at cwd: views may sit anywhere in it.
+    contract = await loadContract(
+      path,
+      path,
+      undefined,
+      opts.contract === undefined ? process.cwd() : undefined,
+    );
   } catch (e) {
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;

@@ -2,8 +2,9 @@
  * A contract's generated files, beside the protocol's: `types.ts` (each tool's input and output, each
  * prompt's arguments, each template's variables), `validators.js` (their plain checks, from the protocol's
  * own emitter), `tables.js` (the declarations and checks `serveContract` serves), each with a `.d.ts`
- * of what it exports, and `server.ts` (typed handler interfaces and `contractHandlers`, which serves the
- * lists and checks arguments and outputs through the runtime).
+ * of what it exports, `server.ts` (typed handler interfaces and `contractHandlers`, which serves the
+ * lists and checks arguments and outputs through the runtime) and, when tools declare views, `app.ts`
+ * (emit-app.ts: the view side's typed binding).
  */
 
 import { getVersion, listVersions } from "../../schema/registry.js";
@@ -22,6 +23,7 @@ import {
 import { checkName, typeName } from "../protocol/naming.js";
 import { TOOL_ARGUMENT_ERRORS_AS_RESULTS_SINCE } from "../protocol/tables.js";
 import { GENERATOR_VERSION } from "../util/version.js";
+import { appModule } from "./emit-app.js";
 import type { ContractModel } from "./model.js";
 import { boundsOf, patternRisks } from "./pattern-warnings.js";
 import { scopesSupported } from "./scopes.js";
@@ -101,6 +103,7 @@ export async function emitContractSources(
     "validators.ts": head + validators,
     "tables.ts": head + formatTs(tablesModule(contract), "tables.ts"),
     "server.ts": head + formatTs(serverModule(contract, options), "server.ts"),
+    ...(contract.ui ? { "app.ts": head + formatTs(appModule(contract), "app.ts") } : {}),
   };
 }
 
@@ -121,6 +124,7 @@ export async function emitContract(
     files[`${name}.d.ts`] = head + renderTemplate(`contract-${name}.d.ts`, declarations(contract));
   }
   files["server.ts"] = head + UNCHECKED + sources["server.ts"]!.slice(head.length);
+  if (sources["app.ts"]) files["app.ts"] = sources["app.ts"];
   return files;
 }
 
@@ -159,12 +163,22 @@ function tablesModule(contract: ContractModel): string {
         `    ${tableEntry(t.name, `{ definition: ${json(t.definition)}, parts: ${json(t.parts)}, variables: ${json(t.variables)}, check: V.${checkName(t.vars)}${scopes(t)} }`, 'ContractTables["resourceTemplates"][string]')}`,
     ),
   );
+  // Views by URI, with their HTML: served by `serveContract` itself, with no handler of the user's.
+  const uiTable = contract.ui
+    ? table(
+        contract.ui.map(
+          (u) =>
+            `    ${tableEntry(u.uri, `{ definition: ${json(u.definition)}, content: ${json(u.content)} }`, 'NonNullable<ContractTables["ui"]>[string]')}`,
+        ),
+      )
+    : "";
   return renderTemplate("contract-tables.ts", {
     source: commentText(contract.source),
     toolTable,
     promptTable,
     resourceTable,
     templateTable,
+    uiTable,
     auth: contract.auth ? json(contract.auth) : "",
     skills: contract.skills ? json(contract.skills) : "",
     usesValidators: contract.definitions.length > 0,
@@ -226,7 +240,12 @@ function serverModule(contract: ContractModel, options: ContractEmitOptions): st
   const served: string[] = [];
   if (contract.tools.length) served.push('"listTools"', '"callTool"');
   if (contract.prompts.length) served.push('"listPrompts"', '"getPrompt"');
-  if (contract.resources.length || contract.resourceTemplates.length || contract.skills)
+  if (
+    contract.resources.length ||
+    contract.resourceTemplates.length ||
+    contract.skills ||
+    contract.ui?.length
+  )
     served.push('"listResources"', '"readResource"');
   if (contract.resourceTemplates.length) served.push('"listResourceTemplates"');
   const completes =

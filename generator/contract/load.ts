@@ -1,7 +1,7 @@
 /**
  * Reads a contract: one JSON or YAML file, or a folder of them, declaring
  *
- *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?: { taskSupport? }, _meta?, test? } }
+ *   tools:             { <name>: { title?, description?, inputSchema, outputSchema?, annotations?, icons?, execution?: { taskSupport? }, ui?, _meta?, test? } }
  *   prompts:           { <name>: { title?, description?, arguments?: [{ name, description?, required?, enum?, examples?, default? }], icons?, _meta?, test? } }
  *   resources:         { <name>: { uri, title?, description?, mimeType?, size?, annotations?, icons?, _meta?, test? } }
  *   resourceTemplates: { <name>: { uriTemplate, title?, description?, mimeType?, variables?: { <var>: schema }, annotations?, icons?, _meta?, test? } }
@@ -9,6 +9,8 @@
  *   auth:              { scopes?: [scope] }   the server is protected; every request needs these scopes
  *   skills:            <folder> | { dir: <folder>, directoryRead?: boolean }   a folder of skills (SEP-2640),
  *                      relative to the file declaring it, read at generate time by skills.ts
+ *
+ * A tool's `ui:` links it to an HTML view served as a `ui://` resource (MCP Apps; ui.ts).
  *
  * Each item may also declare `scopes: [scope]`: needed, beyond `auth.scopes`, to call, get or read it
  * (scopes.ts). Scopes stay off the wire; the generated tables carry them.
@@ -49,6 +51,7 @@ import { typeNameOf, typeNamesOf } from "./names.js";
 import { authSection, scopeList } from "./scopes.js";
 import { skillsTable } from "./skills.js";
 import { isExecution, TASK_SUPPORT } from "./task-support.js";
+import { buildUis, linkedMeta, readUiHtml, type UiHtml, UiProblem, uiHtmlPath } from "./ui.js";
 
 export { typeNameOf, typeNamesOf };
 
@@ -100,6 +103,7 @@ const TOOL_KEYS = new Set([
   "_meta",
   "test",
   "scopes",
+  "ui",
 ]);
 const PROMPT_KEYS = new Set(["title", "description", "arguments", "icons", "_meta", "test", "scopes"]);
 const ARGUMENT_KEYS = new Set(["name", "title", "description", "required", "enum", "examples", "default"]);
@@ -231,11 +235,18 @@ async function bundle(file: string, label: string, read?: Set<string>): Promise<
 
 /**
  * Loads the contract at `path` (a file or a folder); `label` is how messages and headers name it. `read`
- * receives the path of every file read (those reached by `$ref` too, and skill files) and every skills
- * folder listed.
+ * receives the path of every file read (those reached by `$ref`, the views a `ui:` names, and skill
+ * files) and every skills folder listed. `root` is the project, which every file a `ui:` names must be
+ * inside (default: the contract's folder).
  */
-export async function loadContract(path: string, label = path, read?: Set<string>): Promise<ContractModel> {
+export async function loadContract(
+  path: string,
+  label = path,
+  read?: Set<string>,
+  root?: string,
+): Promise<ContractModel> {
   const files = await contractFiles(path);
+  const project = root ?? (files.length === 1 && files[0] === path ? dirname(path) : path);
   const tools: Declared["tools"] = record();
   const prompts: Declared["prompts"] = record();
   const resources: Declared["resources"] = record();
@@ -284,6 +295,17 @@ export async function loadContract(path: string, label = path, read?: Set<string
       }
     };
     section("tools", tools);
+    for (const [name, item] of Object.entries(tools)) {
+      const html = item.file === where && item.html === undefined ? uiHtmlPath(item.raw.ui) : undefined;
+      if (html === undefined) continue;
+      const at = `tools.${name}.ui${typeof item.raw.ui === "string" ? "" : ".html"}`;
+      try {
+        item.html = await readUiHtml(html, file, project, at, read);
+      } catch (e) {
+        if (e instanceof UiProblem) throw new ContractError(where, e.where, e.message);
+        throw e;
+      }
+    }
     section("prompts", prompts);
     section("resources", resources);
     section("resourceTemplates", templates);
@@ -474,6 +496,8 @@ class Refs {
 interface DeclaredItem {
   raw: Record<string, unknown>;
   file: string;
+  /** The view a tool's `ui:` names, as read. */
+  html?: UiHtml;
   wire?: { inputSchema?: Record<string, unknown>; outputSchema?: Record<string, unknown> };
 }
 
@@ -671,6 +695,24 @@ export function buildContract(source: string, declared: Declared): ContractModel
     });
   }
 
+  const toolFile = (name: string) => declared.tools[name]!.file;
+  let built: ReturnType<typeof buildUis>;
+  try {
+    built = buildUis(
+      Object.entries(declared.tools).map(([name, { raw, html }]) => ({
+        name,
+        ui: raw.ui,
+        where: `tools.${name}`,
+        ...(html ? { html } : {}),
+      })),
+      new Map([...uris].map(([uri, name]) => [uri, `resources.${name}`])),
+    );
+  } catch (e) {
+    if (!(e instanceof UiProblem)) throw e;
+    throw new ContractError(toolFile(e.where.split(".")[1]!), e.where, e.message);
+  }
+  const uis = built.uis;
+
   const resourceTemplates: ContractTemplate[] = [];
   for (const [name, { raw, file }] of Object.entries(declared.templates)) {
     const where = `resourceTemplates.${name}`;
@@ -798,9 +840,19 @@ export function buildContract(source: string, declared: Declared): ContractModel
   const toolModels: ContractTool[] = tools.map((t) => {
     const raw = toolRaw.get(t.name)!;
     const wire = declared.tools[t.name]!.wire;
-    const { inputSchema: _i, outputSchema: _o, test: _t, scopes: _s, ...rest } = raw;
+    const { inputSchema: _i, outputSchema: _o, test: _t, scopes: _s, ui: _u, ...rest } = raw;
+    const link = built.links.get(t.name);
+    if (link) {
+      try {
+        rest._meta = linkedMeta(rest._meta, link, `tools.${t.name}`);
+      } catch (e) {
+        if (!(e instanceof UiProblem)) throw e;
+        throw new ContractError(toolFile(t.name), e.where, e.message);
+      }
+    }
     return {
       ...t,
+      ...(link ? { ui: link } : {}),
       definition: {
         name: t.name,
         ...(rest as JsonObject),
@@ -826,11 +878,14 @@ export function buildContract(source: string, declared: Declared): ContractModel
       auth,
       scopes: scopesDeclared({ tools: toolModels, prompts, resources, resourceTemplates }),
       skills: declared.skills?.table,
+      // The views' bytes: an edited view is a changed contract. Hashed only when declared, as above.
+      ui: uis.length > 0 ? uis.map((u) => ({ definition: u.definition, content: u.content })) : undefined,
     }),
     tools: toolModels,
     prompts,
     resources,
     resourceTemplates,
+    ...(uis.length > 0 ? { ui: uis } : {}),
     ...(auth ? { auth } : {}),
     ...(declared.skills ? { skills: declared.skills.table } : {}),
     definitions,

@@ -8,6 +8,9 @@
 import type { SkillsTable } from "@mcp-codegen/runtime/server";
 import type { Json } from "../protocol/load.js";
 import type { DefinitionModel } from "../protocol/model.js";
+import type { ContractUi, ToolUi } from "./ui.js";
+
+export type { ContractUi, ToolUi };
 
 export type JsonObject = { [key: string]: Json };
 
@@ -39,6 +42,8 @@ export interface ContractTool {
   /** Definitions of the input and output types (`<TypeName>Input`, `<TypeName>Output`). */
   input: string;
   output: string | null;
+  /** Its view (`ui:`): the `ui://` URI and who may call it; also in `definition._meta`. */
+  ui?: ToolUi;
   test?: ItemTest;
 }
 
@@ -104,6 +109,8 @@ export interface ContractModel {
   prompts: ContractPrompt[];
   resources: ContractResource[];
   resourceTemplates: ContractTemplate[];
+  /** The HTML views tools declare (`ui:`), served as `ui://` resources; absent when none. */
+  ui?: ContractUi[];
   /**
    * `auth:` as declared: the server is protected, and every request needs `scopes` (possibly none beyond
    * being authenticated). Absent when the contract declares no `auth`.

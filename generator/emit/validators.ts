@@ -18,7 +18,7 @@
 import { renderTemplate } from "../output/templates.js";
 import { dataLiteral, memberAccess, stringLiteral } from "../protocol/escape.js";
 import { isOfType, isUnconstrained, type Json, type SchemaNode } from "../protocol/load.js";
-import type { ProtocolModel } from "../protocol/model.js";
+import type { MethodModel, ProtocolModel } from "../protocol/model.js";
 import { checkName, paramsCheckName } from "../protocol/naming.js";
 import { DEFAULT_PATTERN_MAX_LENGTH } from "../util/backtracking.js";
 import { identifierToken } from "../util/mangle.js";
@@ -39,7 +39,7 @@ export interface ValidatorOptions {
 }
 
 export function emitValidators(
-  model: Pick<ProtocolModel, "definitions" | "methods">,
+  model: Pick<ProtocolModel, "definitions"> & { methods: readonly Pick<MethodModel, "definition">[] },
   options: ValidatorOptions = {},
 ): Record<string, string> {
   const module: Module = {

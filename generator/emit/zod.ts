@@ -13,7 +13,7 @@ import { SCHEMA_FIXES } from "../protocol/tables.js";
 import { DEFAULT_PATTERN_MAX_LENGTH } from "../util/backtracking.js";
 import { type Doc, group, print } from "./layout.js";
 
-export function emitZod(model: ProtocolModel): Record<string, string> {
+export function emitZod(model: Pick<ProtocolModel, "definitions" | "schemaFixes">): Record<string, string> {
   const byName = new Map(model.definitions.map((d) => [d.name, d]));
   const order = topologicalOrder(model);
   const emitted = new Set<string>();
@@ -292,7 +292,7 @@ function literal(value: Json, ctx: Ctx): string {
 }
 
 /** Definitions in dependency order (a definition after what it references), ties broken by name. */
-export function topologicalOrder(model: ProtocolModel): string[] {
+export function topologicalOrder(model: Pick<ProtocolModel, "definitions">): string[] {
   const refs = new Map(model.definitions.map((d) => [d.name, d.refs]));
   const out: string[] = [];
   const state = new Map<string, "visiting" | "done">();
@@ -308,7 +308,7 @@ export function topologicalOrder(model: ProtocolModel): string[] {
 }
 
 /** Definitions that can reach themselves through references. */
-export function recursiveDefinitions(model: ProtocolModel): Set<string> {
+export function recursiveDefinitions(model: Pick<ProtocolModel, "definitions">): Set<string> {
   const refs = new Map(model.definitions.map((d) => [d.name, d.refs]));
   const out = new Set<string>();
   for (const start of refs.keys()) {

@@ -239,7 +239,8 @@ function parseDefinitions(
   const defsKey = dialect === "draft-07" ? "definitions" : "$defs";
   const rawDefs = doc[defsKey] as Record<string, unknown>;
   for (const key of Object.keys(doc)) {
-    if (key !== "$schema" && key !== defsKey && !ANNOTATIONS.has(key)) {
+    // A root `$id` (ext-apps' schema) only names the document: every `$ref` here is a `#/…` pointer into it.
+    if (key !== "$schema" && key !== "$id" && key !== defsKey && !ANNOTATIONS.has(key)) {
       throw new SchemaLoadError(file, `/${escapePointer(key)}`, `unsupported top-level keyword \`${key}\``);
     }
   }

@@ -6,6 +6,7 @@
  */
 
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
+import { isCspOrigin, type UI_CSP_FIELDS } from "../mcp/apps.js";
 
 /** `_meta.ui.csp`: the origins a view may reach, by what for. */
 export interface UiCsp {
@@ -27,8 +28,6 @@ export interface UiPermissions {
   readonly clipboardWrite?: object;
 }
 
-export const CSP_FIELDS = ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"] as const;
-
 /** Permission → Permissions Policy feature, in the order the attribute lists them. */
 const FEATURES = [
   ["camera", "camera"],
@@ -36,20 +35,6 @@ const FEATURES = [
   ["geolocation", "geolocation"],
   ["clipboardWrite", "clipboard-write"],
 ] as const;
-
-/**
- * An origin and nothing else: scheme http(s) or ws(s), a host (DNS name, IPv4, or bracketed IPv6; `*.`
- * only as the first label, before at least two more), an optional port; no path, no userinfo.
- */
-const ORIGIN =
-  /^(?:https?|wss?):\/\/(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
-
-/** Whether `entry` may go into a policy as a source. */
-export function isCspOrigin(entry: unknown): entry is string {
-  if (typeof entry !== "string" || !ORIGIN.test(entry)) return false;
-  // A wildcard covers subdomains of a named domain, never of a top-level one (`https://*.com`).
-  return !entry.includes("*.") || entry.split("//")[1]!.split(":")[0]!.split(".").length >= 3;
-}
 
 /** How a refused CSP field is reported: `field` is its path (`csp.connectDomains[0]`). */
 export type CspRefusal = (field: string, why: string) => Error;
@@ -60,7 +45,7 @@ const refusal: CspRefusal = (field, why) =>
 /** The declared domains of `field`, each checked (by default -32602 naming the field and the entry). */
 export function cspDomains(
   csp: unknown,
-  field: (typeof CSP_FIELDS)[number],
+  field: (typeof UI_CSP_FIELDS)[number],
   where = "csp",
   refuse: CspRefusal = refusal,
 ): string[] {

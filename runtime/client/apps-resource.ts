@@ -5,9 +5,9 @@
  */
 
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
-import { APP_MIME_TYPE, UI_SCHEME } from "../mcp/apps.js";
+import { APP_MIME_TYPE, UI_CSP_FIELDS, UI_SCHEME } from "../mcp/apps.js";
 import { fromBase64 } from "../util/base64.js";
-import { CSP_FIELDS, cspDomains, type UiCsp, type UiPermissions } from "./apps-policy.js";
+import { cspDomains, type UiCsp, type UiPermissions } from "./apps-policy.js";
 
 /** What a client needs to read a UI: the generated clients and the SDK's have it. */
 export interface AppsReadClient {
@@ -114,7 +114,7 @@ function cspOf(csp: unknown, where: string, refuse: Refuse): UiCsp {
   if (csp === undefined) return {};
   if (!isObject(csp)) throw refuse(where, "must be an object");
   const out: Record<string, string[]> = {};
-  for (const field of CSP_FIELDS) {
+  for (const field of UI_CSP_FIELDS) {
     if (csp[field] !== undefined) out[field] = cspDomains(csp, field, where, refuse);
   }
   return out;

@@ -1,6 +1,6 @@
 /** MCP clients on any transport: the runtime behind every generated `createClient`. */
 
-export { APP_MIME_TYPE, APPS_EXTENSION } from "../mcp/apps.js";
+export { APP_MIME_TYPE, APPS_EXTENSION, isCspOrigin, UI_CSP_FIELDS, UI_PERMISSIONS } from "../mcp/apps.js";
 export {
   SKILLS_EXTENSION,
   SKILLS_LIST,
@@ -10,7 +10,7 @@ export {
 } from "../mcp/skills.js";
 export type { SubscriptionFilter } from "../mcp/subscriptions.js";
 export type { AppsOption } from "./apps.js";
-export { allowAttribute, isCspOrigin, type UiCsp, type UiPermissions, uiPolicy } from "./apps-policy.js";
+export { allowAttribute, type UiCsp, type UiPermissions, uiPolicy } from "./apps-policy.js";
 export { type AppsReadClient, type ReadUiOptions, readUi, type UiResource } from "./apps-resource.js";
 export {
   type AppsCallClient,

@@ -88,12 +88,28 @@ export interface ContractTemplate {
   readonly scopes?: readonly string[];
 }
 
+/**
+ * An HTML view a tool declares (MCP Apps, `ui:` in the contract): a `ui://` resource served from the
+ * table itself, with no handler, its `_meta` (`ui: { csp, permissions, prefersBorder }`) on the listed
+ * resource and on the content read.
+ */
+export interface ContractUiResource {
+  readonly definition: Readonly<Record<string, unknown>> & {
+    readonly uri: string;
+    readonly name: string;
+    readonly mimeType: string;
+  };
+  readonly content: { readonly text: string } | { readonly blob: string };
+}
+
 /** What the generator compiled from a contract, keyed by the names the contract gives. */
 export interface ContractTables {
   readonly tools: Readonly<Record<string, ContractTool>>;
   readonly prompts: Readonly<Record<string, ContractPrompt>>;
   readonly resources: Readonly<Record<string, ContractResource>>;
   readonly resourceTemplates: Readonly<Record<string, ContractTemplate>>;
+  /** The tools' views by `ui://` URI; absent when no tool declares one. */
+  readonly ui?: Readonly<Record<string, ContractUiResource>>;
   /** Present when the contract declares `auth`: every request needs a verified token with these scopes. */
   readonly auth?: { readonly scopes: readonly string[] };
   /** Present when the contract declares `skills`: the server serves them (skills-table.ts). */
@@ -200,22 +216,27 @@ export function serveContract(
     };
   }
   const resources = Object.values(tables.resources);
+  const views = new Map(Object.values(tables.ui ?? {}).map((v) => [v.definition.uri, v]));
   const templates = Object.entries(tables.resourceTemplates).map(([name, t]) => ({
     name,
     entry: t,
     uri: new UriTemplate(t.definition.uriTemplate, t.parts),
   }));
   // Skill files are resources: the server adds them to these handlers (served-skills.ts).
-  if (resources.length > 0 || templates.length > 0 || tables.skills) {
+  if (resources.length > 0 || templates.length > 0 || views.size > 0 || tables.skills) {
     const byUri = new Map(
       Object.entries(tables.resources).map(([name, r]) => [r.definition.uri, { name, r }]),
     );
-    const list = Object.freeze({ resources: resources.map((r) => r.definition) });
+    const list = Object.freeze({
+      resources: [...resources.map((r) => r.definition), ...[...views.values()].map((v) => v.definition)],
+    });
     const templateList = Object.freeze({ resourceTemplates: templates.map((t) => t.entry.definition) });
     handlers.listResources = () => list;
     if (templates.length > 0) handlers.listResourceTemplates = () => templateList;
     /** The result of the resource or template `uri` names, or undefined for none. */
     const readResource = async (uri: string, ctx: unknown): Promise<unknown> => {
+      const view = views.get(uri);
+      if (view) return viewResult(view);
       const fixed = byUri.get(uri);
       if (fixed) {
         const handler = own(impl.resources ?? {}, fixed.name);
@@ -274,7 +295,11 @@ export function serveContract(
   const scopes = new ContractScopes(tables.auth, {
     tools: tables.tools,
     prompts: tables.prompts,
-    resources: resources.map((r) => ({ uri: r.definition.uri, ...scopesOf(r) })),
+    // A view needs what the contract's `auth` asks, nothing more: a host reads it to render the tool.
+    resources: [
+      ...resources.map((r) => ({ uri: r.definition.uri, ...scopesOf(r) })),
+      ...[...views.keys()].map((uri) => ({ uri })),
+    ],
     templates: templates.map((t) => ({
       uri: t.uri,
       text: t.entry.definition.uriTemplate,
@@ -407,6 +432,12 @@ function jsonOf(name: string, output: unknown): string | undefined {
     const why = error instanceof Error ? error.message : String(error);
     throw new McpError(ErrorCode.InternalError, `Tool "${name}" returned output that is not JSON: ${why}`);
   }
+}
+
+/** A view's `resources/read` result: its HTML, mime type and `_meta` (where hosts read `_meta.ui`). */
+function viewResult(view: ContractUiResource): unknown {
+  const { uri, mimeType, _meta } = view.definition;
+  return { contents: [{ uri, mimeType, ...view.content, ...(_meta === undefined ? {} : { _meta }) }] };
 }
 
 function resourceResult(returned: unknown, uri: string, mimeType: unknown): unknown {

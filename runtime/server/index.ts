@@ -55,6 +55,7 @@ export {
   type ContractImplementation,
   type ContractProtocol,
   type ContractTables,
+  type ContractUiResource,
   describeFailure,
   serveContract,
   type ToolResult,

@@ -114,6 +114,27 @@ describe("generate with a stamp", () => {
     expectUpToDate();
   });
 
+  it("a view a tool's ui: names is an input: served from the tables, and editing it regenerates", () => {
+    mkdirSync(at("ui"), { recursive: true });
+    writeFileSync(at("ui/view.html"), '<!doctype html><html lang="en"><body>view one</body></html>\n');
+    writeFileSync(
+      at("contract.yaml"),
+      read("contract.yaml").replace(
+        "tools:\n",
+        "tools:\n  viewer:\n    description: Shows a view\n    inputSchema: { type: object }\n    ui: ./ui/view.html\n",
+      ),
+    );
+    const run = generate();
+    expect(run.stderr).toContain("stubs added for tools.viewer");
+    expect(read("generated/contract/tables.js")).toContain("view one");
+    expect(read("generated/contract/app.ts")).toContain('"ui://viewer": "viewer"');
+    expectUpToDate();
+    writeFileSync(at("ui/view.html"), '<!doctype html><html lang="en"><body>view two</body></html>\n');
+    generate();
+    expect(read("generated/contract/tables.js")).toContain("view two");
+    expectUpToDate();
+  });
+
   it("a generated file edited or deleted by hand is rewritten, one left over from an older run removed", () => {
     const tables = read("generated/contract/tables.js");
     const index = read("generated/index.ts");
@@ -190,7 +211,9 @@ describe("generate with a stamp", () => {
     renameSync(at("shapes.yaml"), at("shapes.yaml.bak"));
     writeFileSync(
       at("contract/main.yaml"),
-      read("contract/main.yaml").replaceAll("./shapes.yaml", "../shapes.yaml.bak"),
+      read("contract/main.yaml")
+        .replaceAll("./shapes.yaml", "../shapes.yaml.bak")
+        .replaceAll("./ui/view.html", "../ui/view.html"),
     );
     writeFileSync(at("mcp-codegen.json"), read("mcp-codegen.json").replace('"contract.yaml"', '"contract"'));
     generate();

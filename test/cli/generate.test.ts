@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -52,8 +52,18 @@ describe("mcp-codegen generate", () => {
 
   it("the committed generated/ is up to date", () => {
     const check = runCli(["generate", "--all", "--check"]);
-    expect(check.stderr).toContain("up to date (6 versions)");
+    expect(check.stderr).toContain("up to date (6 versions, 1 extension)");
     expect(check.code).toBe(0);
+  });
+
+  it("--all --check covers the Apps protocol's folder", () => {
+    const out = join(dir, "all");
+    cpSync(join(import.meta.dirname, "../../generated"), out, { recursive: true });
+    const methods = join(out, "ext-apps-2026-01-26", "methods.ts");
+    writeFileSync(methods, `${readFileSync(methods, "utf8")}// edited\n`);
+    const check = runCli(["generate", "--all", "-o", out, "--check"]);
+    expect(check.stderr).toContain(`differs: ${methods}`);
+    expect(check.code).toBe(1);
   });
 
   const bad: { name: string; text: string; pointer: string }[] = [

@@ -69,6 +69,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   http: ["auth", "server", "mcp", "check", "jsonrpc", "util"],
   "http-client": ["mcp", "check", "jsonrpc", "util"],
   otel: ["mcp", "jsonrpc", "util"],
+  // The view side of MCP Apps runs in a browser frame on its own: it imports nothing of the rest.
+  view: [],
   node: ["auth", "http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
   entry: ["auth", "http", "http-client", "server", "client", "mcp", "check", "jsonrpc", "util"],
 };

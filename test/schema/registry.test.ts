@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cacheDir } from "../../schema/loader.js";
-import { defaultVersion, getVersion, knownVersionForSha256, listVersions } from "../../schema/registry.js";
+import {
+  defaultVersion,
+  getExtension,
+  getVersion,
+  knownVersionForSha256,
+  listExtensions,
+  listVersions,
+  splitExtensionKey,
+} from "../../schema/registry.js";
 import { officialBytes } from "./fixtures.js";
 
 const ALL = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"];
@@ -58,6 +66,22 @@ describe("registry", () => {
 
   it("freezes entries so callers cannot change a pin", () => {
     expect(Object.isFrozen(getVersion(defaultVersion))).toBe(true);
+    expect(Object.isFrozen(getExtension(listExtensions()[0]!))).toBe(true);
+  });
+
+  it("pins the Apps extension schema to the ext-apps package export", () => {
+    expect(listExtensions()).toEqual(["io.modelcontextprotocol/ui@2026-01-26"]);
+    expect(getExtension("io.modelcontextprotocol/ui@2026-01-26")).toEqual({
+      package: "@modelcontextprotocol/ext-apps@2.0.4",
+      export: "./schema.json",
+      sha256: "3823abdec2ab00069420812520c20f561428e1bf328c8f61189094f5160e33d9",
+      dialect: "2020-12",
+    });
+    expect(getExtension("constructor")).toBeUndefined();
+    expect(splitExtensionKey("io.modelcontextprotocol/ui@2026-01-26")).toEqual({
+      id: "io.modelcontextprotocol/ui",
+      version: "2026-01-26",
+    });
   });
 });
 
