@@ -391,6 +391,46 @@ async function authScenarios(): Promise<Array<readonly [scenario: string, versio
   return rows;
 }
 
+/** A client row that failed without a scenario run: a listing that failed, or rows that do not add up. */
+const failedClientRow = (scenario: string, note: string): Row => ({
+  scenario,
+  version: "-",
+  side: "client",
+  ok: false,
+  passed: 0,
+  failed: 1,
+  warnings: 0,
+  note,
+});
+
+/**
+ * Runs every client scenario `list` gives (`conformance list --client`, filtered); a listing that fails,
+ * and a number of rows run other than the number listed (or none), are failed rows of their own.
+ */
+async function runListed<T>(
+  what: string,
+  list: () => Promise<T[]>,
+  runOne: (item: T) => Promise<Row>,
+): Promise<Row[]> {
+  const out: Row[] = [];
+  let listed: T[] = [];
+  try {
+    listed = await list();
+  } catch (error) {
+    const note = (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 3).join(" ");
+    out.push(failedClientRow(`(list ${what})`, note));
+  }
+  const ran: Row[] = [];
+  for (const item of listed) ran.push(await runOne(item));
+  out.push(...ran);
+  say(`${what} rows: ${ran.length} run of ${listed.length} listed by conformance list --client`);
+  if (ran.length !== listed.length || ran.length === 0)
+    out.push(
+      failedClientRow(`(${what} row count)`, `${ran.length} ${what} rows run, ${listed.length} listed`),
+    );
+  return out;
+}
+
 /** Every client `[extension]` scenario but `auth/*` (run with the auth rows) the installed suite lists. */
 async function extensionClientScenarios(): Promise<string[]> {
   const listed = await run(
@@ -528,71 +568,15 @@ if (options.only === undefined || options.only === "server") {
 if (options.only !== "server" && !options.scenario) {
   if (options.only !== "auth") {
     for (const [scenario, version] of CLIENT_SCENARIOS) rows.push(await clientScenario(scenario, version));
-    let extensions: string[] = [];
-    try {
-      extensions = await extensionClientScenarios();
-    } catch (error) {
-      const note = (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 3).join(" ");
-      rows.push({
-        scenario: "(list client extensions)",
-        version: "-",
-        side: "client",
-        ok: false,
-        passed: 0,
-        failed: 1,
-        warnings: 0,
-        note,
-      });
-    }
-    const extensionRows: Row[] = [];
-    for (const scenario of extensions) extensionRows.push(await clientScenario(scenario, EXTENSION));
-    rows.push(...extensionRows);
-    say(
-      `client extension rows: ${extensionRows.length} run of ${extensions.length} listed by conformance list --client`,
+    rows.push(
+      ...(await runListed("client extension", extensionClientScenarios, (scenario) =>
+        clientScenario(scenario, EXTENSION),
+      )),
     );
-    if (extensionRows.length !== extensions.length || extensions.length === 0)
-      rows.push({
-        scenario: "(client extension row count)",
-        version: "-",
-        side: "client",
-        ok: false,
-        passed: 0,
-        failed: 1,
-        warnings: 0,
-        note: `${extensionRows.length} client extension rows run, ${extensions.length} listed`,
-      });
   }
-  let listed: Array<readonly [string, string]> = [];
-  try {
-    listed = await authScenarios();
-  } catch (error) {
-    const note = (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 3).join(" ");
-    rows.push({
-      scenario: "(list auth)",
-      version: "-",
-      side: "client",
-      ok: false,
-      passed: 0,
-      failed: 1,
-      warnings: 0,
-      note,
-    });
-  }
-  const authRows: Row[] = [];
-  for (const [scenario, version] of listed) authRows.push(await clientScenario(scenario, version));
-  rows.push(...authRows);
-  say(`auth rows: ${authRows.length} run of ${listed.length} listed by conformance list --client`);
-  if (authRows.length !== listed.length || authRows.length === 0)
-    rows.push({
-      scenario: "(auth row count)",
-      version: "-",
-      side: "client",
-      ok: false,
-      passed: 0,
-      failed: 1,
-      warnings: 0,
-      note: `${authRows.length} auth rows run, ${listed.length} listed`,
-    });
+  rows.push(
+    ...(await runListed("auth", authScenarios, ([scenario, version]) => clientScenario(scenario, version))),
+  );
 }
 
 const failed = rows.filter((r) => !r.ok);
