@@ -116,18 +116,18 @@ export async function requestAsClientTask(
       // input_required: the client's input requests come on the stream of tasks/result, which then
       // answers the outcome (the specification's way for a requestor to see them).
       if (current.status === "input_required") return await outcome(send, method, entry.result, current);
-      if (Date.now() >= deadline) {
-        cancel();
-        throw new McpError(
-          ErrorCode.InternalError,
-          `${method}: the client's task ${taskId} did not finish within its ttl (${ttl} ms)`,
-          { taskId },
-        );
-      }
+      if (Date.now() >= deadline) throw expired(method, taskId, ttl, cancel);
       await pause(pollDelay(current, deadline), signal, (w) => {
         wake = w;
       });
-      current = readTask(await send("tasks/get", { taskId }, true), method);
+      try {
+        current = readTask(await send("tasks/get", { taskId }, true), method);
+      } catch (error) {
+        // A client may forget its task the moment its TTL ends: that is the expiry, not a bad answer.
+        if (error instanceof McpError && !LOST.has(error.code) && Date.now() >= deadline)
+          throw expired(method, taskId, ttl, cancel);
+        throw error;
+      }
     }
     return await outcome(send, method, entry.result, current);
   } catch (error) {
@@ -137,6 +137,16 @@ export async function requestAsClientTask(
     unwatch();
     signal.removeEventListener("abort", cancel);
   }
+}
+
+/** The client's task outlived its TTL without ending: cancelled (it may still run there), refused here. */
+function expired(method: string, taskId: string, ttl: number | undefined, cancel: () => void): McpError {
+  cancel();
+  return new McpError(
+    ErrorCode.InternalError,
+    `${method}: the client's task ${taskId} did not finish within its ttl (${ttl} ms)`,
+    { taskId },
+  );
 }
 
 /** The ended (or input_required) task's outcome: its result checked as `method`'s, or a clear error. */

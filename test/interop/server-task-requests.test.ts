@@ -74,7 +74,12 @@ interface Seen {
  * The official SDK v1 client answering sampling and elicitation after `ms`, as tasks in its task store
  * when asked (and when it declares tasks); `outcome: "failed"` stores the work as failed.
  */
-function sdkReceiver(options: { tasks: boolean; ms: number; outcome?: "completed" | "failed" }) {
+function sdkReceiver(options: {
+  tasks: boolean;
+  ms: number;
+  outcome?: "completed" | "failed";
+  pollInterval?: number;
+}) {
   const store = new InMemoryTaskStore();
   const seen: Seen[] = [];
   const client = new SdkClient(
@@ -100,7 +105,10 @@ function sdkReceiver(options: { tasks: boolean; ms: number; outcome?: "completed
       await sleep(options.ms);
       return work();
     }
-    const task = await extra.taskStore.createTask({ ttl: params.task.ttl ?? 60_000, pollInterval: 100 });
+    const task = await extra.taskStore.createTask({
+      ttl: params.task.ttl ?? 60_000,
+      pollInterval: options.pollInterval ?? 100,
+    });
     entry.taskId = task.taskId;
     void sleep(options.ms)
       .then(() =>
@@ -206,6 +214,38 @@ describe.each([
     const { error } = answerOf(result as { content: unknown[] });
     expect(error?.code).toBe(-32603);
     expect(error?.message).toMatch(/^sampling\/createMessage: the client's task [0-9a-f]+ failed/);
+  });
+
+  it("the client's notifications/tasks/status wakes the poll before its 10 s pollInterval", async () => {
+    const { client, store } = sdkReceiver({ tasks: true, ms: 300, pollInterval: 10_000 });
+    await client.connect(await transport());
+    const started = Date.now();
+    const result = await client.callTool({ name: "sample", arguments: { prompt: "quick" } });
+    expect(answerOf(result as { content: unknown[] }).answer).toMatchObject({
+      content: { type: "text", text: "re: quick" },
+    });
+    expect(store.getAllTasks()[0]).toMatchObject({ status: "completed", pollInterval: 10_000 });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("a client task that outlives its ttl rejects the await, bounded by the ttl", async () => {
+    const { client } = sdkReceiver({ tasks: true, ms: 10_000 });
+    await client.connect(await transport());
+    const started = Date.now();
+    const result = await client.callTool({ name: "sample", arguments: { prompt: "slow", ttl: 1000 } });
+    const { error } = answerOf(result as { content: unknown[] });
+    expect(error?.message).toMatch(/the client's task [0-9a-f]+ did not finish within its ttl \(1000 ms\)/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("a request no client runs as a task is refused before anything is sent", async () => {
+    const { client } = sdkReceiver({ tasks: true, ms: 0 });
+    await client.connect(await transport());
+    const result = await client.callTool({ name: "roots", arguments: {} });
+    expect(answerOf(result as { content: unknown[] }).error).toEqual({
+      code: -32603,
+      message: "roots/list cannot be sent as a task: only sampling/createMessage and elicitation/create can",
+    });
   });
 
   it("a client without the tasks capability is sent a plain request, with the same result", async () => {
