@@ -64,8 +64,8 @@ interface ClientTask {
 
 /**
  * Sends `method` to the client as a task and awaits its outcome (the caller checked
- * `clientRunsAsTask`). `signal` is the handler's; `relatedRequestId` the request it serves (over HTTP,
- * the requests go on its stream).
+ * `clientRunsAsTask`). `signal` is the handler's; `relatedRequestId` the request whose stream the
+ * requests go on (over HTTP; none: the session's stream).
  */
 export async function requestAsClientTask(
   session: ServerSession<MethodTypes, MethodTypes>,
@@ -73,7 +73,7 @@ export async function requestAsClientTask(
   params: unknown,
   task: ClientTaskOptions,
   signal: AbortSignal,
-  relatedRequestId: RequestId,
+  relatedRequestId: RequestId | undefined,
 ): Promise<unknown> {
   const tables = session.server.handshake;
   const entry = tables && entryOf(tables.serverRequests, method);
@@ -89,7 +89,11 @@ export async function requestAsClientTask(
       m,
       p as Record<string, unknown>,
       // A task's requests wait on the task, not on a timer: its TTL and the signal bound them.
-      { relatedRequestId, timeoutMs: Infinity, ...(withSignal ? { signal } : {}) },
+      {
+        timeoutMs: Infinity,
+        ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
+        ...(withSignal ? { signal } : {}),
+      },
       check,
     ) as Promise<Record<string, unknown>>;
 

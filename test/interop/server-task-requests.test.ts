@@ -329,6 +329,20 @@ describe.each([
       expect(seen.map((s) => s.method)).toEqual(["createMessage", "elicit"]);
     });
 
+    it("a tool called as a task of the server's samples as a task of the client's", async () => {
+      const { client, seen } = await ourReceiver(true, 400);
+      const result = await client.callTool(
+        { name: "sample", arguments: { prompt: "nested" } },
+        { task: true },
+      );
+      expect(result._meta?.["io.modelcontextprotocol/related-task"]).toEqual({ taskId: expect.any(String) });
+      expect(answerOf(result)).toEqual({
+        answer: { role: "assistant", model: "own-model", content: { type: "text", text: "re: nested" } },
+        tasks: ["completed"],
+      });
+      expect(seen.map((s) => s.method)).toEqual(["createMessage"]);
+    });
+
     it("cancelling the tool call cancels the client's task: its handler's signal aborts", async () => {
       const { client, seen } = await ourReceiver(true, 5000);
       const abort = new AbortController();
