@@ -53,6 +53,13 @@ export function clientRunsAsTask(method: string, clientCapabilities: unknown): b
   });
 }
 
+type Send = (
+  method: string,
+  params: unknown,
+  withSignal: boolean,
+  extra?: { check?: Check; timeoutMs?: number },
+) => Promise<Record<string, unknown>>;
+
 /** The client's task as this poll knows it. */
 interface ClientTask {
   taskId: string;
@@ -84,23 +91,23 @@ export async function requestAsClientTask(
       `${method} cannot be sent as a task in this protocol version`,
     );
   const asked = task.ttl === undefined ? {} : { ttl: task.ttl };
-  const send = (m: string, p: unknown, withSignal: boolean, check?: Check) =>
+  /** One request to the client; `timeoutMs` absent: the server's request timeout, as for any request. */
+  const send: Send = (m, p, withSignal, extra = {}) =>
     session.request(
       m,
       p as Record<string, unknown>,
-      // A task's requests wait on the task, not on a timer: its TTL and the signal bound them.
       {
-        timeoutMs: Infinity,
+        ...(extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs }),
         ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
         ...(withSignal ? { signal } : {}),
       },
-      check,
+      extra.check,
     ) as Promise<Record<string, unknown>>;
 
   // A client that answers at once instead of creating a task has its result returned, checked as usual.
-  const created = await send(method, { ...(isObject(params) ? params : {}), task: asked }, true, (v) =>
-    isObject(v) && isObject(v.task) ? taskEntry.result(v.task) : entry.result(v),
-  );
+  const created = await send(method, { ...(isObject(params) ? params : {}), task: asked }, true, {
+    check: (v) => (isObject(v) && isObject(v.task) ? taskEntry.result(v.task) : entry.result(v)),
+  });
   if (!isObject(created.task)) return created;
   let current = readTask(created.task, method);
   const { taskId } = current;
@@ -112,6 +119,7 @@ export async function requestAsClientTask(
       // The client may not cancel (no tasks.cancel), or be gone: the task then ends on its own.
     });
   signal.addEventListener("abort", cancel, { once: true });
+  if (signal.aborted) cancel();
   const wakeups = session.clientTasks;
   let wake: (() => void) | undefined;
   const unwatch = wakeups.watch(taskId, () => wake?.());
@@ -119,7 +127,8 @@ export async function requestAsClientTask(
     while (!isTerminal(current.status)) {
       // input_required: the client's input requests come on the stream of tasks/result, which then
       // answers the outcome (the specification's way for a requestor to see them).
-      if (current.status === "input_required") return await outcome(send, method, entry.result, current);
+      if (current.status === "input_required")
+        return await outcome(send, method, entry.result, current, deadline);
       if (Date.now() >= deadline) throw expired(method, taskId, ttl, cancel);
       await pause(pollDelay(current, deadline), signal, (w) => {
         wake = w;
@@ -133,7 +142,7 @@ export async function requestAsClientTask(
         throw error;
       }
     }
-    return await outcome(send, method, entry.result, current);
+    return await outcome(send, method, entry.result, current, deadline);
   } catch (error) {
     if (signal.aborted) throw cancelledError(method, taskId, signal);
     throw error;
@@ -155,10 +164,11 @@ function expired(method: string, taskId: string, ttl: number | undefined, cancel
 
 /** The ended (or input_required) task's outcome: its result checked as `method`'s, or a clear error. */
 async function outcome(
-  send: (m: string, p: unknown, withSignal: boolean) => Promise<Record<string, unknown>>,
+  send: Send,
   method: string,
   check: Check,
   task: ClientTask,
+  deadline: number,
 ): Promise<unknown> {
   const { taskId } = task;
   if (task.status === "cancelled")
@@ -169,7 +179,10 @@ async function outcome(
     );
   let payload: Record<string, unknown>;
   try {
-    payload = await send("tasks/result", { taskId }, true);
+    // tasks/result waits while the task waits for input: no longer than the task is kept.
+    payload = await send("tasks/result", { taskId }, true, {
+      timeoutMs: Math.max(MIN_POLL_MS, deadline - Date.now()),
+    });
   } catch (error) {
     // The client answers tasks/result with the error its request ended with: the task's failure.
     // A connection that went away is not the task's doing, and is told as it is.
