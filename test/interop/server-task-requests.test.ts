@@ -17,6 +17,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextpr
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/2025-11-25/index.js";
 import { StreamableHttpClientTransport } from "../../runtime/http-client/streamable-http.js";
+import { McpError } from "../../runtime/jsonrpc/messages.js";
 import type { Transport } from "../../runtime/jsonrpc/transport.js";
 import { type HttpServerHandle, serveHttp } from "../../runtime/node/http.js";
 import { StdioClientTransport } from "../../runtime/node/stdio-client.js";
@@ -77,7 +78,8 @@ interface Seen {
 function sdkReceiver(options: {
   tasks: boolean;
   ms: number;
-  outcome?: "completed" | "failed";
+  /** `cancelled`: the client cancels its own task instead of storing a result. */
+  outcome?: "completed" | "failed" | "cancelled";
   pollInterval?: number;
 }) {
   const store = new InMemoryTaskStore();
@@ -110,13 +112,12 @@ function sdkReceiver(options: {
       pollInterval: options.pollInterval ?? 100,
     });
     entry.taskId = task.taskId;
+    const taskStore = extra.taskStore as unknown as InMemoryTaskStore;
     void sleep(options.ms)
       .then(() =>
-        (extra.taskStore as unknown as InMemoryTaskStore).storeTaskResult(
-          task.taskId,
-          options.outcome ?? "completed",
-          work() as never,
-        ),
+        options.outcome === "cancelled"
+          ? taskStore.updateTaskStatus(task.taskId, "cancelled", "the user declined")
+          : taskStore.storeTaskResult(task.taskId, options.outcome ?? "completed", work() as never),
       )
       .catch(() => {
         // A cancelled task keeps its status: storing a result for it is refused.
@@ -216,6 +217,19 @@ describe.each([
     expect(error?.message).toMatch(/^sampling\/createMessage: the client's task [0-9a-f]+ failed/);
   });
 
+  it("a task the client cancels itself rejects the handler's await with -32800", async () => {
+    const { client } = sdkReceiver({ tasks: true, ms: 200, outcome: "cancelled" });
+    await client.connect(await transport());
+    const result = await client.callTool({ name: "ask", arguments: { message: "x" } });
+    const { error } = answerOf(result as { content: unknown[] });
+    expect(error).toEqual({
+      code: -32800,
+      message: expect.stringMatching(
+        /^elicitation\/create: the client cancelled its task [0-9a-f]+: the user declined$/,
+      ),
+    });
+  });
+
   it("the client's notifications/tasks/status wakes the poll before its 10 s pollInterval", async () => {
     const { client, store } = sdkReceiver({ tasks: true, ms: 300, pollInterval: 10_000 });
     await client.connect(await transport());
@@ -302,6 +316,7 @@ describe.each([
             await sleep(ms);
             const first = params.messages[0]!.content;
             const text = "text" in first ? first.text : "?";
+            if (text === "fail") throw new McpError(-32602, "no model takes this prompt", { prompt: text });
             return { role: "assistant", model: "own-model", content: { type: "text", text: `re: ${text}` } };
           },
         },
@@ -327,6 +342,17 @@ describe.each([
         tasks: ["completed", "completed"],
       });
       expect(seen.map((s) => s.method)).toEqual(["createMessage", "elicit"]);
+    });
+
+    it("a task whose handler threw rejects with the client's error, named as the task's", async () => {
+      const { client } = await ourReceiver(true, 100);
+      const { error } = answerOf(await client.callTool({ name: "sample", arguments: { prompt: "fail" } }));
+      expect(error).toEqual({
+        code: -32602,
+        message: expect.stringMatching(
+          /^sampling\/createMessage: the client's task \S+ failed: no model takes this prompt$/,
+        ),
+      });
     });
 
     it("a tool called as a task of the server's samples as a task of the client's", async () => {
