@@ -12,17 +12,12 @@ import { REQUEST_CANCELLED } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, McpError, type RequestId } from "../jsonrpc/messages.js";
 import { hasCapability } from "../mcp/capabilities.js";
 import { checkPeerResult } from "../mcp/check-errors.js";
-import type { MethodTypes } from "../mcp/handler-context.js";
+import type { InputOptions, MethodTypes } from "../mcp/handler-context.js";
 import { entryOf } from "../mcp/tables.js";
 import { isTerminal, type TaskStatus } from "../mcp/task-store.js";
 import { CLIENT_TASK_REQUESTS, RELATED_TASK } from "../mcp/tasks.js";
 import { messageOf } from "../util/errors.js";
 import type { ServerSession } from "./session.js";
-
-/** `task` of an input helper's options: ask the client to run the request as a task kept `ttl` ms. */
-export interface ClientTaskOptions {
-  ttl?: number;
-}
 
 const DEFAULT_POLL_MS = 1000;
 /** The client's interval is honoured within these bounds: never a busy loop, never minutes apart. */
@@ -78,7 +73,7 @@ export async function requestAsClientTask(
   session: ServerSession<MethodTypes, MethodTypes>,
   method: string,
   params: unknown,
-  task: ClientTaskOptions,
+  task: NonNullable<InputOptions["task"]>,
   signal: AbortSignal,
   relatedRequestId: RequestId | undefined,
 ): Promise<unknown> {
