@@ -10,7 +10,7 @@ import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
 import type { Capabilities } from "../mcp/capabilities.js";
 import { InMemoryTaskStore, isTerminal, taskErrorOf } from "../mcp/task-store.js";
 import { coreTask } from "../mcp/task-wire.js";
-import { RELATED_TASK } from "../mcp/tasks.js";
+import { CLIENT_TASK_REQUESTS, RELATED_TASK } from "../mcp/tasks.js";
 import { messageOf } from "../util/errors.js";
 
 export interface ClientTaskOptions {
@@ -26,8 +26,11 @@ export interface ClientTaskOptions {
 
 /** The requests a client may be asked to run as tasks, by the handler that answers each. */
 const TASK_REQUESTS: Readonly<Record<string, { handler: string; path: readonly [string, string] }>> = {
-  "sampling/createMessage": { handler: "createMessage", path: ["sampling", "createMessage"] },
-  "elicitation/create": { handler: "elicit", path: ["elicitation", "create"] },
+  "sampling/createMessage": {
+    handler: "createMessage",
+    path: CLIENT_TASK_REQUESTS["sampling/createMessage"]!,
+  },
+  "elicitation/create": { handler: "elicit", path: CLIENT_TASK_REQUESTS["elicitation/create"]! },
 };
 
 const OWNER = "server";

@@ -64,6 +64,16 @@ export interface InputOptions {
    * count, `elicit-1`). Keys must be stable across rounds: the retry's answers are found by them.
    */
   key?: string;
+  /**
+   * `createMessage` and `elicit` (2025-11-25): ask the client to run the request as a task of its own,
+   * kept `ttl` ms (default: the client's). The await gives the same result as a plain request: the
+   * server polls the task at the client's `pollInterval` and fetches its outcome; aborting the
+   * handler's `signal` cancels it (`tasks/cancel`); a failed or cancelled task rejects. A client that
+   * does not declare `capabilities.tasks.requests` for the method is sent a plain request (the result
+   * is the same, and refusing would fail a call the client can answer); in the stateless era, where
+   * input goes in input rounds, the option has no effect.
+   */
+  task?: { ttl?: number };
 }
 
 export interface NotificationContext {

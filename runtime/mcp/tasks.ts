@@ -29,3 +29,15 @@ export const EXTENSION_TASK_METHODS: ReadonlySet<string> = new Set([
   "tasks/update",
   "tasks/cancel",
 ]);
+
+/** The 2025-11-25 status notification a task's receiver may send its requestor (`Task` as params). */
+export const CORE_TASK_STATUS_NOTIFICATION = "notifications/tasks/status";
+
+/**
+ * 2025-11-25: the server→client requests a client may run as tasks, each with the path under
+ * `capabilities.tasks.requests` where the client declares it.
+ */
+export const CLIENT_TASK_REQUESTS: Readonly<Record<string, readonly [string, string]>> = {
+  "sampling/createMessage": ["sampling", "createMessage"],
+  "elicitation/create": ["elicitation", "create"],
+};

@@ -8,6 +8,7 @@ import { INPUT_PENDING, type Round } from "../mcp/input-rounds.js";
 import type { LogLevel } from "../mcp/logging.js";
 import type { RequestMeta } from "../mcp/request-meta.js";
 import { entryOf, type ProtocolTables, RUNTIME_METHODS } from "../mcp/tables.js";
+import { clientRunsAsTask, requestAsClientTask } from "./client-task-request.js";
 import type { ServerSession } from "./session.js";
 
 /** What a stateless-era request brings to its handler's context. */
@@ -112,7 +113,22 @@ export class RequestContext<Out extends MethodTypes, OutNotes extends MethodType
    * InputRequiredResult (the handler then ends, and runs again when the client retries).
    */
   input(method: string, handlerName: string, params: unknown, options?: InputOptions): Promise<unknown> {
-    if (!this.stateless) return this.owner.requestInput(method, params, this.rc.id);
+    if (!this.stateless) {
+      try {
+        if (options?.task && clientRunsAsTask(method, this.session.clientCapabilities))
+          return requestAsClientTask(
+            this.owner as unknown as ServerSession<MethodTypes, MethodTypes>,
+            method,
+            params,
+            options.task,
+            this.signal,
+            this.rc.id,
+          );
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return this.owner.requestInput(method, params, this.rc.id);
+    }
     const round = this.stateless.round;
     if (!round) {
       return Promise.reject(

@@ -3,6 +3,7 @@
  * notifications to the server's handlers (stateless-era requests go to stateless.ts).
  */
 
+import type { Check } from "../check/check.js";
 import {
   Connection,
   type ConnectionOptions,
@@ -33,6 +34,7 @@ import { negotiateVersion } from "../mcp/negotiate.js";
 import { hasRequestMeta, metaVersion, unsupportedVersion } from "../mcp/request-meta.js";
 import { storeError } from "../mcp/store-unavailable.js";
 import { entryOf, type RequestEntry, RUNTIME_METHODS, type SupportedVersion } from "../mcp/tables.js";
+import { CORE_TASK_STATUS_NOTIFICATION } from "../mcp/tasks.js";
 import {
   type OperationInfo,
   sendTraced,
@@ -41,6 +43,7 @@ import {
   traced,
 } from "../mcp/telemetry.js";
 import { messageOf } from "../util/errors.js";
+import { ClientTaskWakeups } from "./client-task-wakeups.js";
 import { RequestContext } from "./request-context.js";
 import type { Server } from "./server.js";
 import { serveStateless } from "./stateless.js";
@@ -159,6 +162,7 @@ export class ServerSession<
   }
 
   #ended = false;
+  #clientTasks: ClientTaskWakeups | undefined;
   #closed: Promise<void> | undefined;
   /** With telemetry: the operations of the requests being served, by id. */
   #ops: Map<RequestId, TelemetryOperation> | undefined;
@@ -175,6 +179,12 @@ export class ServerSession<
           this.#settleClosed = resolve;
         });
     return this.#closed;
+  }
+
+  /** @internal The polls of tasks the client runs for this session, woken by its status notifications. */
+  get clientTasks(): ClientTaskWakeups {
+    this.#clientTasks ??= new ClientTaskWakeups();
+    return this.#clientTasks;
   }
 
   /** @internal The connection closed: the server forgets the session, then whoever waits hears of it. */
@@ -270,11 +280,16 @@ export class ServerSession<
     return this.connection.drain(timeoutMs);
   }
 
-  /** A server→client request, refused locally when the client did not declare the capability it needs. */
+  /**
+   * A server→client request, refused locally when the client did not declare the capability it needs.
+   * Its answer must pass `check` (default: the method's result; a task-augmented request is answered
+   * with a CreateTaskResult instead).
+   */
   async request<M extends keyof Out & string>(
     method: M,
     params: Out[M]["params"],
     options?: RequestOptions,
+    check?: Check,
   ): Promise<NonNullable<Out[M]["result"]>> {
     const entry = this.server.handshake && entryOf(this.server.handshake.serverRequests, method);
     if (this.stateless && entry?.delivery === "message") {
@@ -305,7 +320,7 @@ export class ServerSession<
         : await sendTraced(telemetry, this.#operation(method, sent, options?.relatedRequestId), (p) =>
             this.connection.request(method, p, options),
           );
-    return checkPeerResult(entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
+    return checkPeerResult(check ?? entry.result, method, result, "client") as NonNullable<Out[M]["result"]>;
   }
 
   /** A server→client notification; refused when it needs a capability this server did not declare. */
@@ -639,6 +654,7 @@ export class ServerSession<
     const tables = this.server.handshake ?? this.server.protocol;
     const entry = entryOf(tables.clientNotifications, n.method);
     if (!entry || !this.info) return;
+    if (n.method === CORE_TASK_STATUS_NOTIFICATION) this.#clientTasks?.notified(n.params);
     const handler = this.server.handler(entry);
     if (!handler) return;
     // A notification has no answer to carry a refusal: one its caller may not send is dropped.

@@ -10,6 +10,7 @@ import type { RequestId } from "../jsonrpc/messages.js";
 import type { HandlerContext, InputOptions, MethodTypes, SessionInfo } from "../mcp/handler-context.js";
 import type { LogLevel } from "../mcp/logging.js";
 import { withRelatedTask } from "../mcp/task-wire.js";
+import { clientRunsAsTask, requestAsClientTask } from "./client-task-request.js";
 import { RequestContext } from "./request-context.js";
 import type { ServerSession } from "./session.js";
 import type { RunningTask } from "./task-runner.js";
@@ -83,17 +84,30 @@ export class TaskContext<Out extends MethodTypes, OutNotes extends MethodTypes> 
     return this.#session.notify(method, params);
   }
 
-  /** Input (elicitation, sampling) asked of the client while the task says input_required. */
+  /**
+   * Input (elicitation, sampling) asked of the client while the task says input_required; with the
+   * `task` option, as a task of the client's own when it runs such requests as tasks.
+   */
   override async input(
     method: string,
     _handlerName: string,
     params: unknown,
-    _options?: InputOptions,
+    options?: InputOptions,
   ): Promise<unknown> {
+    const asTask = options?.task && clientRunsAsTask(method, this.session.clientCapabilities);
     await this.task.update({ status: "input_required" });
     try {
       const relatedRequestId = await this.resultRequest(this.task.signal);
       this.task.signal.throwIfAborted();
+      if (asTask && options?.task)
+        return await requestAsClientTask(
+          this.#session as unknown as ServerSession<MethodTypes, MethodTypes>,
+          method,
+          withRelatedTask(params, this.task.taskId),
+          options.task,
+          this.task.signal,
+          relatedRequestId,
+        );
       return await this.#session.request(
         method as keyof Out & string,
         withRelatedTask(params, this.task.taskId) as Out[keyof Out & string]["params"],
