@@ -26,7 +26,8 @@ const prefixed = (files: Record<string, string>) =>
 export function createRegenerator(root: string, config: ProjectConfig) {
   let protocol: Promise<Generated> | undefined;
   let protocolWritten = false;
-  return async function regenerate(): Promise<Regenerated> {
+  /** `read` receives every file the contract read and folder it listed (skills), even when it fails. */
+  return async function regenerate(read?: Set<string>): Promise<Regenerated> {
     protocol ??= generateVersion({
       version: config.protocol,
       ...(config.schema ? { schema: config.schema } : {}),
@@ -41,7 +42,7 @@ export function createRegenerator(root: string, config: ProjectConfig) {
     const handlersPath = join(root, config.handlers);
     let handlers: string | undefined;
     if (config.contract) {
-      const contract = await loadProjectContract(root, config.contract);
+      const contract = await loadProjectContract(root, config.contract, read);
       const compiled = await compileProjectContract(
         contract,
         config,

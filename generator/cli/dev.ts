@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { extname, join, relative, sep } from "node:path";
+import { dirname, extname, join, relative, sep } from "node:path";
 import { INSPECTOR_ORIGINS, originList } from "@mcp-codegen/runtime/http";
 import { createBundler } from "../dev/bundle.js";
 import { type DevProxy, PortInUseError, startProxy } from "../dev/proxy.js";
@@ -58,6 +58,17 @@ export function changeKind(rel: string): "config" | "contract" | "code" | undefi
   if ([".json", ".yaml", ".yml"].includes(ext)) return "contract";
   if ([".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs"].includes(ext)) return "code";
   return undefined;
+}
+
+/**
+ * Whether `path` (absolute) is, or lies below, something the contract read: a file (a `$ref`'d schema,
+ * a skill's file) or a folder it listed (a skills folder, where a new file is a new skill file).
+ */
+export function readByContract(path: string, read: ReadonlySet<string>): boolean {
+  for (let at = path; ; at = dirname(at)) {
+    if (read.has(at)) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 /**
@@ -144,17 +155,23 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
         ? "still serving the last good server"
         : "no server yet";
 
+  /** What the last contract compile read: an edit there (a skill's file) regenerates as a contract edit does. */
+  let contractRead = new Set<string>();
   /** One pass: regenerate when the contract changed, then check, bundle and (if both pass) swap in. */
   const cycle = async (contract: boolean, signal: AbortSignal) => {
     const started = performance.now();
     if (contract) {
+      const read = new Set<string>();
       try {
-        const result = await regenerate();
+        const result = await regenerate(read);
+        contractRead = read;
         for (const path of result.written) await watcher?.remember(path);
         for (const w of result.warnings) report.notice(`warning: ${w}`);
         if (result.stubs.length > 0)
           report.info(`dev: ${config!.handlers}: stubs added for ${result.stubs.join(", ")}`);
       } catch (e) {
+        // A failed compile keeps what the last good one read too, so fixing that file regenerates.
+        contractRead = new Set([...contractRead, ...read]);
         if (!isInputError(e)) throw e;
         report.error(`${e.message}`);
         report.info(`dev: generation failed; ${kept()}`);
@@ -269,7 +286,9 @@ export async function runDev(opts: DevOptions, report: Reporter): Promise<number
     root,
     { skip: ["node_modules", "dist", config.output.split(/[\\/]/)[0]!] },
     (paths) => {
-      const kinds = new Set(paths.map((p) => changeKind(relative(root, p))));
+      const kinds = new Set(
+        paths.map((p) => (readByContract(p, contractRead) ? "contract" : changeKind(relative(root, p)))),
+      );
       if (kinds.has("config")) {
         void readConfig(root).then(
           (next) => {

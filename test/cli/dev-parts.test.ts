@@ -1,6 +1,12 @@
 /** The small decisions `mcp-codegen dev` makes: which edits regenerate, which conditions carry over, how tsc's errors read. */
 import { describe, expect, it } from "vitest";
-import { changeKind, conditionsOf, corsOrigins, inspectorCommand } from "../../generator/cli/dev.js";
+import {
+  changeKind,
+  conditionsOf,
+  corsOrigins,
+  inspectorCommand,
+  readByContract,
+} from "../../generator/cli/dev.js";
 import { parseDiagnostics } from "../../generator/dev/typecheck.js";
 
 describe("dev's parts", () => {
@@ -13,6 +19,17 @@ describe("dev's parts", () => {
     expect(changeKind("tsconfig.json")).toBe("code");
     expect(changeKind("package.json")).toBe("code");
     expect(changeKind("README.md")).toBeUndefined();
+  });
+
+  it("regenerates for what the contract read: its files, and anything in a folder it listed (skills)", () => {
+    const read = new Set(["/p/contract.yaml", "/p/skills", "/p/skills/notes", "/p/skills/notes/SKILL.md"]);
+    expect(readByContract("/p/skills/notes/SKILL.md", read)).toBe(true);
+    expect(readByContract("/p/skills/notes/references/new.md", read)).toBe(true);
+    expect(readByContract("/p/skills/other/SKILL.md", read)).toBe(true);
+    expect(readByContract("/p/contract.yaml", read)).toBe(true);
+    expect(readByContract("/p/README.md", read)).toBe(false);
+    expect(readByContract("/p/skills-old/SKILL.md", read)).toBe(false);
+    expect(readByContract("/p/src/handlers.ts", new Set())).toBe(false);
   });
 
   it("carries the resolution conditions dev runs under, in every spelling node accepts", () => {

@@ -3,12 +3,22 @@
  * client connects through dev's endpoint; a tool added to the contract (and its handler) is listed by the
  * restarted server and called once the client has opened a new session (its old one ends with a 404,
  * never a refused connection); a type error planted in a handler is printed as file:line:col and the last
- * good server keeps answering. The times are printed for the record; the bound is bench/dev.ts's. Run with
- * --allow-inspector, the MCP Inspector's web UI origins get CORS answers through dev's endpoint.
+ * good server keeps answering. A skill's file edited (no contract file touched) is served once dev has
+ * regenerated, as is a new file in the skill. The times are printed for the record; the bound is
+ * bench/dev.ts's. Run with --allow-inspector, the MCP Inspector's web UI origins get CORS answers
+ * through dev's endpoint.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -146,6 +156,55 @@ describe("mcp-codegen dev over HTTP", () => {
     const other = await preflight("http://localhost:6275");
     expect(other.status).toBe(403);
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  }, 120_000);
+
+  it("serves an edit of a skill's file as it serves a contract edit (the contract read it)", async () => {
+    const url = new URL(
+      (await waitFor(/MCP over Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(kept/, 0))[1]!,
+    );
+    await waitFor(/dev: started the server/, 0, 60_000);
+    const skill = join(dir, "skills/release-notes");
+    mkdirSync(join(skill, "references"), { recursive: true });
+    writeFileSync(join(skill, "references/style.md"), "Three headings.\n");
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      "---\nname: release-notes\ndescription: Writes release notes\n---\n\nNewest first.\n",
+    );
+    writeFileSync(
+      join(dir, "contract.yaml"),
+      `${readFileSync(join(dir, "contract.yaml"), "utf8")}\nskills: ./skills\n`,
+    );
+    /** The file as a new session reads it; undefined until the server serving it answers. */
+    const served = async (uri: string) => {
+      const probe = new Client({ name: "dev-skills-probe", version: "1.0.0" });
+      try {
+        await probe.connect(new StreamableHTTPClientTransport(url));
+        const [content] = (await probe.readResource({ uri })).contents;
+        return content && "text" in content ? content.text : undefined;
+      } catch (e) {
+        // Not served yet (an unknown resource), or a session the next server replaced (404).
+        if (e instanceof SdkHttpError && e.status === 404) return undefined;
+        if (e instanceof Error && /not found|unknown/i.test(e.message)) return undefined;
+        throw e;
+      } finally {
+        await probe.close();
+      }
+    };
+    const until = async (uri: string, text: string) => {
+      const saved = Date.now();
+      for (;;) {
+        if ((await served(uri)) === text) return;
+        if (Date.now() - saved > 30_000)
+          throw new Error(`${uri} never served ${text}; dev's output:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await until("skill://release-notes/references/style.md", "Three headings.\n");
+    // Edits of the skill's files alone (no contract file touched): served once dev regenerated.
+    writeFileSync(join(skill, "references/style.md"), "Added, Changed, Fixed.\n");
+    await until("skill://release-notes/references/style.md", "Added, Changed, Fixed.\n");
+    writeFileSync(join(skill, "references/new.md"), "A new file.\n");
+    await until("skill://release-notes/references/new.md", "A new file.\n");
   }, 120_000);
 
   it("serves a contract edit through the same endpoint; a type error keeps the last good server", async () => {

@@ -83,3 +83,16 @@ export function endChildren(children: Iterable<ChildProcess>): void {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
 }
+
+/** The README section `## title` of `readme`, up to the next `## `. */
+export function sectionOf(readme: string, title: string): string {
+  const start = readme.indexOf(`\n## ${title}\n`);
+  expect(start, `README has no "## ${title}"`).toBeGreaterThan(0);
+  const rest = readme.slice(start + title.length + 5);
+  const end = rest.search(/\n## /);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+/** The fenced blocks of a language in a section, in order. */
+export const blocksOf = (section: string, lang: string) =>
+  [...section.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((b) => b[1]!);

@@ -20,25 +20,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { packedWorkspace } from "../cli/packed.js";
 import { REPO } from "../cli/run.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
-import { commandLines, endChildren, parse, startChild } from "./readme-run.js";
+import { blocksOf, commandLines, endChildren, parse, sectionOf, startChild } from "./readme-run.js";
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const TITLE = "Long-running tools";
 const README_URL = "http://127.0.0.1:3000/mcp";
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** The README section `## title`, up to the next `## `. */
-function sectionOf(title: string): string {
-  const start = README.indexOf(`\n## ${title}\n`);
-  expect(start, `README has no "## ${title}"`).toBeGreaterThan(0);
-  const rest = README.slice(start + title.length + 5);
-  const end = rest.search(/\n## /);
-  return end === -1 ? rest : rest.slice(0, end);
-}
-
-/** The fenced blocks of a language in the section, in order. */
-const blocksOf = (section: string, lang: string) =>
-  [...section.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((b) => b[1]!);
 
 /** The command lines of the section's `sh` blocks. */
 const commandsOf = (section: string) => commandLines(blocksOf(section, "sh"));
@@ -116,7 +103,7 @@ const taskRequests = (seen: Seen[]) =>
     .join(" ");
 
 describe("README: Long-running tools", () => {
-  const section = sectionOf(TITLE);
+  const section = sectionOf(README, TITLE);
   const commands = commandsOf(section);
   const [contractBlock, ...others] = blocksOf(section, "yaml");
   const [handlerBlock, clientBlock, ...moreTs] = blocksOf(section, "ts");
