@@ -240,6 +240,8 @@ describe.skipIf(withoutRedis || withoutHaproxy)(
         const answer = await peer.call("sample", {});
         const askedOn = /asked on (\w)/.exec(answer)![1]!;
         expect(answer).toBe(`sampled (asked on ${askedOn})`);
+        // The answer's POST is recorded when its 202 arrives, which may be after the call's result did.
+        await expect.poll(() => peer.sent.some((s) => s.kind === "response")).toBe(true);
         const answeredThrough = peer.sent.filter((s) => s.kind === "response").at(-1)!;
         expect(answeredThrough.servedBy).not.toBe(askedOn);
         expect(answeredThrough.status).toBe(202);
