@@ -18,8 +18,8 @@
  * Seen through the frames' DOM, for each run: the tool and its input and result shown; a click calls
  * `increment` through host and client and the new value appears; the view's call of the model-only
  * `secret` is refused (-32602); the view's fetch of the declared origin passes and of another is blocked
- * by the policy (a `securitypolicyviolation`). A screenshot of each run is written to the test's
- * temporary folder.
+ * by the policy (a `securitypolicyviolation`); the view's size reaches the host; the host's teardown
+ * reaches the view. A screenshot of each run is written to the test's temporary folder.
  *
  * Chromium must be at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). When it
  * is missing the suite FAILS where CI is set, and is skipped (saying why) only where CI is not set.
@@ -245,11 +245,20 @@ describe.skipIf(missing && !inCi)(
       );
       expect(await text("errors")).toBe("");
 
+      // The view reported its size to the host (the page is taller than its first paragraph).
+      const sizes = await tab.evaluate(() => window.hostReport?.sizes ?? []);
+      expect(sizes.length).toBeGreaterThan(0);
+      expect(sizes.at(-1)!.height).toBeGreaterThan(100);
+
       const path = join(temp, screenshot);
       await tab.screenshot({ path });
       const png = await readFile(path);
       expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
       expect(png.length).toBeGreaterThan(1000);
+
+      // The host's teardown request reaches the view, which answers it.
+      expect(await tab.evaluate(() => window.teardownView!())).toBe(true);
+      expect(await text("state")).toBe("torn down");
       expect(errors).toEqual([]);
     }
 
