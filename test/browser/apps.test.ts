@@ -18,8 +18,8 @@
  * Seen through the frames' DOM, for each run: the tool and its input and result shown; a click calls
  * `increment` through host and client and the new value appears; the view's call of the model-only
  * `secret` is refused (-32602); the view's fetch of the declared origin passes and of another is blocked
- * by the policy (a `securitypolicyviolation`); the view's size reaches the host; the host's teardown
- * reaches the view. A screenshot of each run is written to the test's temporary folder.
+ * by the policy (a `securitypolicyviolation`); the view's size reaches the host; the host context's
+ * theme, its change, a cancellation and the host's teardown reach the view. A screenshot of each run is written to the test's temporary folder.
  *
  * Chromium must be at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). When it
  * is missing the suite FAILS where CI is set, and is skipped (saying why) only where CI is not set.
@@ -126,7 +126,8 @@ const viewHtml = (script: string, declared: string, undeclared: string) =>
   `<p>value: <b id="value">…</b></p><p><button id="increment">+1</button> <button id="secret">secret</button> ` +
   `<button id="fetch">fetch</button></p><p>secret: <span id="secret-status"></span></p>` +
   `<p>declared: <span id="declared"></span> undeclared: <span id="undeclared"></span></p>` +
-  `<p>policy: <span id="violation"></span></p><p>errors: <span id="errors"></span></p>` +
+  `<p>policy: <span id="violation"></span></p><p>theme: <span id="theme"></span> cancelled: ` +
+  `<span id="cancelled"></span></p><p>errors: <span id="errors"></span></p>` +
   `<script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
 
 describe.skipIf(missing && !inCi)(
@@ -216,6 +217,7 @@ describe.skipIf(missing && !inCi)(
       expect(await text("state")).toBe("connected");
       expect(await text("tool")).toBe("show_counter");
       expect(await text("input")).toBe('{"start":5}');
+      expect(await text("theme")).toBe("light");
       // The proxy loaded the view under the policy our uiPolicy builds from the contract's csp.
       expect(await sandbox.locator("body").getAttribute("data-policy")).toBe(uiPolicy(csp));
       expect(tab.frames().map((f) => new URL(f.url()).origin)).toContain(sandboxSite.origin);
@@ -255,6 +257,12 @@ describe.skipIf(missing && !inCi)(
       const png = await readFile(path);
       expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
       expect(png.length).toBeGreaterThan(1000);
+
+      // The host context changes (the view sees the whole context, merged) and the call is cancelled.
+      await tab.evaluate(() => window.changeTheme!("dark"));
+      await expect.poll(() => text("theme")).toBe("dark");
+      await tab.evaluate(() => window.cancelTool!("the user closed it"));
+      await expect.poll(() => text("cancelled")).toBe("the user closed it");
 
       // The host's teardown request reaches the view, which answers it.
       expect(await tab.evaluate(() => window.teardownView!())).toBe(true);
