@@ -11,7 +11,7 @@
  * inline into the HTML the contract names: view.ts, on the generated `contract/app.ts` (our runtime's
  * view module, typed by the contract), or ext-apps-view.ts, on ext-apps' own `App` class. `app.ts`
  * does not depend on the HTML, so each copy is generated, its view bundled, and generated again. The
- * copies type-check. Over HTTP our client runs in the page (CORS for the host origin); over stdio the
+ * project's TypeScript (both views, the server) type-checks against the generated code. Over HTTP our client runs in the page (CORS for the host origin); over stdio the
  * generated server runs under tsx, our client in this process, and the page reaches it through
  * `page.exposeFunction`.
  *
@@ -19,7 +19,8 @@
  * `increment` through host and client and the new value appears; the view's call of the model-only
  * `secret` is refused (-32602); the view's fetch of the declared origin passes and of another is blocked
  * by the policy (a `securitypolicyviolation`); the view's size reaches the host; the host context's
- * theme, its change, a cancellation and the host's teardown reach the view. A screenshot of each run is written to the test's temporary folder.
+ * theme, its change, a cancellation and the host's teardown reach the view. A screenshot of each run is
+ * written to the test's temporary folder. Four runs: each view side over HTTP and over stdio.
  *
  * Chromium must be at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). When it
  * is missing the suite FAILS where CI is set, and is skipped (saying why) only where CI is not set.
@@ -285,16 +286,13 @@ describe.skipIf(missing && !inCi)(
       }
     }
 
-    it("our generated binding as the view, over HTTP: our client in the page, calls through AppBridge and appToolCall", async () => {
-      await overHttp("binding");
-    }, 90_000);
-
-    it("our generated binding as the view, over stdio: our client in the test process, reached through exposed functions", async () => {
+    /** The generated server of `side`'s project over stdio under tsx, our client here, reached by the page. */
+    async function overStdio(side: ViewSide) {
       const client = createClient({ info: { name: "stdio-host", version: "1.0.0" }, apps: true });
       await client.connect(
         new StdioClientTransport({
           command: TSX,
-          args: ["--conditions=mcp-codegen-source", join(projects.binding, "server.ts")],
+          args: ["--conditions=mcp-codegen-source", join(projects[side], "server.ts")],
         }),
       );
       try {
@@ -315,15 +313,27 @@ describe.skipIf(missing && !inCi)(
             return { error: { code, message } };
           }
         });
-        await runApp(tab, undefined, "apps-binding-stdio.png");
-        await tab.close();
+        try {
+          await runApp(tab, undefined, `apps-${side}-stdio.png`);
+        } finally {
+          await tab.close();
+        }
       } finally {
         await client.close();
       }
-    }, 90_000);
+    }
 
-    it("ext-apps' App class as the view, over HTTP, against the same contract's generated server", async () => {
-      await overHttp("ext-apps");
-    }, 90_000);
+    const SIDES: Record<ViewSide, string> = {
+      binding: "our generated binding (app.ts on the runtime's view module)",
+      "ext-apps": "ext-apps' App class",
+    };
+    for (const side of Object.keys(SIDES) as ViewSide[]) {
+      it(`${SIDES[side]} as the view, over HTTP: our client in the page, calls through AppBridge and appToolCall`, async () => {
+        await overHttp(side);
+      }, 90_000);
+      it(`${SIDES[side]} as the view, over stdio: our client in the test process, reached through exposed functions`, async () => {
+        await overStdio(side);
+      }, 90_000);
+    }
   },
 );
