@@ -5,7 +5,8 @@
  * (pages/sandbox.ts: the extension's proxy rules, the view loaded under our `uiPolicy`).
  *
  * The server is a contract's: test/fixtures/apps/browser/ (contract.yaml: `show_counter` with its view
- * and a CSP, the app-only `increment`, the model-only `secret`; server.ts: its handlers) is copied to
+ * and a CSP, the app-only `increment` on that view, the model-only `secret` without a view; server.ts:
+ * its handlers) is copied to
  * test/.tmp/apps-browser/<view side>/, its CSP given the test's API origin (a random port), and
  * generated there in-process (`loadContract` + `emitContract`, what `generate` runs). The view is bundled
  * inline into the HTML the contract names: view.ts, on the generated `contract/app.ts` (our runtime's
@@ -20,7 +21,8 @@
  * `secret` is refused (-32602); the view's fetch of the declared origin passes and of another is blocked
  * by the policy (a `securitypolicyviolation`); the view's size reaches the host; the host context's
  * theme, its change, a cancellation and the host's teardown reach the view. A screenshot of each run is
- * written to the test's temporary folder. Four runs: each view side over HTTP and over stdio.
+ * written to the test's temporary folder. Four runs: each view side over HTTP and over stdio; a fifth
+ * has our binding under a host whose context does not name the tool.
  *
  * Chromium must be at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). When it
  * is missing the suite FAILS where CI is set, and is skipped (saying why) only where CI is not set.
@@ -199,7 +201,7 @@ describe.skipIf(missing && !inCi)(
     }, 120_000);
 
     /** Opens the host page, runs the host for `show_counter {start: 5}`, and checks the app at work. */
-    async function runApp(tab: Page, mcpUrl: string | undefined, screenshot: string) {
+    async function runApp(tab: Page, mcpUrl: string | undefined, screenshot: string, nameTool = true) {
       const errors: string[] = [];
       tab.on("pageerror", (error) => errors.push(error.message));
       await tab.goto(`${hostSite.origin}/`);
@@ -208,6 +210,7 @@ describe.skipIf(missing && !inCi)(
         ...(mcpUrl ? { mcpUrl } : {}),
         sandboxUrl: `${sandboxSite.origin}/sandbox.html`,
         call: { name: "show_counter", arguments: { start: 5 } },
+        nameTool,
       });
       expect(report.modelTools).toEqual(["show_counter", "secret"]);
 
@@ -272,14 +275,14 @@ describe.skipIf(missing && !inCi)(
     }
 
     /** The generated server of `side`'s project over HTTP (CORS for the host page), our client in the page. */
-    async function overHttp(side: ViewSide) {
+    async function overHttp(side: ViewSide, nameTool = true) {
       const { counterServer } = (await import(join(projects[side], "server.ts"))) as {
         counterServer(): Parameters<typeof serveHttp>[0];
       };
       const mcp = await serveHttp(counterServer(), { port: 0, cors: { origins: [hostSite.origin] } });
       const tab = await context.newPage();
       try {
-        await runApp(tab, mcp.url, `apps-${side}-http.png`);
+        await runApp(tab, mcp.url, `apps-${side}-http${nameTool ? "" : "-unnamed"}.png`, nameTool);
       } finally {
         await tab.close();
         await mcp.close();
@@ -335,5 +338,9 @@ describe.skipIf(missing && !inCi)(
         await overStdio(side);
       }, 90_000);
     }
+
+    it("our generated binding as the view, with a host whose context names no tool (toolInfo is optional): the view's only tool a model can call is shown", async () => {
+      await overHttp("binding", false);
+    }, 90_000);
   },
 );
