@@ -1,0 +1,165 @@
+/**
+ * `init --app`: a server whose tool has an interactive UI (MCP Apps). From the packed packages
+ * (test/cli/packed.ts, `npm install` offline): the scaffold installs; `npm run build` bundles the view's
+ * TypeScript (written on the generated app.ts) into the single HTML file the contract names, then
+ * generates, type-checks and builds; `npm test` property-tests it. The built server is started over
+ * stdio for this project's runtime client (`apps: true`: the tool's UI found with `toolUi`, read with
+ * `readUi`, the HTML holding the bundled view; the tool called; the app-only tool left to the view) and
+ * over HTTP for the official SDK v2 client, which reads the same resource. Misuse is a CLI error.
+ */
+import type { ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../generated/2025-11-25/index.js";
+import { appToolCall, modelTools, readUi, toolUi } from "../../runtime/client/index.js";
+import { StdioClientTransport } from "../../runtime/node/stdio-client.js";
+import { endChildren, startChild } from "../docs/readme-run.js";
+import { freePort } from "../fixtures/auth/protected-server.js";
+import { packedWorkspace } from "./packed.js";
+import { runCli } from "./run.js";
+
+const MIME = "text/html;profile=mcp-app";
+const { work, env, run, must, pack, initArgs } = packedWorkspace("mcp-codegen-init-app-");
+const children = new Set<ChildProcess>();
+let packed = { tarball: "", runtimeTarball: "" };
+
+beforeAll(() => {
+  packed = pack();
+}, 180_000);
+afterAll(() => {
+  endChildren(children);
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The parts of a served view's HTML that show it is the built page with the bundled view inline. */
+function expectBuiltView(html: string): void {
+  expect(html).toMatch(/^<!doctype html>/);
+  expect(html).toContain('<output id="value">');
+  // The page's script tag replaced by the bundle, inline: no file left for the sandbox to fetch.
+  expect(html).not.toContain('src="./counter.ts"');
+  const scripts = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+  expect(scripts).toHaveLength(1);
+  // The generated binding (its view URI, the increment tool it calls) and the runtime's view module.
+  for (const part of ["ui://show_counter", "increment", "ui/initialize", "ui/notifications/tool-result"])
+    expect(scripts[0]).toContain(part);
+  expect(scripts[0]).not.toMatch(/^import /m);
+}
+
+describe("mcp-codegen init --app", () => {
+  const dir = join(work, "counter-app");
+
+  it("scaffolds a server with a view that installs, bundles its view before generate, builds and passes npm test", () => {
+    const created = run(
+      "npx",
+      initArgs(packed, [dir, "--app", "--transport", "both", "--protocol", "2025-11-25"]),
+      work,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    for (const file of ["src/ui/counter.html", "src/ui/counter.ts", "scripts/build-ui.ts", "ui/counter.html"])
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    expect(readFileSync(join(dir, "contract.yaml"), "utf8")).toContain("ui: ./ui/counter.html");
+    expect(readFileSync(join(dir, "src/ui/counter.ts"), "utf8")).toContain(
+      'from "../../generated/contract/app.js"',
+    );
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.scripts["build:ui"]).toBe("tsx scripts/build-ui.ts");
+    // The view is built first: generate reads the HTML it names, then tsc checks the server and the view.
+    expect(pkg.scripts.build).toMatch(/^npm run -s build:ui && mcp-codegen generate && tsc --noEmit/);
+    expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(["esbuild", "tsx"]));
+    const readme = readFileSync(join(dir, "README.md"), "utf8");
+    expect(readme).toContain("## The interactive view (MCP Apps)");
+    expect(readme).toContain("Apps");
+
+    must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], dir);
+    // Before the build: the placeholder the contract names, served until the view is bundled.
+    expect(readFileSync(join(dir, "ui/counter.html"), "utf8")).toContain("not built yet");
+    const built = must("npm", ["run", "build"], dir);
+    expect(built.stderr).toMatch(/built ui\/counter\.html \(\d+ bytes\)/);
+    expectBuiltView(readFileSync(join(dir, "ui/counter.html"), "utf8"));
+    // The generated tables hold the built page, not the placeholder.
+    const tables = readFileSync(join(dir, "generated/contract/tables.js"), "utf8");
+    expect(tables).toContain("ui://show_counter");
+    expect(tables).not.toContain("not built yet");
+    // A second build changes nothing the generator reads: generate --check passes.
+    must("npm", ["run", "-s", "check"], dir);
+    const tested = must("npm", ["test"], dir);
+    expect(tested.stdout + tested.stderr).toMatch(/show_counter/);
+  }, 400_000);
+
+  it("serves the view over stdio: our client (apps: true) finds it with toolUi, reads it with readUi and calls the tool", async () => {
+    const client = createClient({ info: { name: "host", version: "1.0.0" }, apps: true });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: ["dist/src/main.js"], cwd: dir, env }),
+    );
+    try {
+      const { tools } = await client.listTools({});
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      expect(toolUi(byName.show_counter!)).toBe("ui://show_counter");
+      expect(toolUi(byName.increment!)).toBe("ui://show_counter");
+      expect(toolUi(byName.add!)).toBeUndefined();
+      // increment is the view's alone: a host keeps it from the model.
+      expect(modelTools(tools).map((t) => t.name)).not.toContain("increment");
+      expect(modelTools(tools).map((t) => t.name)).toContain("show_counter");
+
+      const ui = await readUi(client, toolUi(byName.show_counter!)!);
+      expectBuiltView(ui.html);
+      expect(ui.html).toBe(readFileSync(join(dir, "ui/counter.html"), "utf8"));
+
+      const shown = await client.callTool({ name: "show_counter", arguments: { start: 5 } });
+      expect(shown.structuredContent).toEqual({ value: 5 });
+      const call = appToolCall(client, tools);
+      expect(await call({ name: "increment", arguments: { value: 5, by: 2 } })).toMatchObject({
+        structuredContent: { value: 7 },
+      });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("serves the view over HTTP: the SDK v2 client reads the same resource", async () => {
+    const port = await freePort();
+    const server = startChild(children, "npm", ["start", "--", "--http", String(port)], dir, env);
+    const [, url] = await server.stderrMatch(/MCP over Streamable HTTP at (\S+)/);
+    const client = new Client({ name: "sdk-v2", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+    try {
+      const { tools } = await client.listTools();
+      const show = tools.find((t) => t.name === "show_counter")!;
+      expect(show._meta).toMatchObject({ ui: { resourceUri: "ui://show_counter" } });
+      const read = await client.readResource({ uri: "ui://show_counter" });
+      expect(read.contents).toHaveLength(1);
+      const [content] = read.contents as { uri: string; mimeType: string; text: string }[];
+      expect(content).toMatchObject({ uri: "ui://show_counter", mimeType: MIME });
+      expect(content!.text).toBe(readFileSync(join(dir, "ui/counter.html"), "utf8"));
+      expectBuiltView(content!.text);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe("mcp-codegen init --app misuse and help", () => {
+  it("--app with --client is a usage error naming both; nothing is written", () => {
+    const dir = join(work, "client-app");
+    const r = runCli(["init", dir, "--app", "--client"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--app scaffolds a server whose tool has an interactive UI");
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+  });
+
+  it("init --help and the top-level help name --app", () => {
+    const help = runCli(["init", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--app");
+    expect(help.stdout).toContain("mcp-codegen init dashboard --app");
+    expect(help.stdout).toContain("src/ui/counter.ts");
+    const top = runCli(["--help"]);
+    expect(top.stdout).toMatch(/init \[options\] \[dir\]\s+scaffold .*--app/s);
+  });
+});
