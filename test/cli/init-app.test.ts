@@ -5,14 +5,15 @@
  * generates, type-checks and builds; `npm test` property-tests it. The built server is started over
  * stdio for this project's runtime client (`apps: true`: the tool's UI found with `toolUi`, read with
  * `readUi`, the HTML holding the bundled view; the tool called; the app-only tool left to the view) and
- * over HTTP for the official SDK v2 client, which reads the same resource. Misuse is a CLI error.
+ * over HTTP for the official SDK v2 client, which reads the same resource. Protocol 2026-07-28 here (the
+ * stateless era; test/docs/readme-apps.test.ts runs the default, 2025-11-25). Misuse is a CLI error.
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../generated/2025-11-25/index.js";
+import { createClient } from "../../generated/2026-07-28/index.js";
 import { appToolCall, modelTools, readUi, toolUi } from "../../runtime/client/index.js";
 import { StdioClientTransport } from "../../runtime/node/stdio-client.js";
 import { endChildren, startChild } from "../docs/readme-run.js";
@@ -53,7 +54,7 @@ describe("mcp-codegen init --app", () => {
   it("scaffolds a server with a view that installs, bundles its view before generate, builds and passes npm test", () => {
     const created = run(
       "npx",
-      initArgs(packed, [dir, "--app", "--transport", "both", "--protocol", "2025-11-25"]),
+      initArgs(packed, [dir, "--app", "--transport", "both", "--protocol", "2026-07-28"]),
       work,
     );
     expect(created.code, created.stderr).toBe(0);
