@@ -32,6 +32,11 @@ export function appModule(contract: ContractModel): string {
   const viewTable = views.map(
     (v) => `  ${stringLiteral(v.uri)}: ${dataLiteral(v.tools.map((t) => t.name))},`,
   );
+  // A host renders a view for a call the model made, so for a tool whose visibility has `model`.
+  const shownForTable = views.map(
+    (v) =>
+      `  ${stringLiteral(v.uri)}: ${dataLiteral(v.tools.filter((t) => t.visibility.includes("model")).map((t) => t.name))},`,
+  );
   return `import {
   connectView,
   type View,
@@ -73,7 +78,7 @@ export interface AppHandlers<U extends keyof Views>
 
 export interface App<U extends keyof Views> {
   readonly view: View;
-  /** The tool this view shows, from the host context (or the view's only tool). */
+  /** The tool this view shows, from the host context (or the view's only tool, or only model-visible one). */
   readonly tool: Views[U] | undefined;
   /** Calls a tool through the host; a structured result is checked against its output schema. */
   callTool<N extends AppTool>(
@@ -89,6 +94,11 @@ ${outputs}
 
 const VIEWS: { readonly [U in keyof Views]: readonly Views[U][] } = {
 ${viewTable.join("\n")}
+};
+
+/** Each view's tools the model can call: the calls a host shows the view for. */
+const SHOWN_FOR: { readonly [U in keyof Views]: readonly Views[U][] } = {
+${shownForTable.join("\n")}
 };
 
 /** The result's \`structuredContent\` when it passes \`tool\`'s output schema; an Error naming the first failure when not. */
@@ -108,12 +118,17 @@ export async function connectApp<U extends keyof Views>(
   handlers: AppHandlers<U> = {},
 ): Promise<App<U>> {
   const serves = VIEWS[uri] as readonly string[];
+  const shownFor = SHOWN_FOR[uri] as readonly string[];
   let connected: View | undefined;
-  /** The host context's tool when this view serves it, else the view's only tool. */
+  /**
+   * The host context's tool when this view serves it (\`toolInfo\` is optional), else the view's only
+   * tool, else its only tool the model can call (the others are called by the view, not shown with it).
+   */
   const toolOf = (): string | undefined => {
     const named = connected?.host.hostContext.toolInfo?.tool?.name;
     if (typeof named === "string" && serves.includes(named)) return named;
-    return serves.length === 1 ? serves[0] : undefined;
+    if (serves.length === 1) return serves[0];
+    return shownFor.length === 1 ? shownFor[0] : undefined;
   };
   const fail = (error: Error) => handlers.error?.(error);
   const view = await connectView(options, {
