@@ -5,13 +5,20 @@
  * generates, type-checks and builds; `npm test` property-tests it. The built server is started over
  * stdio for this project's runtime client (`apps: true`: the tool's UI found with `toolUi`, read with
  * `readUi`, the HTML holding the bundled view; the tool called; the app-only tool left to the view) and
- * over HTTP for the official SDK v2 client, which reads the same resource. Protocol 2026-07-28 here (the
- * stateless era; test/docs/readme-apps.test.ts runs the default, 2025-11-25). Misuse is a CLI error.
+ * over HTTP for the official SDK v2 client, which reads the same resource. In headless Chromium (as
+ * test/browser/ launches it), a page with ext-apps' official `AppBridge` renders the served view in a
+ * sandboxed frame: the view shows the tool's input and result, and its button calls `increment` through
+ * the bridge and our client, the new value shown. Protocol 2026-07-28 here (the stateless era;
+ * test/docs/readme-apps.test.ts runs the default, 2025-11-25). Misuse is a CLI error.
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/2026-07-28/index.js";
 import { appToolCall, modelTools, readUi, toolUi } from "../../runtime/client/index.js";
@@ -19,7 +26,33 @@ import { StdioClientTransport } from "../../runtime/node/stdio-client.js";
 import { endChildren, startChild } from "../docs/readme-run.js";
 import { freePort } from "../fixtures/auth/protected-server.js";
 import { packedWorkspace } from "./packed.js";
-import { runCli } from "./run.js";
+import { REPO, runCli } from "./run.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const noChromium = !existsSync(CHROMIUM);
+const inCi = Boolean(process.env.CI);
+
+/**
+ * The host page's script: ext-apps' AppBridge and PostMessageTransport, the view in a sandboxed frame
+ * (its HTML as srcdoc), the view's tools/call answered by the test's client (exposed as mcpAppCall).
+ */
+const HOST = `
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+window.openView = async ({ html, input, result }) => {
+  const frame = document.createElement("iframe");
+  frame.id = "view";
+  frame.setAttribute("sandbox", "allow-scripts");
+  document.body.appendChild(frame);
+  const bridge = new AppBridge(null, { name: "test-host", version: "1.0.0" }, { serverTools: {} });
+  bridge.oncalltool = (params) => window.mcpAppCall(params);
+  bridge.oninitialized = () => {
+    void bridge.sendToolInput({ arguments: input });
+    void bridge.sendToolResult(result);
+  };
+  await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+  frame.srcdoc = html;
+};
+`;
 
 const MIME = "text/html;profile=mcp-app";
 const { work, env, run, must, pack, initArgs } = packedWorkspace("mcp-codegen-init-app-");
@@ -143,6 +176,91 @@ describe("mcp-codegen init --app", () => {
     }
   }, 60_000);
 });
+
+describe.skipIf(noChromium && !inCi)(
+  noChromium
+    ? `init --app in a browser: no Chromium at ${CHROMIUM} (skipped without CI, fails with it)`
+    : "init --app in a browser",
+  () => {
+    const dir = join(work, "counter-app");
+
+    it("ext-apps' AppBridge renders the served view: it shows the input and result, and its button calls increment through the host", async () => {
+      if (noChromium)
+        throw new Error(
+          `Chromium is not installed at ${CHROMIUM}, and CI is set: install it (apt-get install -y chromium)`,
+        );
+      const script = await build({
+        stdin: { contents: HOST, resolveDir: REPO, loader: "js" },
+        bundle: true,
+        write: false,
+        format: "esm",
+        platform: "browser",
+        target: "es2022",
+        logLevel: "error",
+      });
+      const site = createServer((req, res) => {
+        if (req.url === "/host.js")
+          return void res
+            .writeHead(200, { "content-type": "text/javascript" })
+            .end(script.outputFiles[0]!.text);
+        res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(
+            '<!doctype html><meta charset="utf-8"><title>host</title><script type="module" src="/host.js"></script>',
+          );
+      });
+      await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+      const client = createClient({ info: { name: "browser-host", version: "1.0.0" }, apps: true });
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: ["dist/src/main.js"], cwd: dir, env }),
+      );
+      const context = await chromium.launchPersistentContext(join(work, "chromium-profile"), {
+        executablePath: CHROMIUM,
+        headless: true,
+        timeout: 60_000,
+        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+      });
+      try {
+        const { tools } = await client.listTools({});
+        const ui = await readUi(client, toolUi(tools.find((t) => t.name === "show_counter")!)!);
+        const result = await client.callTool({ name: "show_counter", arguments: { start: 5 } });
+        const routed = appToolCall(client, tools);
+        const appCalls: unknown[] = [];
+        const tab = context.pages()[0] ?? (await context.newPage());
+        const errors: string[] = [];
+        tab.on("pageerror", (error) => errors.push(error.message));
+        await tab.exposeFunction("mcpAppCall", (params: { name: string; arguments?: object }) => {
+          appCalls.push(params);
+          return routed(params as never);
+        });
+        await tab.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+        await tab.waitForFunction(() => typeof (window as { openView?: unknown }).openView === "function");
+        await tab.evaluate(
+          (options) => (window as unknown as { openView(o: object): Promise<void> }).openView(options),
+          { html: ui.html, input: { start: 5 }, result },
+        );
+        const view = tab.frameLocator("#view");
+        const text = (id: string) => view.locator(`#${id}`).textContent();
+        await expect.poll(() => text("value"), { timeout: 20_000 }).toBe("5");
+        expect(await text("start")).toBe("5");
+        await view.locator("#increment").click();
+        await expect.poll(() => text("value")).toBe("6");
+        await view.locator("#increment").click();
+        await expect.poll(() => text("value")).toBe("7");
+        expect(appCalls).toEqual([
+          { name: "increment", arguments: { value: 5, by: 1 } },
+          { name: "increment", arguments: { value: 6, by: 1 } },
+        ]);
+        expect(await text("error")).toBe("");
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await client.close();
+        site.close();
+      }
+    }, 120_000);
+  },
+);
 
 describe("mcp-codegen init --app misuse and help", () => {
   it("--app with --client is a usage error naming both; nothing is written", () => {
