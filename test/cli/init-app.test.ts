@@ -9,7 +9,8 @@
  * test/browser/ launches it), a page with ext-apps' official `AppBridge` renders the served view in a
  * sandboxed frame: the view shows the tool's input and result, and its button calls `increment` through
  * the bridge and our client, the new value shown. Protocol 2026-07-28 here (the stateless era;
- * test/docs/readme-apps.test.ts runs the default, 2025-11-25). Misuse is a CLI error.
+ * test/docs/readme-apps.test.ts runs the default, 2025-11-25); a stdio scaffold on 2024-11-05, the oldest,
+ * builds and serves its view too. Misuse is a CLI error.
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -20,6 +21,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient as createClient25 } from "../../generated/2025-11-25/index.js";
 import { createClient } from "../../generated/2026-07-28/index.js";
 import { appToolCall, modelTools, readUi, toolUi } from "../../runtime/client/index.js";
 import { StdioClientTransport } from "../../runtime/node/stdio-client.js";
@@ -175,6 +177,30 @@ describe("mcp-codegen init --app", () => {
       await client.close();
     }
   }, 60_000);
+});
+
+describe("mcp-codegen init --app --transport stdio on the oldest protocol", () => {
+  it("2024-11-05: builds, and our client reads the view and calls the tool", async () => {
+    const dir = join(work, "old-app");
+    const created = run("npx", initArgs(packed, [dir, "--app", "--protocol", "2024-11-05"]), work);
+    expect(created.code, created.stderr).toBe(0);
+    must("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], dir);
+    must("npm", ["run", "build"], dir);
+    const client = createClient25({ info: { name: "host", version: "1.0.0" }, apps: true });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: ["dist/src/main.js"], cwd: dir, env }),
+    );
+    try {
+      const { tools } = await client.listTools({});
+      const show = tools.find((t) => t.name === "show_counter")!;
+      const ui = await readUi(client, toolUi(show)!);
+      expectBuiltView(ui.html);
+      const shown = await client.callTool({ name: "show_counter", arguments: {} });
+      expect(shown.structuredContent).toEqual({ value: 0 });
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
 });
 
 describe.skipIf(noChromium && !inCi)(
