@@ -13,11 +13,17 @@ export function registerInit(program: Command, reporter: () => Reporter): void {
   program
     .command("init")
     .argument("[dir]", "folder to create the project in", ".")
-    .description("scaffold a ready-to-run TypeScript MCP server (or, with --client, a client)")
+    .description(
+      "scaffold a ready-to-run TypeScript MCP server (with --app, one whose tool has an interactive UI; with --client, a client)",
+    )
     .option("-p, --protocol <version>", `protocol version (default: ${defaultVersion})`)
     .option("--transport <kind>", "stdio, http or both", "stdio")
     .option("--name <name>", "package and server name (default: the folder's name)")
     .option("--client", "scaffold a typed client instead of a server")
+    .option(
+      "--app",
+      "scaffold a server whose tool has an interactive UI (MCP Apps): an HTML view, typed by the contract, built into the file the contract's ui: names",
+    )
     .option(
       "--auth",
       "scaffold an OAuth 2.1 protected HTTP server (needs --transport http or both): JWT access tokens checked against the issuer's keys, scopes in the contract",
@@ -50,6 +56,7 @@ Examples:
   $ mcp-codegen init my-server                       a stdio server for ${defaultVersion}
   $ mcp-codegen init my-server --protocol 2025-06-18
   $ mcp-codegen init my-client --client
+  $ mcp-codegen init dashboard --app --transport http   a tool with an interactive UI (MCP Apps)
   $ mcp-codegen init my-server --transport http --auth --issuer https://auth.example.com \\
       --resource https://mcp.example.com/mcp     a server that needs OAuth access tokens
   $ mcp-codegen init my-server --from-tarballs ..    after \`npm pack\` of the packages in a clone
@@ -65,6 +72,12 @@ rewritten; other files are left alone.
 An HTTP server (--transport http or both) keeps its sessions and state in memory, or in Redis when
 MCP_REDIS_URL is set, so that several instances can run behind a load balancer: its build puts
 @mcp-codegen/redis and redis in a chunk loaded only then, and its README has a "Deployment" section.
+
+With --app the server's show_counter tool has a view (MCP Apps, io.modelcontextprotocol/ui): the page
+src/ui/counter.html and its script src/ui/counter.ts, written on the contract's generated binding
+(generated/contract/app.ts). \`npm run build\` first bundles them with esbuild into ui/counter.html, one
+file with the script inline, which contract.yaml names as the tool's ui:; then generates, type-checks
+and builds the server, which serves it as the resource ui://show_counter. Its README says how to open it.
 
 With --auth the server is an OAuth 2.1 resource server: it answers 401 with its Protected Resource
 Metadata to a request without a valid token and 403 insufficient_scope to one lacking a scope the

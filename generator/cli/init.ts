@@ -19,6 +19,8 @@ export interface InitOptions {
   transport: string;
   name?: string;
   client?: boolean;
+  /** Scaffold a server whose tool has an interactive UI (MCP Apps). */
+  app?: boolean;
   force?: boolean;
   fromTarballs?: string;
   /** Scaffold an OAuth-protected HTTP server; the other auth options are its defaults. */
@@ -51,6 +53,10 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
   if (opts.client && opts.transport !== "stdio") {
     throw new CliError("--client scaffolds a stdio client; --transport applies to servers");
   }
+  if (opts.app && opts.client)
+    throw new CliError(
+      "--app scaffolds a server whose tool has an interactive UI; a client does not take it (a host renders a server's UI with the runtime client's toolUi and readUi: see the README)",
+    );
   const auth = authOptions(opts);
   const existing = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return [] as string[];
@@ -86,12 +92,19 @@ export async function runInit(dirArg: string, opts: InitOptions, report: Reporte
       await dependencyRanges(opts.fromTarballs),
       opts.transport as "stdio" | "http" | "both",
       auth,
+      opts.app === true,
     ),
   };
   for (const [file, text] of Object.entries(generated.files)) files[join(config.output, file)] = text;
   if (config.contract) {
-    // The scaffold's own contract, compiled as `generate` will compile it.
-    const contract = await loadContractText(files[config.contract]!, config.contract);
+    // The scaffold's own contract, compiled as `generate` will compile it, beside the files it names
+    // (an app's ui/ view).
+    const beside = Object.entries(files).filter(([file]) => !file.startsWith(`${config.output}/`));
+    const contract = await loadContractText(
+      files[config.contract]!,
+      config.contract,
+      Object.fromEntries(beside),
+    );
     const emitted = await emitContract(contract, { protocolVersion: protocol });
     for (const [file, text] of Object.entries(emitted)) files[join(config.output, "contract", file)] = text;
   }

@@ -2,7 +2,8 @@
  * `app.ts`, for a contract whose tools declare views (`ui:`): the view side's binding of the runtime's
  * view module (`@mcp-codegen/runtime/view`) with the contract's types. A view's TypeScript imports it and
  * is bundled into the HTML file the contract names. Per view: the tools it serves (a union by tool name,
- * told apart by the host context's `toolInfo`), their input as the contract's input types, their results'
+ * told apart by the host context's `toolInfo`, which the extension leaves optional: without it, the
+ * view's only tool a model can call), their input as the contract's input types, their results'
  * `structuredContent` checked against the output schema; `callTool` typed by name and limited to the
  * tools whose visibility has `app` (a tool without `ui:` is visible to both, as the extension says).
  */
@@ -31,6 +32,10 @@ export function appModule(contract: ContractModel): string {
     .join("\n");
   const viewTable = views.map(
     (v) => `  ${stringLiteral(v.uri)}: ${dataLiteral(v.tools.map((t) => t.name))},`,
+  );
+  const openerTable = views.map(
+    (v) =>
+      `  ${stringLiteral(v.uri)}: ${dataLiteral(v.tools.filter((t) => t.visibility.includes("model")).map((t) => t.name))},`,
   );
   return `import {
   connectView,
@@ -91,6 +96,11 @@ const VIEWS: { readonly [U in keyof Views]: readonly Views[U][] } = {
 ${viewTable.join("\n")}
 };
 
+/** Each view's tools a model can call (visibility has \`model\`): a host opens a view for a model's call. */
+const OPENERS: { readonly [U in keyof Views]: readonly Views[U][] } = {
+${openerTable.join("\n")}
+};
+
 /** The result's \`structuredContent\` when it passes \`tool\`'s output schema; an Error naming the first failure when not. */
 function checked(tool: string, result: ViewToolResult): { structuredContent?: unknown } | Error {
   if (result.isError === true || result.structuredContent === undefined) return {};
@@ -108,24 +118,30 @@ export async function connectApp<U extends keyof Views>(
   handlers: AppHandlers<U> = {},
 ): Promise<App<U>> {
   const serves = VIEWS[uri] as readonly string[];
+  const openers = OPENERS[uri] as readonly string[];
   let connected: View | undefined;
-  /** The host context's tool when this view serves it, else the view's only tool. */
+  /** The host context's tool when this view serves it, else the only one of its tools a model can call (or its only tool). */
   const toolOf = (): string | undefined => {
     const named = connected?.host.hostContext.toolInfo?.tool?.name;
     if (typeof named === "string" && serves.includes(named)) return named;
-    return serves.length === 1 ? serves[0] : undefined;
+    const candidates = openers.length > 0 ? openers : serves;
+    return candidates.length === 1 ? candidates[0] : undefined;
   };
+  const unnamed = () =>
+    new Error(
+      \`\${uri}: the host named no tool of this view (hostContext.toolInfo), and \${openers.length ? \`a model's call of \${openers.join(" or ")} opens it\` : "none of its tools is visible to the model"}\`,
+    );
   const fail = (error: Error) => handlers.error?.(error);
   const view = await connectView(options, {
     ...handlers,
     toolInput: (args) => {
       const tool = toolOf();
-      if (tool === undefined) return fail(new Error(\`\${uri}: the host named no tool of this view\`));
+      if (tool === undefined) return fail(unnamed());
       handlers.toolInput?.({ tool, arguments: args } as ToolInput<U>);
     },
     toolResult: (result) => {
       const tool = toolOf();
-      if (tool === undefined) return fail(new Error(\`\${uri}: the host named no tool of this view\`));
+      if (tool === undefined) return fail(unnamed());
       const output = checked(tool, result);
       if (output instanceof Error) return fail(output);
       handlers.toolResult?.({ tool, result, ...output } as ToolOutput<U>);

@@ -28,7 +28,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -362,10 +362,21 @@ async function skillsSection(
   });
 }
 
-/** A contract not yet on disk (what `init` is about to write), named `label`. */
-export async function loadContractText(text: string, label: string): Promise<ContractModel> {
+/**
+ * A contract not yet on disk (what `init` is about to write), named `label`; `beside` holds the files it
+ * may name (a view's HTML), by path relative to it.
+ */
+export async function loadContractText(
+  text: string,
+  label: string,
+  beside: Record<string, string> = {},
+): Promise<ContractModel> {
   const dir = await mkdtemp(join(tmpdir(), "mcp-contract-"));
   try {
+    for (const [path, content] of Object.entries(beside)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), content);
+    }
     const file = join(dir, basename(label));
     await writeFile(file, text);
     return await loadContract(file, label);

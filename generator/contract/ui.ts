@@ -1,9 +1,10 @@
 /**
- * A tool's `ui:` (MCP Apps, `io.modelcontextprotocol/ui`): the HTML view a host renders for it. Three forms:
+ * A tool's `ui:` (MCP Apps, `io.modelcontextprotocol/ui`): the HTML view a host renders for it. Four forms:
  *
  *   ui: ./ui/counter.html                          the tool's own view, visible to the model and the view
  *   ui: { app: show_counter, visibility: [app] }   another tool's view; `[app]`: only the view may call it
  *   ui: { html, uri?, csp?, permissions?, prefersBorder?, visibility? }
+ *   ui: { visibility: [model] }                    no view; `[model]`: views may not call it
  *
  * The HTML is read at generate time (`readUiHtml`: a file inside the project) and served as a `ui://`
  * resource with the extension's mime type and `_meta.ui`; each tool linked to it gets
@@ -86,9 +87,9 @@ export interface ContractUi {
   tools: { name: string; visibility: Visibility[] }[];
 }
 
-/** A tool's link to a view: what goes in its `_meta.ui`. */
+/** A tool's link to a view: what goes in its `_meta.ui`. No `uri`: a visibility alone, no view. */
 export interface ToolUi {
-  uri: string;
+  uri?: string;
   visibility: Visibility[];
 }
 
@@ -124,10 +125,12 @@ export function buildUis(
         throw new UiProblem(`${where}.prefersBorder`, "must be true or false");
       meta.prefersBorder = decl.prefersBorder;
     }
-    const text = t.html!.bytes.toString("utf8");
-    const content = Buffer.from(text, "utf8").equals(t.html!.bytes)
+    // load.ts reads the file a string names; any other html is not a file name.
+    if (!t.html) throw new UiProblem(`${where}.html`, "must name an HTML file");
+    const text = t.html.bytes.toString("utf8");
+    const content = Buffer.from(text, "utf8").equals(t.html.bytes)
       ? { text }
-      : { blob: t.html!.bytes.toString("base64") };
+      : { blob: t.html.bytes.toString("base64") };
     const ui: ContractUi = {
       tool: t.name,
       uri,
@@ -147,6 +150,16 @@ export function buildUis(
     if (t.ui === undefined) continue;
     const where = `${t.where}.ui`;
     let view: ContractUi | undefined = own.get(t.name);
+    if (!view && isObject(t.ui) && t.ui.app === undefined) {
+      // No html and no app: a visibility alone (the extension's `_meta.ui` without `resourceUri`).
+      if (Object.keys(t.ui).some((key) => key !== "visibility") || t.ui.visibility === undefined)
+        throw new UiProblem(
+          where,
+          "must name its view (html: <file>), another tool's (app: <tool>), or only a visibility ({ visibility: [model] })",
+        );
+      links.set(t.name, { visibility: visibilityOf(t.ui.visibility, `${where}.visibility`) });
+      continue;
+    }
     if (!view) {
       if (!isObject(t.ui) || t.ui.app === undefined)
         throw new UiProblem(where, "must be an HTML path, { html, … } or { app: <tool>, visibility? }");
@@ -181,11 +194,12 @@ export function linkedMeta(meta: unknown, link: ToolUi, where: string): JsonObje
         `${where}._meta`,
         `${JSON.stringify(key)} is written from ui:; remove it from _meta`,
       );
+  if (link.uri === undefined) return { ...user, ui: { visibility: link.visibility } };
   return { ...user, ui: { resourceUri: link.uri, visibility: link.visibility }, [UI_FLAT_KEY]: link.uri };
 }
 
 function ownsView(ui: unknown): boolean {
-  return typeof ui === "string" || (isObject(ui) && ui.app === undefined);
+  return typeof ui === "string" || (isObject(ui) && ui.app === undefined && ui.html !== undefined);
 }
 
 function keysOf(value: Record<string, unknown>, allowed: Set<string>, where: string): void {

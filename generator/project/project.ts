@@ -48,13 +48,17 @@ export interface ScaffoldAuth {
   jwksUri?: string;
 }
 
-/** The files of a new project (generated/ excluded: the caller adds the generator's output). */
+/**
+ * The files of a new project (generated/ excluded: the caller adds the generator's output). `app`: a
+ * server whose `show_counter` tool has an interactive view (MCP Apps), built by `scripts/build-ui.ts`.
+ */
 export function scaffold(
   config: ProjectConfig,
   name: string,
   ranges: DependencyRanges,
   transport: "stdio" | "http" | "both" = "stdio",
   auth?: ScaffoldAuth,
+  app = false,
 ): Record<string, string> {
   const data = {
     ...ranges,
@@ -64,6 +68,7 @@ export function scaffold(
     http: transport !== "stdio",
     both: transport === "both",
     auth: auth !== undefined,
+    app,
     authDefaults: auth ?? {},
     issuerGiven: auth?.issuer !== undefined,
     jwksGiven: auth?.jwksUri !== undefined,
@@ -84,6 +89,15 @@ export function scaffold(
     ...(config.contract ? { [config.contract]: own("contract.yaml") } : {}),
     ...(auth ? { "src/auth.ts": own("src/auth.ts"), "test/auth.test.ts": own("test/auth.test.ts") } : {}),
     ...(auth && transport === "both" ? { "src/local-auth.ts": own("src/local-auth.ts") } : {}),
+    ...(app
+      ? {
+          "src/ui/counter.html": own("src/ui/counter.html"),
+          "src/ui/counter.ts": own("src/ui/counter.ts"),
+          "scripts/build-ui.ts": own("scripts/build-ui.ts"),
+          // Until the first `npm run build` bundles the view into it: the file the contract's ui: names.
+          "ui/counter.html": own("ui/counter.html"),
+        }
+      : {}),
   };
 }
 

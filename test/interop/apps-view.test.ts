@@ -181,6 +181,70 @@ describe("a generated app.ts view with ext-apps' AppBridge host", () => {
     ]);
   });
 
+  it("with a host whose context names no tool: the view's only tool a model can call is the one shown", async () => {
+    // hostContext.toolInfo is optional in the extension: this AppBridge gives none.
+    const connectHost = async () => {
+      const { parent, contentWindow, viewWindow } = frame();
+      const bridge = new AppBridge(null, { name: "plain-host", version: "1.0.0" }, { serverTools: {} });
+      const initialized = new Promise<void>((resolve) => {
+        bridge.oninitialized = () => resolve();
+      });
+      await bridge.connect(new PostMessageTransport(contentWindow as never, contentWindow as never));
+      return {
+        bridge,
+        initialized,
+        options: { appInfo: { name: "v", version: "1" }, host: parent, events: viewWindow },
+      };
+    };
+    const { connectApp } = (await import(APP)) as {
+      connectApp(uri: string, options: object, handlers: object): Promise<AppUnderTest>;
+    };
+
+    // show_counter's view serves show_counter and the app-only increment: a model's call is show_counter's.
+    const counter = await connectHost();
+    const seen: unknown[] = [];
+    const errors: Error[] = [];
+    const app = await connectApp("ui://show_counter", counter.options, {
+      toolInput: (input: unknown) => seen.push(input),
+      toolResult: (output: unknown) => seen.push(output),
+      error: (error: Error) => errors.push(error),
+    });
+    closing.push(() => app.close());
+    await counter.initialized;
+    expect(app.tool).toBe("show_counter");
+    await counter.bridge.sendToolInput({ arguments: { start: 2 } });
+    await counter.bridge.sendToolResult({ content: [], structuredContent: { value: 2 } });
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen).toEqual([
+      { tool: "show_counter", arguments: { start: 2 } },
+      {
+        tool: "show_counter",
+        result: { content: [], structuredContent: { value: 2 } },
+        structuredContent: { value: 2 },
+      },
+    ]);
+    expect(errors).toEqual([]);
+
+    // The report's view serves report and the model-only summary: either may have opened it, so the
+    // input is not guessed; the error says what the host left out.
+    const report = await connectHost();
+    const reportErrors: Error[] = [];
+    const reportSeen: unknown[] = [];
+    const reportApp = await connectApp("ui://acme/report", report.options, {
+      toolInput: (input: unknown) => reportSeen.push(input),
+      error: (error: Error) => reportErrors.push(error),
+    });
+    closing.push(() => reportApp.close());
+    await report.initialized;
+    expect(reportApp.tool).toBeUndefined();
+    await report.bridge.sendToolInput({ arguments: {} });
+    await expect.poll(() => reportErrors.length).toBe(1);
+    expect(reportErrors[0]!.message).toBe(
+      "ui://acme/report: the host named no tool of this view (hostContext.toolInfo), and a model's call of report or summary opens it",
+    );
+    expect(reportSeen).toEqual([]);
+  });
+
   it("refuses a connection whose host never answers, and a host's error reaches the caller", async () => {
     const { connectView, ViewRequestError } = await import("@mcp-codegen/runtime/view");
     const silent = new EventTarget();

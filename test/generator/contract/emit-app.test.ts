@@ -143,3 +143,71 @@ it("keeps tools named like Object.prototype members apart: a __proto__ tool's ou
     { tool: "__proto__", result: { content: [], structuredContent: { n: 2 } }, structuredContent: { n: 2 } },
   ]);
 });
+
+it("names the view's tool without the host's toolInfo when only one of its tools is the model's, and only then", async () => {
+  const contract = await loadContract(`${REPO}test/fixtures/apps/contract.yaml`, "contract.yaml");
+  const dir = `${OUT}no-tool-info/`;
+  mkdirSync(`${dir}contract`, { recursive: true });
+  const files = await emitContract(contract, {
+    protocolVersion: "2025-11-25",
+    protocolDir: "../../../../../generated/2025-11-25",
+  });
+  for (const [name, text] of Object.entries(files)) writeFileSync(`${dir}contract/${name}`, text);
+  const { connectApp } = (await import(`${dir}contract/app.ts`)) as {
+    connectApp(uri: string, options: object, handlers: object): Promise<{ tool?: string; close(): void }>;
+  };
+  /** A host whose hostContext has no toolInfo (it is optional), then the call's input and result. */
+  const run = async (uri: string) => {
+    const events = new EventTarget();
+    const post = (data: unknown) =>
+      setTimeout(() => events.dispatchEvent(Object.assign(new Event("message"), { data, source: host })));
+    const host = {
+      postMessage: (m: { id?: number; method: string }) => {
+        if (m.method !== "ui/initialize") return;
+        post({
+          jsonrpc: "2.0",
+          id: m.id,
+          result: {
+            protocolVersion: "2026-01-26",
+            hostInfo: { name: "h", version: "1" },
+            hostCapabilities: {},
+            hostContext: {},
+          },
+        });
+      },
+    };
+    const seen: unknown[] = [];
+    const app = await connectApp(
+      uri,
+      { appInfo: { name: "v", version: "1" }, host, events },
+      {
+        error: (e: Error) => seen.push(e.message),
+        toolInput: (input: unknown) => seen.push(input),
+        toolResult: (output: { tool: string; structuredContent?: unknown }) =>
+          seen.push([output.tool, output.structuredContent]),
+      },
+    );
+    post({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: { start: 5 } } });
+    post({
+      jsonrpc: "2.0",
+      method: "ui/notifications/tool-result",
+      params: { content: [], structuredContent: { value: 5 } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    app.close();
+    return { tool: app.tool, seen };
+  };
+  // show_counter's view also serves increment, whose visibility is [app]: the model calls show_counter alone.
+  expect(await run("ui://show_counter")).toEqual({
+    tool: "show_counter",
+    seen: [{ tool: "show_counter", arguments: { start: 5 } }, ["show_counter", { value: 5 }]],
+  });
+  // report's view serves report and summary, both the model's: which one is not known.
+  expect(await run("ui://acme/report")).toEqual({
+    tool: undefined,
+    seen: [
+      "ui://acme/report: the host named no tool of this view (hostContext.toolInfo), and a model's call of report or summary opens it",
+      "ui://acme/report: the host named no tool of this view (hostContext.toolInfo), and a model's call of report or summary opens it",
+    ],
+  });
+});

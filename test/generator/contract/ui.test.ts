@@ -185,6 +185,14 @@ describe("ui: in the contract", () => {
       "tools.a.ui.csp: unknown field (allowed: app, visibility)",
     ],
     ["neither form", "42", {}, "tools.a.ui: must be an HTML path"],
+    [
+      "a view's fields without its html",
+      "{ csp: { connectDomains: ['https://api.example.com'] } }",
+      {},
+      "tools.a.ui: must name its view (html: <file>), another tool's (app: <tool>), or only a visibility",
+    ],
+    ["an empty object", "{}", {}, "tools.a.ui: must name its view (html: <file>)"],
+    ["an html that is no path", "{ html: 42 }", {}, "tools.a.ui.html: must name an HTML file"],
   ];
   it.each(cases)("refuses %s, naming the place", async (_, ui, files, message) => {
     const more = "resources:\n  r: { uri: 'ui://taken' }\n";
@@ -221,6 +229,23 @@ describe("ui: in the contract", () => {
         `tools.a._meta: ${JSON.stringify(key)} is written from ui:; remove it from _meta`,
       );
     }
+  });
+
+  it("takes a visibility alone: a tool without a view, hidden from views or from the model", async () => {
+    const path = project(
+      "./ui/a.html",
+      {},
+      "    ui: { visibility: [model] }\n  c:\n    inputSchema: { type: object }\n    ui: { visibility: [app] }\n",
+    );
+    const contract = await loadContract(path, "contract.yaml");
+    expect(Object.fromEntries(contract.tools.map((t) => [t.name, t.definition._meta]))).toEqual({
+      a: { ui: { resourceUri: "ui://a", visibility: ["model", "app"] }, "ui/resourceUri": "ui://a" },
+      b: { ui: { visibility: ["model"] } },
+      c: { ui: { visibility: ["app"] } },
+    });
+    expect(contract.tools.find((t) => t.name === "b")!.ui).toEqual({ visibility: ["model"] });
+    // No view of its own, and no view serves it: only a's view, serving a.
+    expect(contract.ui!.map((u) => [u.uri, u.tools.map((t) => t.name)])).toEqual([["ui://a", ["a"]]]);
   });
 
   it("leaves a contract without ui: as it was: no views, no _meta", async () => {
