@@ -61,7 +61,9 @@ describe("this project's client → this project's server: skills (2026-07-28)",
     expect(reads).toEqual([entry.uri]);
     const root = entry.uri.slice(0, -"/SKILL.md".length);
     const onDisk = filesOf(join(SKILLS, root.slice("skill://".length))).sort();
-    const listed = (entry.resources as readonly { uri: string }[]).map((r) => r.uri.slice(root.length + 1)).sort();
+    const listed = (entry.resources as readonly { uri: string }[])
+      .map((r) => r.uri.slice(root.length + 1))
+      .sort();
     expect(listed).toEqual(onDisk);
     for (const path of onDisk.filter((p) => p !== "SKILL.md")) {
       const file = await skill.readFile(path);
