@@ -14,6 +14,7 @@
  * server process. Reports print in the contract's order whatever the order items finish in.
  */
 
+import { SKILLS_EXTENSION } from "@mcp-codegen/runtime";
 import type fc from "fast-check";
 import { compileChecks } from "../contract/checks.js";
 import { ContractError, loadContract } from "../contract/load.js";
@@ -30,8 +31,10 @@ import { testResource } from "./test/resources.js";
 import type { ItemOutcome, ItemRun } from "./test/run.js";
 import { type ItemKind, selection } from "./test/select.js";
 import { type ServerCommand, ServerSession } from "./test/session.js";
+import { compareSkills, skillPath, speaksSkills, testSkill } from "./test/skills.js";
 import { testTemplate } from "./test/templates.js";
 import { testTool } from "./test/tools.js";
+import { testView } from "./test/views.js";
 import { DEFAULT_TIMEOUT_MS } from "./test-command.js";
 
 export interface TestOptions {
@@ -109,14 +112,16 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;
   }
+  const declaredSkills = contract.skills?.skills ?? [];
   if (
     contract.tools.length +
       contract.prompts.length +
       contract.resources.length +
-      contract.resourceTemplates.length ===
+      contract.resourceTemplates.length +
+      declaredSkills.length ===
     0
   )
-    throw new CliError(`${path}: the contract declares no tools, prompts or resources to test`);
+    throw new CliError(`${path}: the contract declares no tools, prompts, resources or skills to test`);
   const only = opts.only ?? [];
   const skip = opts.skip ?? [];
   const chosen = selection(
@@ -125,6 +130,8 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
       ...contract.prompts.map((p) => ({ kind: "prompt" as const, name: p.name })),
       ...contract.resourceTemplates.map((t) => ({ kind: "template" as const, name: t.name })),
       ...contract.resources.map((r) => ({ kind: "resource" as const, name: r.name })),
+      ...declaredSkills.map((s) => ({ kind: "skill" as const, name: skillPath(s.uri) })),
+      ...contract.tools.filter((t) => t.ui).map((t) => ({ kind: "view" as const, name: t.name })),
     ],
     only,
     skip,
@@ -133,7 +140,12 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
   const prompts = contract.prompts.filter((p) => chosen({ kind: "prompt", name: p.name }));
   const templates = contract.resourceTemplates.filter((t) => chosen({ kind: "template", name: t.name }));
   const resources = contract.resources.filter((r) => chosen({ kind: "resource", name: r.name }));
-  if (tools.length + prompts.length + resources.length + templates.length === 0)
+  const skills = declaredSkills.filter((s) => chosen({ kind: "skill", name: skillPath(s.uri) }));
+  const views = contract.tools.filter((t) => t.ui && chosen({ kind: "view", name: t.name }));
+  if (
+    tools.length + prompts.length + resources.length + templates.length + skills.length + views.length ===
+    0
+  )
     throw new CliError("--only and --skip leave nothing to test");
   const definitions: Record<string, SchemaNode> = Object.fromEntries(
     contract.definitions.map((d) => [d.name, d.schema]),
@@ -174,6 +186,8 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     throw new CliError(`the server could not be started: ${(e as Error).message}`);
   }
   const session = sessions[0]!;
+  /** Sessions outside the items' pool (the stateless one the skills need). */
+  const others: ServerSession[] = [];
   step.done(`server started (protocol ${session.protocolVersion})`);
 
   const out = (line: string) => process.stdout.write(`${terminal(line)}\n`);
@@ -182,7 +196,9 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     counted(prompts.length, "prompt"),
     counted(templates.length, "resource template"),
     counted(resources.length, "resource"),
-  ].filter((_, i) => [tools, prompts, templates, resources][i]!.length > 0);
+    counted(views.length, "view"),
+    counted(skills.length, "skill"),
+  ].filter((_, i) => [tools, prompts, templates, resources, views, skills][i]!.length > 0);
   out(
     `contract ${path}: ${declared.join(", ")}; ${runs} runs each, seed ${seed}` +
       (only.length + skip.length > 0 ? " (chosen by --only/--skip)" : "") +
@@ -308,6 +324,56 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
             test: (run) => testResource(resource, run),
           });
     }
+    for (const tool of views)
+      items.push({
+        kind: "view",
+        name: tool.name,
+        label: `view ${tool.name}`,
+        ...own(tool.test),
+        test: (run) => testView(tool, contract.ui ?? [], run),
+      });
+    if (skills.length > 0) {
+      // skills/* belongs to the stateless era: a session of its own, falling back for an older server.
+      const stateless = new ServerSession(command, timeoutMs, "stateless");
+      others.push(stateless);
+      let speaks = false;
+      try {
+        await stateless.connect();
+        speaks = speaksSkills(stateless);
+      } catch (e) {
+        failed++;
+        out(`✗ the server could not be reached with protocol 2026-07-28's client: ${(e as Error).message}`);
+      }
+      const version = stateless.protocolVersion;
+      if (speaks) {
+        await compareList(
+          "skills/list",
+          async () => (await stateless.client()).listSkills(),
+          (listed) =>
+            compareSkills(skills, listed as never, (uri) => chosen({ kind: "skill", name: skillPath(uri) })),
+          `the contract's ${counted(skills.length, "skill")}, same entries (frontmatter, files, digests and sizes)`,
+          () => true,
+          "uri",
+        );
+      } else if (version !== "" && !/^20(24|25)-/.test(version)) {
+        failed++;
+        out(
+          `✗ skills/list: the server speaks ${version} but does not declare the ${SKILLS_EXTENSION} extension the contract's skills need`,
+        );
+      } else if (version !== "")
+        out(
+          `– skills/list: not sent: the server speaks ${version} and does not declare the skills extension (skills/* needs 2026-07-28); each skill's files are read as resources`,
+        );
+      for (const skill of skills)
+        items.push({
+          kind: "skill",
+          name: skillPath(skill.uri),
+          label: `skill ${skillPath(skill.uri)}`,
+          runs: 1,
+          timeoutMs,
+          test: (run) => testSkill(skill, run, speaks ? stateless : undefined),
+        });
+    }
     const outcome = await runItems(items, {
       sessions,
       make: () => new ServerSession(command, timeoutMs),
@@ -321,8 +387,8 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
       return EXIT.failure;
     }
     const kinds = inWords(
-      (["tool", "prompt", "resource template", "resource"] as const).filter(
-        (_, i) => [tools, prompts, templates, resources][i]!.length > 0,
+      (["tool", "prompt", "resource template", "resource", "view", "skill"] as const).filter(
+        (_, i) => [tools, prompts, templates, resources, views, skills][i]!.length > 0,
       ),
     );
     const spent =
@@ -340,7 +406,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     out(`time: ${((performance.now() - begun) / 1000).toFixed(1)} s`);
     return EXIT.ok;
   } finally {
-    await Promise.all(sessions.map((s) => s.close()));
+    await Promise.all([...sessions, ...others].map((s) => s.close()));
   }
 }
 
