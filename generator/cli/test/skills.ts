@@ -79,7 +79,7 @@ export function compareSkills(
   for (const skill of listed)
     if (!uris.has(skill.uri) && kept(skill.uri))
       out.push(
-        `skill ${skillPath(skill.uri)}: listed by skills/list (${skill.uri}), not in the contract's skills`,
+        `skills/list: skill ${skillPath(skill.uri)}: listed (${skill.uri}), not in the contract's skills`,
       );
   return out;
 }
