@@ -121,7 +121,9 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
       declaredSkills.length ===
     0
   )
-    throw new CliError(`${path}: the contract declares no tools, prompts, resources or skills to test`);
+    throw new CliError(
+      `${path}: the contract declares no tools, prompts or resources to test, and no skills`,
+    );
   const only = opts.only ?? [];
   const skip = opts.skip ?? [];
   const chosen = selection(

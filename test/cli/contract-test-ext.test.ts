@@ -5,8 +5,8 @@
  * skill. A server that serves what the contract says passes; one generated before a skill file or a view
  * changed (no regenerate), or built from another skills table, fails naming the skill or view and the file.
  */
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FIXTURE_DIR, generateCopy } from "../fixtures/contract-test-ext/generate.js";
 import { REPO, runCli } from "./run.js";
@@ -200,6 +200,28 @@ describe("mcp-codegen test: skills and views", () => {
       "    problem:   skills/get skill://release-notes/SKILL.md failed: No skill is served at skill://release-notes/SKILL.md",
     );
   }, 90_000);
+
+  it("tests a contract of skills alone (the everything-server's folder)", () => {
+    const dir = join(WORK, "skills-only");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "contract.yaml"), `skills: ${relative(dir, `${EVERYTHING}skills`)}\n`);
+    const r = runCli([
+      "test",
+      "--contract",
+      join(dir, "contract.yaml"),
+      "--",
+      ...TSX,
+      `${EVERYTHING}main.ts`,
+      "--stdio",
+    ]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/contract .*contract\.yaml: 1 skill; /);
+    expect(itemReport(r.stdout, "skill everything-demo")).toMatch(
+      /^✓ skill everything-demo: 2 files verified/,
+    );
+    expect(r.stdout).not.toContain("tools/list");
+    expect(r.stdout).toMatch(/OK: every skill holds to /);
+  }, 60_000);
 
   it("fails a server generated before the view and a visibility changed, naming the view and the field", async () => {
     const dir = await copy("stale-view", "2026-07-28");
