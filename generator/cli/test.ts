@@ -326,26 +326,31 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
             test: (run) => testResource(resource, run),
           });
     }
+    // Skills and views are checked in the stateless era as well: a session of 2026-07-28's client
+    // (falling back to the handshake for an older server), outside the items' pool.
+    let stateless: ServerSession | undefined;
+    let statelessEra = false;
+    if (skills.length + views.length > 0) {
+      stateless = new ServerSession(command, timeoutMs, "stateless");
+      others.push(stateless);
+      try {
+        await stateless.connect();
+        statelessEra = !/^20(24|25)-/.test(stateless.protocolVersion);
+      } catch (e) {
+        failed++;
+        out(`✗ the server could not be reached with protocol 2026-07-28's client: ${(e as Error).message}`);
+      }
+    }
     for (const tool of views)
       items.push({
         kind: "view",
         name: tool.name,
         label: `view ${tool.name}`,
         ...own(tool.test),
-        test: (run) => testView(tool, contract.ui ?? [], run),
+        test: (run) => testView(tool, contract.ui ?? [], run, statelessEra ? stateless : undefined),
       });
-    if (skills.length > 0) {
-      // skills/* belongs to the stateless era: a session of its own, falling back for an older server.
-      const stateless = new ServerSession(command, timeoutMs, "stateless");
-      others.push(stateless);
-      let speaks = false;
-      try {
-        await stateless.connect();
-        speaks = speaksSkills(stateless);
-      } catch (e) {
-        failed++;
-        out(`✗ the server could not be reached with protocol 2026-07-28's client: ${(e as Error).message}`);
-      }
+    if (stateless && skills.length > 0) {
+      const speaks = speaksSkills(stateless);
       const version = stateless.protocolVersion;
       if (speaks) {
         await compareList(
@@ -357,7 +362,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
           () => true,
           "uri",
         );
-      } else if (version !== "" && !/^20(24|25)-/.test(version)) {
+      } else if (statelessEra) {
         failed++;
         out(
           `✗ skills/list: the server speaks ${version} but does not declare the ${SKILLS_EXTENSION} extension the contract's skills need`,

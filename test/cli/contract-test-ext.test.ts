@@ -66,12 +66,14 @@ describe("mcp-codegen test: skills and views", () => {
     );
     const html = Buffer.byteLength(readFileSync(join(dir, "ui/counter.html")));
     expect(itemReport(r.stdout, "view show_counter")).toBe(
-      `✓ view show_counter: ui://show_counter read (${html} bytes of HTML, csp and permissions as declared); visibility model, app`,
+      `✓ view show_counter: ui://show_counter read (${html} bytes of HTML, csp and permissions as declared); visibility model, app in 2025-11-25 and 2026-07-28`,
     );
     expect(itemReport(r.stdout, "view increment")).toBe(
-      `✓ view increment: ui://show_counter read (${html} bytes of HTML, csp and permissions as declared); visibility app (hidden from the model)`,
+      `✓ view increment: ui://show_counter read (${html} bytes of HTML, csp and permissions as declared); visibility app (hidden from the model) in 2025-11-25 and 2026-07-28`,
     );
-    expect(itemReport(r.stdout, "view audit")).toBe("✓ view audit: no view; visibility model");
+    expect(itemReport(r.stdout, "view audit")).toBe(
+      "✓ view audit: no view; visibility model in 2025-11-25 and 2026-07-28",
+    );
     expect(r.stdout).toMatch(/OK: every tool, view and skill holds to .*contract\.yaml \(seed -?\d+\)/);
   }, 90_000);
 
@@ -93,8 +95,12 @@ describe("mcp-codegen test: skills and views", () => {
     expect(itemReport(r.stdout, "skill release-notes")).toBe(
       "✓ skill release-notes: 2 files verified (size, digest, frontmatter) in 2025-11-25",
     );
-    for (const view of ["show_counter", "increment", "audit"])
-      expect(itemReport(r.stdout, `view ${view}`), view).toMatch(/^✓ /);
+    const html = Buffer.byteLength(readFileSync(join(dir, "ui/counter.html")));
+    expect(itemReport(r.stdout, "view increment")).toBe(
+      `✓ view increment: ui://show_counter read (${html} bytes of HTML, csp and permissions as declared); visibility app (hidden from the model) in 2025-11-25`,
+    );
+    for (const view of ["show_counter", "audit"])
+      expect(itemReport(r.stdout, `view ${view}`), view).toMatch(/^✓ .* in 2025-11-25$/);
     // --only chose no tool: none was called.
     expect(itemReport(r.stdout, "show_counter")).toBe("");
     expect(r.stdout).toMatch(/OK: every view and skill chosen holds to /);
@@ -246,22 +252,31 @@ describe("mcp-codegen test: skills and views", () => {
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const at = readFileSync(view, "utf8").indexOf("+2") + 1;
     const bytes = Buffer.byteLength(readFileSync(view));
-    const html = `    problem:   ui://show_counter: the HTML differs from the contract's file from character ${at} on (${bytes} bytes served, ${bytes} in the file): regenerate the server after the view changes`;
-    const permissions =
-      '    problem:   ui://show_counter: _meta.ui.permissions: contract {"camera":{}}, server {"clipboardWrite":{}}';
+    const html = (era: string) =>
+      `    problem:   ${era}: ui://show_counter: the HTML differs from the contract's file from character ${at} on (${bytes} bytes served, ${bytes} in the file): regenerate the server after the view changes`;
+    const permissions = (era: string) =>
+      `    problem:   ${era}: ui://show_counter: _meta.ui.permissions: contract {"camera":{}}, server {"clipboardWrite":{}}`;
+    const ERAS = ["2025-11-25", "2026-07-28"];
     expect(itemReport(r.stdout, "view show_counter")).toBe(
-      ["✗ view show_counter: not linked or served as the contract's ui: says", html, permissions].join("\n"),
+      [
+        "✗ view show_counter: not linked or served as the contract's ui: says",
+        ...ERAS.flatMap((era) => [html(era), permissions(era)]),
+      ].join("\n"),
     );
     expect(itemReport(r.stdout, "view increment")).toBe(
       [
         "✗ view increment: not linked or served as the contract's ui: says",
-        '    problem:   _meta.ui.visibility: contract ["model","app"], server ["app"]',
-        "    problem:   modelTools hides it from the model, though the contract's visibility has model",
-        html,
-        permissions,
+        ...ERAS.flatMap((era) => [
+          `    problem:   ${era}: _meta.ui.visibility: contract ["model","app"], server ["app"]`,
+          `    problem:   ${era}: modelTools hides it from the model, though the contract's visibility has model`,
+          html(era),
+          permissions(era),
+        ]),
       ].join("\n"),
     );
-    expect(itemReport(r.stdout, "view audit")).toBe("✓ view audit: no view; visibility model");
+    expect(itemReport(r.stdout, "view audit")).toBe(
+      "✓ view audit: no view; visibility model in 2025-11-25 and 2026-07-28",
+    );
   }, 90_000);
 
   it("--only names a skill by its path and a view by its tool; one the contract lacks is a usage error", async () => {

@@ -11,6 +11,7 @@ import { modelTools, readUi, toolUi } from "@mcp-codegen/runtime/client";
 import type { ContractTool } from "../../contract/model.js";
 import type { ContractUi } from "../../contract/ui.js";
 import { type ItemOutcome, type ItemRun, printItem } from "./run.js";
+import type { ServerSession } from "./session.js";
 import { show } from "./verdicts.js";
 
 const FLAT_KEY = "ui/resourceUri";
@@ -42,19 +43,20 @@ function declaredUi(view: ContractUi): { csp: unknown; permissions: unknown; pre
   return { csp: ui.csp ?? {}, permissions: ui.permissions ?? {}, prefersBorder: ui.prefersBorder };
 }
 
-/** One tool's link and view; `views` are the contract's views. */
-export async function testView(
+/** One tool's link and view on `session`: the problems found, and what held (for the summary). */
+async function viewProblems(
   tool: ContractTool,
   views: readonly ContractUi[],
-  run: ItemRun,
-): Promise<ItemOutcome> {
+  session: ServerSession,
+  tick: (() => void) | undefined,
+): Promise<{ problems: string[]; said: string[] }> {
   const link = tool.ui!;
   const problems: string[] = [];
   const said: string[] = [];
-  run.tick?.();
+  tick?.();
   let tools: Record<string, unknown>[];
   try {
-    tools = (await run.session.listTools()) as Record<string, unknown>[];
+    tools = (await session.listTools()) as Record<string, unknown>[];
   } catch (e) {
     tools = [];
     problems.push(`tools/list failed: ${(e as Error).message}`);
@@ -88,18 +90,18 @@ export async function testView(
   }
   const view = link.uri === undefined ? undefined : views.find((v) => v.uri === link.uri);
   if (view) {
-    run.tick?.();
+    tick?.();
     try {
       let resources: unknown[] = [];
       try {
-        resources = await run.session.listResources();
+        resources = await session.listResources();
       } catch {
         // A server need not list its views: readUi reads the content's own _meta.ui.
       }
       const entry = resources.find((r) => (r as { uri?: unknown } | null)?.uri === view.uri) as
         | { uri?: string; _meta?: unknown }
         | undefined;
-      const read = await readUi(await run.session.client(), view.uri, entry ? { listed: entry } : {});
+      const read = await readUi(await session.client(), view.uri, entry ? { listed: entry } : {});
       const html = htmlOf(view);
       if (read.html !== html)
         problems.push(
@@ -118,8 +120,34 @@ export async function testView(
       problems.push(`${view.uri}: ${(e as Error).message}`);
     }
   } else said.unshift("no view");
+  return { problems, said };
+}
+
+/**
+ * One tool's link and view (`views` are the contract's), on the items' session and, when the server
+ * speaks 2026-07-28, on `stateless` too: a server may serve each era its own way.
+ */
+export async function testView(
+  tool: ContractTool,
+  views: readonly ContractUi[],
+  run: ItemRun,
+  stateless: ServerSession | undefined,
+): Promise<ItemOutcome> {
+  const sessions = [run.session, ...(stateless ? [stateless] : [])];
+  const problems: string[] = [];
+  let said: string[] = [];
+  for (const session of sessions) {
+    const found = await viewProblems(tool, views, session, run.tick);
+    said = found.said;
+    const era = sessions.length > 1 ? `${session.protocolVersion}: ` : "";
+    problems.push(...found.problems.map((p) => `${era}${p}`));
+  }
+  const eras = sessions.map((s) => s.protocolVersion).join(" and ");
   return printItem(run, `view ${tool.name}`, {
-    summary: problems.length === 0 ? said.join("; ") : "not linked or served as the contract's ui: says",
+    summary:
+      problems.length === 0
+        ? `${said.join("; ")} in ${eras}`
+        : "not linked or served as the contract's ui: says",
     problems: problems.map((p) => `    problem:   ${p}`),
   });
 }
