@@ -61,8 +61,9 @@ resources/list must hold every declared resource. --runs applies to each tool, p
   lists exactly the contract's skills with equal entries, and skills/get answers each (when the server
   speaks the extension: 2026-07-28, reached with a second, stateless session); in both eras resources/list
   holds each SKILL.md (text/markdown, the frontmatter's name and description), and the runtime client's
-  loadSkill and readFile read and verify every file (size, digest, frontmatter). A server generated
-  before a skill changed fails, naming the skill and the file.
+  loadSkill and readFile read and verify every file (size, digest, frontmatter); with directoryRead,
+  resources/directory/read of the skill's root and each folder in it lists the contract's children. A
+  server generated before a skill changed fails, naming the skill and the file.
 - views (a tool's ui:), each named by its tool (view:show_counter): the tool's tools/list entry links
   the contract's ui:// view (_meta.ui.resourceUri, and the flat ui/resourceUri when given) with its
   visibility; an app-only tool is left out of modelTools; readUi reads the view (the exact mime type,

@@ -378,7 +378,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
           label: `skill ${skillPath(skill.uri)}`,
           runs: 1,
           timeoutMs,
-          test: (run) => testSkill(skill, run, speaks ? stateless : undefined),
+          test: (run) => testSkill(skill, contract.skills!, run, speaks ? stateless : undefined),
         });
     }
     const outcome = await runItems(items, {

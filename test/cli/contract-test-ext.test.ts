@@ -62,7 +62,7 @@ describe("mcp-codegen test: skills and views", () => {
       "✓ skills/list: the contract's 1 skill, same entries (frontmatter, files, digests and sizes)",
     );
     expect(itemReport(r.stdout, "skill release-notes")).toBe(
-      "✓ skill release-notes: 2 files verified (size, digest, frontmatter) in 2025-11-25 and 2026-07-28; skills/get answers its entry",
+      "✓ skill release-notes: 2 files verified (size, digest, frontmatter) in 2025-11-25 and 2026-07-28; skills/get answers its entry; 2 folders read with resources/directory/read",
     );
     const html = Buffer.byteLength(readFileSync(join(dir, "ui/counter.html")));
     expect(itemReport(r.stdout, "view show_counter")).toBe(
@@ -140,7 +140,38 @@ describe("mcp-codegen test: skills and views", () => {
     expect(report).toContain(
       `    problem:   skills/get: ${GUIDE}: size: contract ${after}, server ${before}`,
     );
+    expect(report).toContain(
+      `    problem:   resources/directory/read skill://release-notes/templates: ${GUIDE}: size: contract ${after}, server ${before}`,
+    );
     expect(r.stdout).toMatch(/FAILED \(seed -?\d+\)\. Reproduce with:\n.*--only skill:release-notes -- /);
+  }, 90_000);
+
+  it("fails a server generated before a file was added to a skill: missing from the entry, the reads and the folder", async () => {
+    const dir = await copy("added-file", "2026-07-28");
+    writeFileSync(join(dir, "skills/release-notes/templates/SHORT.md"), "## <version>\n");
+    const added = "skill://release-notes/templates/SHORT.md";
+    const r = runCli([
+      "test",
+      "--contract",
+      join(dir, "contract.yaml"),
+      "--only",
+      "skill:*",
+      "--",
+      ...server("2026-07-28", dir),
+    ]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain(
+      `✗ skills/list: skill release-notes: ${added}: in the contract's skill, missing from the server's entry\n`,
+    );
+    expect(itemReport(r.stdout, "skill release-notes")).toBe(
+      [
+        "✗ skill release-notes: not served as the contract's skills folder holds it (regenerate the server after a skill changes)",
+        `    problem:   2025-11-25: Resource not found: ${added}`,
+        `    problem:   skills/get: ${added}: in the contract's skill, missing from the server's entry`,
+        `    problem:   2026-07-28: Resource not found: ${added}`,
+        `    problem:   resources/directory/read skill://release-notes/templates: ${added}: missing`,
+      ].join("\n"),
+    );
   }, 90_000);
 
   it("fails a 2025-11-25 server whose SKILL.md changed after generating (same size): the read is refused on its digest", async () => {
@@ -177,7 +208,7 @@ describe("mcp-codegen test: skills and views", () => {
     expect(own.code, own.stdout + own.stderr).toBe(0);
     expect(own.stdout).toContain("✓ skills/list: the contract's 1 skill, same entries");
     expect(itemReport(own.stdout, "skill everything-demo")).toBe(
-      "✓ skill everything-demo: 2 files verified (size, digest, frontmatter) in 2025-11-25 and 2026-07-28; skills/get answers its entry",
+      "✓ skill everything-demo: 2 files verified (size, digest, frontmatter) in 2025-11-25 and 2026-07-28; skills/get answers its entry; 2 folders read with resources/directory/read",
     );
 
     const dir = await copy("other-table", "2026-07-28");

@@ -10,9 +10,9 @@ import { ErrorCode, McpError, REQUEST_CANCELLED } from "@mcp-codegen/runtime";
 import type { ToolTask } from "@mcp-codegen/runtime/client";
 import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
-import { createClient as createStatelessClient } from "../../../generated/2026-07-28/client.js";
 import { GENERATOR_VERSION } from "../../util/version.js";
 import { allPages, type Page } from "../list-pages.js";
+import { createStatelessClient, type DirectoryPage } from "./stateless-client.js";
 
 /**
  * The client a session speaks: `handshake`, 2025-11-25's initialize (what the items are tested with);
@@ -70,10 +70,7 @@ export class ServerSession {
       requestTimeoutMs: this.timeoutMs,
     };
     // Both are the runtime's client; the stateless one's typed methods are the same calls.
-    const client =
-      this.era === "stateless"
-        ? (createStatelessClient(options) as unknown as McpClient)
-        : createClient(options);
+    const client = this.era === "stateless" ? createStatelessClient(options) : createClient(options);
     const transport = new StdioClientTransport({ command: this.server.command, args: this.server.args });
     const description = await client.connect(transport, { timeoutMs: this.timeoutMs });
     this.#protocolVersion = description.protocolVersion;
@@ -92,6 +89,18 @@ export class ServerSession {
   /** The connected client, for the runtime's own helpers (skills, Apps); started when needed. */
   client(): Promise<McpClient> {
     return this.connect();
+  }
+
+  /** `resources/directory/read` of `uri`, every page (the stateless session only). */
+  async readDirectory(uri: string): Promise<Record<string, unknown>[]> {
+    if (this.era !== "stateless") throw new Error("resources/directory/read needs the stateless session");
+    const client = (await this.connect()) as ReturnType<typeof createStatelessClient>;
+    const items = await allPages(
+      "resources/directory/read",
+      "resources",
+      async (params) => (await client.readDirectory({ uri, ...params })) as DirectoryPage & Page,
+    );
+    return items as Record<string, unknown>[];
   }
 
   listTools(): Promise<unknown[]> {

@@ -9,11 +9,13 @@
  *   `resources/list` holds its `SKILL.md` (text/markdown, the frontmatter's name and description), and
  *   the runtime client's `loadSkill` with the contract's entry, then `readFile` of every file, verifies
  *   each read (size, digest, frontmatter). When the server speaks the extension (2026-07-28, or a
- *   declaration in `initialize`): `skills/get` answers the contract's entry, and the same loading runs
- *   on that session.
+ *   declaration in `initialize`): `skills/get` answers the contract's entry, the same loading runs on
+ *   that session, and (with `directoryRead`) `resources/directory/read` of the skill's root and of each
+ *   folder in it lists the children the contract's table holds.
  */
 
 import { SKILL_MD_MIME_TYPE, SKILLS_EXTENSION, type Skill } from "@mcp-codegen/runtime";
+import type { SkillDirectoryChild, SkillsTable } from "@mcp-codegen/runtime/server";
 import { type ItemOutcome, type ItemRun, printItem } from "./run.js";
 import type { ServerSession } from "./session.js";
 import { show } from "./verdicts.js";
@@ -26,6 +28,49 @@ export const speaksSkills = (session: ServerSession): boolean => {
   const declared = session.extensions[SKILLS_EXTENSION];
   return typeof declared === "object" && declared !== null;
 };
+
+/** Whether the server declared `directoryRead: true` with the extension. */
+export const readsDirectories = (session: ServerSession): boolean =>
+  (session.extensions[SKILLS_EXTENSION] as { directoryRead?: unknown } | undefined)?.directoryRead === true;
+
+/**
+ * `resources/directory/read` of the skill's root and each folder in it against the contract's table:
+ * the same children (uri, mimeType, a file's size), one line per difference.
+ */
+async function directoryProblems(
+  session: ServerSession,
+  skill: Skill,
+  table: SkillsTable,
+): Promise<{ folders: number; problems: string[] }> {
+  const root = skill.uri.slice(0, -"/SKILL.md".length);
+  const folders = Object.keys(table.directories).filter((d) => d === root || d.startsWith(`${root}/`));
+  const out: string[] = [];
+  for (const folder of folders) {
+    let listed: Record<string, unknown>[];
+    try {
+      listed = await session.readDirectory(folder);
+    } catch (e) {
+      out.push(`resources/directory/read ${folder} failed: ${(e as Error).message}`);
+      continue;
+    }
+    const served = new Map(listed.map((c) => [c.uri, c]));
+    const declared: readonly SkillDirectoryChild[] = table.directories[folder] ?? [];
+    for (const child of declared) {
+      const other = served.get(child.uri);
+      const at = `resources/directory/read ${folder}: ${child.uri}`;
+      if (!other) out.push(`${at}: missing`);
+      else
+        for (const key of ["mimeType", "size"] as const)
+          if (child[key] !== undefined && other[key] !== child[key])
+            out.push(`${at}: ${key}: contract ${show(child[key])}, server ${show(other[key])}`);
+    }
+    const uris = new Set(declared.map((c) => c.uri));
+    for (const uri of served.keys())
+      if (!uris.has(uri as string))
+        out.push(`resources/directory/read ${folder}: ${show(uri)}: listed, not in the contract's skill`);
+  }
+  return { folders: folders.length, problems: out };
+}
 
 /** What differs between the contract's entry of a skill and the server's, one line each. */
 export function entryDifferences(declared: Skill, served: Skill): string[] {
@@ -133,11 +178,13 @@ async function loadProblems(
 /** One skill: see the file's comment. `stateless` is the session that speaks the extension, if any. */
 export async function testSkill(
   skill: Skill,
+  table: SkillsTable,
   run: ItemRun,
   stateless: ServerSession | undefined,
 ): Promise<ItemOutcome> {
   const files = skill.resources === "dynamic" ? 0 : skill.resources.length;
   const problems: string[] = [];
+  const said: string[] = [];
   run.tick?.();
   problems.push(...(await listedProblems(run.session, skill)));
   const asResources = await loadProblems(run.session, skill);
@@ -155,11 +202,23 @@ export async function testSkill(
     }
     const loaded = await loadProblems(stateless, skill);
     problems.push(...loaded.problems.map((p) => `${stateless.protocolVersion}: ${p}`));
+    if (table.directoryRead) {
+      if (readsDirectories(stateless)) {
+        const listed = await directoryProblems(stateless, skill, table);
+        problems.push(...listed.problems);
+        said.push(
+          `${listed.folders} ${listed.folders === 1 ? "folder" : "folders"} read with resources/directory/read`,
+        );
+      } else
+        problems.push(
+          "the contract serves resources/directory/read (skills.directoryRead), but the server does not declare directoryRead: true",
+        );
+    }
   }
   const ok = problems.length === 0;
   return printItem(run, `skill ${skillPath(skill.uri)}`, {
     summary: ok
-      ? `${files} ${files === 1 ? "file" : "files"} verified (size, digest, frontmatter) in ${[...new Set(eras)].join(" and ")}${stateless ? "; skills/get answers its entry" : ""}`
+      ? `${files} ${files === 1 ? "file" : "files"} verified (size, digest, frontmatter) in ${[...new Set(eras)].join(" and ")}${stateless ? "; skills/get answers its entry" : ""}${said.map((x) => `; ${x}`).join("")}`
       : `not served as the contract's skills folder holds it (regenerate the server after a skill changes)`,
     problems: problems.map((p) => `    problem:   ${p}`),
   });
