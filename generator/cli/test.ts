@@ -6,7 +6,9 @@
  * messages), every resource template URIs expanded from sampled variables and every resource its URI
  * (answering contents); and wrong input (a required argument missing or wrong-typed, a value outside an
  * enum, a URI variable its type refuses) must be refused naming the argument or variable. A failure is
- * printed shrunk, with the seed to reproduce.
+ * printed shrunk, with the seed to reproduce. The extensions' part is held to the contract as well: each
+ * skill (test/skills.ts) and each tool's view (test/views.ts), also in the stateless era when the server
+ * speaks it.
  *
  * For real servers: each item may have its own timeout and run count (`test:` in the contract), items
  * can be chosen (`--only`, `--skip`), a budget bounds the run (items share it; what ran is reported, and
@@ -188,7 +190,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     throw new CliError(`the server could not be started: ${(e as Error).message}`);
   }
   const session = sessions[0]!;
-  /** Sessions outside the items' pool (the stateless one the skills need). */
+  /** Sessions outside the items' pool (the stateless one skills and views are also checked on). */
   const others: ServerSession[] = [];
   step.done(`server started (protocol ${session.protocolVersion})`);
 
