@@ -1,8 +1,8 @@
 /**
  * `mcp-codegen test` on the extensions' part of a contract, against real server processes over stdio:
  * test/fixtures/contract-test-ext (tools with `ui:`, a skills folder) copied, generated and served, for
- * 2026-07-28 (skills/* spoken) and 2025-11-25 (skill files as plain resources); the everything-server's
- * skill. A server that serves what the contract says passes; one generated before a skill file or a view
+ * 2026-07-28 (skills/* spoken) and 2025-11-25 (skill files as plain resources); a handwritten skills
+ * server; the everything-server's skill. A server that serves what the contract says passes; one generated before a skill file or a view
  * changed (no regenerate), or built from another skills table, fails naming the skill or view and the file.
  */
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -237,6 +237,38 @@ describe("mcp-codegen test: skills and views", () => {
       "    problem:   skills/get skill://release-notes/SKILL.md failed: No skill is served at skill://release-notes/SKILL.md",
     );
   }, 90_000);
+
+  it("a handwritten server (skillsTable and the skills option): its own table passes; a tampered entry fails on the frontmatter", () => {
+    const args = (tampered: string[]) => [
+      "test",
+      "--contract",
+      join(FIXTURE_DIR, "contract.yaml"),
+      "--only",
+      "skill:*",
+      "--",
+      ...TSX,
+      join(FIXTURE_DIR, "handwritten-server.ts"),
+      ...tampered,
+    ];
+    const own = runCli(args([]));
+    expect(own.code, own.stdout + own.stderr).toBe(0);
+    expect(itemReport(own.stdout, "skill release-notes")).toMatch(/^✓ skill release-notes: 2 files verified/);
+    const tampered = runCli(args(["--tampered"]));
+    expect(tampered.code, tampered.stdout + tampered.stderr).toBe(1);
+    const description =
+      'contract "Writes release notes from a list of merged changes", server "Writes whatever it likes"';
+    expect(tampered.stdout).toContain(
+      `✗ skills/list: skill release-notes: frontmatter.description: ${description}\n`,
+    );
+    expect(itemReport(tampered.stdout, "skill release-notes")).toBe(
+      [
+        "✗ skill release-notes: not served as the contract's skills folder holds it (regenerate the server after a skill changes)",
+        '    problem:   skill://release-notes/SKILL.md: resources/list description: "Writes whatever it likes", not "Writes release notes from a list of merged changes"',
+        `    problem:   skills/get: frontmatter.description: ${description}`,
+        `    problem:   loading the server's entry: skill skill://release-notes/SKILL.md: SKILL.md's frontmatter differs from the entry's in "description"`,
+      ].join("\n"),
+    );
+  }, 60_000);
 
   it("tests a contract of skills alone (the everything-server's folder)", () => {
     const dir = join(WORK, "skills-only");

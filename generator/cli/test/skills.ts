@@ -196,7 +196,12 @@ export async function testSkill(
     try {
       const client = await stateless.client();
       const served = await client.getSkill(skill.uri);
-      for (const line of entryDifferences(skill, served)) problems.push(`skills/get: ${line}`);
+      const differing = entryDifferences(skill, served);
+      for (const line of differing) problems.push(`skills/get: ${line}`);
+      // What a host holding the server's own entry gets: its files checked against that entry.
+      if (differing.length > 0)
+        for (const p of (await loadProblems(stateless, served)).problems)
+          problems.push(`loading the server's entry: ${p}`);
     } catch (e) {
       problems.push(`skills/get ${skill.uri} failed: ${(e as Error).message}`);
     }
