@@ -16,7 +16,7 @@ export function registerTest(program: Command, reporter: () => Reporter): void {
   program
     .command("test")
     .description(
-      "property-test a server against its contract: tools, prompts and resource templates with sampled input, refusals",
+      "property-test a server against its contract: tools, prompts and resource templates with sampled input, refusals; skills and views",
     )
     .argument("[server...]", "the command that starts the server over stdio (after --)")
     .option("--contract <path>", `the contract file or folder (default: "contract" in ${CONFIG_FILE})`)
@@ -56,6 +56,18 @@ Each input is first checked by the contract's own validator, then sent:
 tools/list, prompts/list and resources/templates/list must list exactly the contract's items (tools
 with the same schemas, prompts with the same arguments, templates with the same uriTemplate);
 resources/list must hold every declared resource. --runs applies to each tool, prompt and template.
+- skills (skills: in the contract), each named by its path (skill:acme/refunds): what the contract's
+  folder holds now (frontmatter, every file's digest and size) must be what the server serves. skills/list
+  lists exactly the contract's skills with equal entries, and skills/get answers each (when the server
+  speaks the extension: 2026-07-28, reached with a second, stateless session); in both eras resources/list
+  holds each SKILL.md (text/markdown, the frontmatter's name and description), and the runtime client's
+  loadSkill and readFile read and verify every file (size, digest, frontmatter); with directoryRead,
+  resources/directory/read of the skill's root and each folder in it lists the contract's children. A
+  server generated before a skill changed fails, naming the skill and the file.
+- views (a tool's ui:), each named by its tool (view:show_counter): the tool's tools/list entry links
+  the contract's ui:// view (_meta.ui.resourceUri, and the flat ui/resourceUri when given) with its
+  visibility; an app-only tool is left out of modelTools; readUi reads the view (the exact mime type,
+  _meta.ui checked) and it must be the contract's HTML with the declared csp, permissions, prefersBorder.
 
 Inputs the contract suggests come first: a tool's inputSchema \`examples\` (whole inputs), then each
 property's, a prompt argument's or a template variable's \`examples\`, then their \`default\`s. A URI
@@ -78,7 +90,8 @@ Examples:
   $ mcp-codegen test --runs 1000 -- npx tsx src/server.ts     # contract from mcp-codegen.json
   $ mcp-codegen test --contract contract/ --seed 1234 -- ./server --stdio
   $ mcp-codegen test --only tool:search,template:task --budget 30 --concurrency 2 -- node dist/server.js
-  $ mcp-codegen test --skip export_report --timeout 2000 -- node dist/server.js`,
+  $ mcp-codegen test --skip export_report --timeout 2000 -- node dist/server.js
+  $ mcp-codegen test --only 'skill:*,view:*' -- node dist/server.js`,
     )
     .action(async (server: string[], opts: TestOptions) => {
       const { runTest } = await import("./test.js");

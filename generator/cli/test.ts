@@ -6,7 +6,9 @@
  * messages), every resource template URIs expanded from sampled variables and every resource its URI
  * (answering contents); and wrong input (a required argument missing or wrong-typed, a value outside an
  * enum, a URI variable its type refuses) must be refused naming the argument or variable. A failure is
- * printed shrunk, with the seed to reproduce.
+ * printed shrunk, with the seed to reproduce. The extensions' part is held to the contract as well: each
+ * skill (test/skills.ts) and each tool's view (test/views.ts), also in the stateless era when the server
+ * speaks it.
  *
  * For real servers: each item may have its own timeout and run count (`test:` in the contract), items
  * can be chosen (`--only`, `--skip`), a budget bounds the run (items share it; what ran is reported, and
@@ -14,6 +16,7 @@
  * server process. Reports print in the contract's order whatever the order items finish in.
  */
 
+import { SKILLS_EXTENSION } from "@mcp-codegen/runtime";
 import type fc from "fast-check";
 import { compileChecks } from "../contract/checks.js";
 import { ContractError, loadContract } from "../contract/load.js";
@@ -30,8 +33,10 @@ import { testResource } from "./test/resources.js";
 import type { ItemOutcome, ItemRun } from "./test/run.js";
 import { type ItemKind, selection } from "./test/select.js";
 import { type ServerCommand, ServerSession } from "./test/session.js";
+import { compareSkills, skillPath, speaksSkills, testSkill } from "./test/skills.js";
 import { testTemplate } from "./test/templates.js";
 import { testTool } from "./test/tools.js";
+import { testView } from "./test/views.js";
 import { DEFAULT_TIMEOUT_MS } from "./test-command.js";
 
 export interface TestOptions {
@@ -109,14 +114,18 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     if (e instanceof ContractError) throw new CliError(e.message);
     throw e;
   }
+  const declaredSkills = contract.skills?.skills ?? [];
   if (
     contract.tools.length +
       contract.prompts.length +
       contract.resources.length +
-      contract.resourceTemplates.length ===
+      contract.resourceTemplates.length +
+      declaredSkills.length ===
     0
   )
-    throw new CliError(`${path}: the contract declares no tools, prompts or resources to test`);
+    throw new CliError(
+      `${path}: the contract declares no tools, prompts or resources to test, and no skills`,
+    );
   const only = opts.only ?? [];
   const skip = opts.skip ?? [];
   const chosen = selection(
@@ -125,6 +134,8 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
       ...contract.prompts.map((p) => ({ kind: "prompt" as const, name: p.name })),
       ...contract.resourceTemplates.map((t) => ({ kind: "template" as const, name: t.name })),
       ...contract.resources.map((r) => ({ kind: "resource" as const, name: r.name })),
+      ...declaredSkills.map((s) => ({ kind: "skill" as const, name: skillPath(s.uri) })),
+      ...contract.tools.filter((t) => t.ui).map((t) => ({ kind: "view" as const, name: t.name })),
     ],
     only,
     skip,
@@ -133,7 +144,12 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
   const prompts = contract.prompts.filter((p) => chosen({ kind: "prompt", name: p.name }));
   const templates = contract.resourceTemplates.filter((t) => chosen({ kind: "template", name: t.name }));
   const resources = contract.resources.filter((r) => chosen({ kind: "resource", name: r.name }));
-  if (tools.length + prompts.length + resources.length + templates.length === 0)
+  const skills = declaredSkills.filter((s) => chosen({ kind: "skill", name: skillPath(s.uri) }));
+  const views = contract.tools.filter((t) => t.ui && chosen({ kind: "view", name: t.name }));
+  if (
+    tools.length + prompts.length + resources.length + templates.length + skills.length + views.length ===
+    0
+  )
     throw new CliError("--only and --skip leave nothing to test");
   const definitions: Record<string, SchemaNode> = Object.fromEntries(
     contract.definitions.map((d) => [d.name, d.schema]),
@@ -174,6 +190,8 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     throw new CliError(`the server could not be started: ${(e as Error).message}`);
   }
   const session = sessions[0]!;
+  /** Sessions outside the items' pool (the stateless one skills and views are also checked on). */
+  const others: ServerSession[] = [];
   step.done(`server started (protocol ${session.protocolVersion})`);
 
   const out = (line: string) => process.stdout.write(`${terminal(line)}\n`);
@@ -182,7 +200,9 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     counted(prompts.length, "prompt"),
     counted(templates.length, "resource template"),
     counted(resources.length, "resource"),
-  ].filter((_, i) => [tools, prompts, templates, resources][i]!.length > 0);
+    counted(views.length, "view"),
+    counted(skills.length, "skill"),
+  ].filter((_, i) => [tools, prompts, templates, resources, views, skills][i]!.length > 0);
   out(
     `contract ${path}: ${declared.join(", ")}; ${runs} runs each, seed ${seed}` +
       (only.length + skip.length > 0 ? " (chosen by --only/--skip)" : "") +
@@ -308,6 +328,61 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
             test: (run) => testResource(resource, run),
           });
     }
+    // Skills and views are checked in the stateless era as well: a session of 2026-07-28's client
+    // (falling back to the handshake for an older server), outside the items' pool.
+    let stateless: ServerSession | undefined;
+    let statelessEra = false;
+    if (skills.length + views.length > 0) {
+      stateless = new ServerSession(command, timeoutMs, "stateless");
+      others.push(stateless);
+      try {
+        await stateless.connect();
+        statelessEra = !/^20(24|25)-/.test(stateless.protocolVersion);
+      } catch (e) {
+        failed++;
+        out(`✗ the server could not be reached with protocol 2026-07-28's client: ${(e as Error).message}`);
+      }
+    }
+    for (const tool of views)
+      items.push({
+        kind: "view",
+        name: tool.name,
+        label: `view ${tool.name}`,
+        ...own(tool.test),
+        test: (run) => testView(tool, contract.ui ?? [], run, statelessEra ? stateless : undefined),
+      });
+    if (stateless && skills.length > 0) {
+      const speaks = speaksSkills(stateless);
+      const version = stateless.protocolVersion;
+      if (speaks) {
+        await compareList(
+          "skills/list",
+          async () => (await stateless.client()).listSkills(),
+          (listed) =>
+            compareSkills(skills, listed as never, (uri) => chosen({ kind: "skill", name: skillPath(uri) })),
+          `the contract's ${counted(skills.length, "skill")}, same entries (frontmatter, files, digests and sizes)`,
+          () => true,
+          "uri",
+        );
+      } else if (statelessEra) {
+        failed++;
+        out(
+          `✗ skills/list: the server speaks ${version} but does not declare the ${SKILLS_EXTENSION} extension the contract's skills need`,
+        );
+      } else if (version !== "")
+        out(
+          `– skills/list: not sent: the server speaks ${version} and does not declare the skills extension (skills/* needs 2026-07-28); each skill's files are read as resources`,
+        );
+      for (const skill of skills)
+        items.push({
+          kind: "skill",
+          name: skillPath(skill.uri),
+          label: `skill ${skillPath(skill.uri)}`,
+          runs: 1,
+          timeoutMs,
+          test: (run) => testSkill(skill, contract.skills!, run, speaks ? stateless : undefined),
+        });
+    }
     const outcome = await runItems(items, {
       sessions,
       make: () => new ServerSession(command, timeoutMs),
@@ -321,8 +396,8 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
       return EXIT.failure;
     }
     const kinds = inWords(
-      (["tool", "prompt", "resource template", "resource"] as const).filter(
-        (_, i) => [tools, prompts, templates, resources][i]!.length > 0,
+      (["tool", "prompt", "resource template", "resource", "view", "skill"] as const).filter(
+        (_, i) => [tools, prompts, templates, resources, views, skills][i]!.length > 0,
       ),
     );
     const spent =
@@ -340,7 +415,7 @@ export async function runTest(server: string[], opts: TestOptions, report: Repor
     out(`time: ${((performance.now() - begun) / 1000).toFixed(1)} s`);
     return EXIT.ok;
   } finally {
-    await Promise.all(sessions.map((s) => s.close()));
+    await Promise.all([...sessions, ...others].map((s) => s.close()));
   }
 }
 

@@ -1,20 +1,28 @@
 /**
  * `--only` and `--skip` of `mcp-codegen test`: which items to test, by name (`add`), by kind and name
- * (`tool:add`, `prompt:review`, `template:item`, `resource:readme`) or by kind (`tool:*`). Several are
+ * (`tool:add`, `prompt:review`, `template:item`, `resource:readme`, `skill:pdf-processing`
+ * by its path, `view:show_counter` by its tool) or by kind (`tool:*`). Several are
  * given comma-separated or by repeating the flag. A name the contract does not declare is a usage error,
  * so a typo never turns into a run that tests nothing and passes.
  */
 
 import { CliError } from "../errors.js";
 
-export type ItemKind = "tool" | "prompt" | "template" | "resource";
+export type ItemKind = "tool" | "prompt" | "template" | "resource" | "skill" | "view";
 
 export interface Named {
   kind: ItemKind;
   name: string;
 }
 
-const KINDS: ReadonlySet<string> = new Set<ItemKind>(["tool", "prompt", "template", "resource"]);
+const KINDS: ReadonlySet<string> = new Set<ItemKind>([
+  "tool",
+  "prompt",
+  "template",
+  "resource",
+  "skill",
+  "view",
+]);
 
 /** commander's collector for a repeatable, comma-separated option. */
 export const collect = (value: string, previous: string[] = []): string[] => [
@@ -50,7 +58,7 @@ export function selection(items: readonly Named[], only: readonly string[], skip
       const p = parse(text);
       if (!items.some((item) => matches(p, item)))
         throw new CliError(
-          `--${flag} ${text}: the contract declares no ${p.kind ?? "tool, prompt, template or resource"} ${p.name === "*" ? "at all" : `named ${p.name}`} (kinds: tool, prompt, template, resource; e.g. tool:add)`,
+          `--${flag} ${text}: the contract declares no ${p.kind ?? "tool, prompt, template, resource, skill or view"} ${p.name === "*" ? "at all" : `named ${p.name}`} (kinds: tool, prompt, template, resource, skill, view; e.g. tool:add)`,
         );
       return p;
     });

@@ -12,6 +12,14 @@ import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
 import { GENERATOR_VERSION } from "../../util/version.js";
 import { allPages, type Page } from "../list-pages.js";
+import { createStatelessClient, type DirectoryPage } from "./stateless-client.js";
+
+/**
+ * The client a session speaks: `handshake`, 2025-11-25's initialize (what the items are tested with);
+ * `stateless`, 2026-07-28's server/discover, falling back to the handshake for an older server (what the
+ * Skills extension's methods need).
+ */
+export type SessionEra = "handshake" | "stateless";
 
 export interface ServerCommand {
   command: string;
@@ -41,10 +49,12 @@ interface CallOptions {
 export class ServerSession {
   #client: McpClient | undefined;
   #protocolVersion = "";
+  #extensions: Record<string, unknown> = {};
 
   constructor(
     readonly server: ServerCommand,
     readonly timeoutMs: number,
+    readonly era: SessionEra = "handshake",
   ) {}
 
   /** The version negotiated by the last connection. */
@@ -55,15 +65,42 @@ export class ServerSession {
   /** Starts the server and shakes hands; rejects when it cannot be started or does not answer. */
   async connect(): Promise<McpClient> {
     if (this.#client) return this.#client;
-    const client = createClient({
+    const options = {
       info: { name: "mcp-codegen test", version: GENERATOR_VERSION },
       requestTimeoutMs: this.timeoutMs,
-    });
+    };
+    // Both are the runtime's client; the stateless one's typed methods are the same calls.
+    const client = this.era === "stateless" ? createStatelessClient(options) : createClient(options);
     const transport = new StdioClientTransport({ command: this.server.command, args: this.server.args });
     const description = await client.connect(transport, { timeoutMs: this.timeoutMs });
     this.#protocolVersion = description.protocolVersion;
+    const extensions = (description.capabilities as { extensions?: unknown }).extensions;
+    this.#extensions =
+      typeof extensions === "object" && extensions !== null ? (extensions as Record<string, unknown>) : {};
     this.#client = client;
     return client;
+  }
+
+  /** The extensions the server declared (`capabilities.extensions`) on the last connection. */
+  get extensions(): Readonly<Record<string, unknown>> {
+    return this.#extensions;
+  }
+
+  /** The connected client, for the runtime's own helpers (skills, Apps); started when needed. */
+  client(): Promise<McpClient> {
+    return this.connect();
+  }
+
+  /** `resources/directory/read` of `uri`, every page (the stateless session only). */
+  async readDirectory(uri: string): Promise<Record<string, unknown>[]> {
+    if (this.era !== "stateless") throw new Error("resources/directory/read needs the stateless session");
+    const client = (await this.connect()) as ReturnType<typeof createStatelessClient>;
+    const items = await allPages(
+      "resources/directory/read",
+      "resources",
+      async (params) => (await client.readDirectory({ uri, ...params })) as DirectoryPage & Page,
+    );
+    return items as Record<string, unknown>[];
   }
 
   listTools(): Promise<unknown[]> {

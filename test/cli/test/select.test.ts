@@ -27,7 +27,7 @@ describe("selection", () => {
   it("refuses a name the contract does not declare, naming the flag", () => {
     expect(() => chosen(["ad"])).toThrow(CliError);
     expect(() => chosen(["ad"])).toThrow(
-      /--only ad: the contract declares no tool, prompt, template or resource named ad/,
+      /--only ad: the contract declares no tool, prompt, template, resource, skill or view named ad/,
     );
     expect(() => chosen([], ["prompt:slow"])).toThrow(
       /--skip prompt:slow: the contract declares no prompt named slow/,
