@@ -69,6 +69,7 @@ import {
   withTasksExtension,
 } from "./extension-tasks.js";
 import type { HeldSkill } from "./held-skill.js";
+import { type DirectoryEntry, readSkillDirectory } from "./skill-directory.js";
 import { getSkill, type LoadSkillOptions, listSkills, loadSkill, type SkillsPeer } from "./skills.js";
 import {
   chooseVersion,
@@ -940,6 +941,14 @@ export class Client<Out extends MethodTypes = MethodTypes, OutNotes extends Meth
    */
   loadSkill(entry: Skill, options: LoadSkillOptions = {}): Promise<HeldSkill> {
     return loadSkill(this.#skillsPeer(), entry, options);
+  }
+
+  /**
+   * The children of a skill folder (`resources/directory/read`, every page; the server must declare
+   * `directoryRead`): files, and folders with `mimeType: "inode/directory"`. No file is read.
+   */
+  readSkillDirectory(uri: string, options: ClientRequestOptions = {}): Promise<DirectoryEntry[]> {
+    return readSkillDirectory(this.#skillsPeer(), uri, options);
   }
 
   #skillsPeer(): SkillsPeer {

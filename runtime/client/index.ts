@@ -42,6 +42,7 @@ export {
 } from "./contract.js";
 export type { DetailedTask } from "./extension-tasks.js";
 export type { HeldSkill } from "./held-skill.js";
+export type { DirectoryEntry } from "./skill-directory.js";
 export { type SkillRefusal, SkillVerificationError } from "./skill-error.js";
 export {
   FrontmatterError,

@@ -3,7 +3,7 @@
  * examples/everything-server, walked by `skillsTable`, served by the `skills` option) over real
  * Streamable HTTP on 127.0.0.1 in 2026-07-28: every entry listed without a file read, a skill loaded
  * (SKILL.md verified by size, digest and frontmatter), each of its files read and verified, a path
- * outside the entry refused; the same skill got by URI.
+ * outside the entry refused; the same skill got by URI; its folder's children read (a file's URI refused).
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -72,5 +72,16 @@ describe("this project's client → this project's server: skills (2026-07-28)",
     await expect(skill.readFile("../elsewhere.md")).rejects.toBeInstanceOf(SkillVerificationError);
     const got = await client.getSkill(entry.uri);
     expect(got).toEqual(entry);
+    // The skill's folder, read without reading a file: each child of it on disk, folders as directories.
+    const readsBefore = reads.length;
+    const children = await client.readSkillDirectory(root);
+    const onDiskChildren = readdirSync(join(SKILLS, root.slice("skill://".length))).sort();
+    expect(children.map((c) => c.uri.slice(root.length + 1)).sort()).toEqual(onDiskChildren);
+    for (const child of children) {
+      const isDir = statSync(join(SKILLS, child.uri.slice("skill://".length))).isDirectory();
+      expect(child.mimeType === "inode/directory", child.uri).toBe(isDir);
+    }
+    expect(reads.length).toBe(readsBefore);
+    await expect(client.readSkillDirectory(entry.uri)).rejects.toMatchObject({ code: -32602 });
   });
 });

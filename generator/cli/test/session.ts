@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@mcp-codegen/runtime/node";
 import { createClient, type McpClient } from "../../../generated/2025-11-25/client.js";
 import { GENERATOR_VERSION } from "../../util/version.js";
 import { allPages, type Page } from "../list-pages.js";
-import { createStatelessClient, type DirectoryPage } from "./stateless-client.js";
+import { createStatelessClient } from "./stateless-client.js";
 
 /**
  * The client a session speaks: `handshake`, 2025-11-25's initialize (what the items are tested with);
@@ -94,13 +94,8 @@ export class ServerSession {
   /** `resources/directory/read` of `uri`, every page (the stateless session only). */
   async readDirectory(uri: string): Promise<Record<string, unknown>[]> {
     if (this.era !== "stateless") throw new Error("resources/directory/read needs the stateless session");
-    const client = (await this.connect()) as ReturnType<typeof createStatelessClient>;
-    const items = await allPages(
-      "resources/directory/read",
-      "resources",
-      async (params) => (await client.readDirectory({ uri, ...params })) as DirectoryPage & Page,
-    );
-    return items as Record<string, unknown>[];
+    const client = await this.connect();
+    return (await client.readSkillDirectory(uri)) as unknown as Record<string, unknown>[];
   }
 
   listTools(): Promise<unknown[]> {
