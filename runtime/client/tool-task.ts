@@ -10,6 +10,7 @@
 import { REQUEST_CANCELLED } from "../jsonrpc/connection.js";
 import { ErrorCode, isObject, McpError } from "../jsonrpc/messages.js";
 import { isTerminal, type TaskStatus } from "../mcp/task-store.js";
+import { wait } from "../util/timers.js";
 
 export type ToolTaskStatus = TaskStatus;
 
@@ -146,20 +147,10 @@ const isConnectionFailure = (error: unknown): boolean =>
   error.code === ErrorCode.RequestTimeout;
 
 /** Resolves after `ms`, or rejects with REQUEST_CANCELLED once `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(cancelled(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(cancelled(signal!));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  wait(ms, signal).catch(() => {
+    throw cancelled(signal!);
   });
-}
 
 const cancelled = (signal: AbortSignal): McpError =>
   new McpError(

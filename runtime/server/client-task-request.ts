@@ -17,6 +17,7 @@ import { entryOf } from "../mcp/tables.js";
 import { isTerminal, type TaskStatus } from "../mcp/task-store.js";
 import { CLIENT_TASK_REQUESTS, RELATED_TASK } from "../mcp/tasks.js";
 import { messageOf } from "../util/errors.js";
+import { wait } from "../util/timers.js";
 import type { ServerSession } from "./session.js";
 
 const DEFAULT_POLL_MS = 1000;
@@ -125,8 +126,11 @@ export async function requestAsClientTask(
       if (current.status === "input_required")
         return await outcome(send, method, entry.result, current, deadline);
       if (Date.now() >= deadline) throw expired(method, taskId, ttl, cancel);
-      await pause(pollDelay(current, deadline), signal, (w) => {
-        wake = w;
+      await wait(pollDelay(current, deadline), signal, {
+        onWake: (w) => {
+          wake = w;
+        },
+        minMs: MIN_POLL_MS,
       });
       try {
         current = readTask(await send("tasks/get", { taskId }, true), method);
@@ -221,34 +225,6 @@ function readTask(value: unknown, method: string): ClientTask {
 function pollDelay(task: ClientTask, deadline: number): number {
   const ms = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollInterval ?? DEFAULT_POLL_MS));
   return Math.max(MIN_POLL_MS, Math.min(ms, deadline - Date.now()));
-}
-
-/**
- * Resolves after `ms`, or early (at least MIN_POLL_MS in) once woken; rejects once `signal` aborts.
- * `onWake` is handed the function that wakes this pause.
- */
-function pause(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const started = Date.now();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      onWake(() => {});
-      resolve();
-    };
-    const onAbort = () => {
-      clearTimeout(timer);
-      onWake(() => {});
-      reject(signal.reason);
-    };
-    let timer = setTimeout(done, ms);
-    onWake(() => {
-      clearTimeout(timer);
-      timer = setTimeout(done, Math.max(0, MIN_POLL_MS - (Date.now() - started)));
-    });
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 const cancelledError = (method: string, taskId: string, signal: AbortSignal): McpError =>

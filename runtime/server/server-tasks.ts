@@ -17,7 +17,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from "../mcp/task-store.js";
-import { unref } from "../util/timers.js";
+import { wait } from "../util/timers.js";
 import { publishTask, watchTask } from "./task-channel.js";
 import { TaskResultWaits } from "./task-result-waits.js";
 import { TaskRunner } from "./task-runner.js";
@@ -154,20 +154,12 @@ export class ServerTasks {
     });
     try {
       while (!isTerminal(task.status)) {
-        signal.throwIfAborted();
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            signal.removeEventListener("abort", done);
-            resolve();
-          };
-          const timer = setTimeout(done, task.pollIntervalMs ?? this.pollIntervalMs);
-          unref(timer);
-          wake = done;
-          signal.addEventListener("abort", done, { once: true });
+        await wait(task.pollIntervalMs ?? this.pollIntervalMs, signal, {
+          onWake: (w) => {
+            wake = w;
+          },
+          unref: true,
         });
-        wake = undefined;
-        signal.throwIfAborted();
         task = await this.get(task.taskId, owner);
       }
       return task;
