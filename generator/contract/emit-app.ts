@@ -8,7 +8,7 @@
  * tools whose visibility has `app` (a tool without `ui:` is visible to both, as the extension says).
  */
 
-import { dataLiteral, memberKey, objectKey, stringLiteral } from "../protocol/escape.js";
+import { dataLiteral, literalUnion, memberKey, objectKey, stringLiteral } from "../protocol/escape.js";
 import { checkName, typeName } from "../protocol/naming.js";
 import type { ContractModel } from "./model.js";
 
@@ -21,10 +21,8 @@ export function appModule(contract: ContractModel): string {
     )
     .join("\n");
   const appTools = contract.tools.filter((t) => !t.ui || t.ui.visibility.includes("app")).map((t) => t.name);
-  const union = (names: string[]) =>
-    names.length ? names.map((n) => stringLiteral(n)).join(" | ") : "never";
   const viewTypes = views
-    .map((v) => `  ${stringLiteral(v.uri)}: ${union(v.tools.map((t) => t.name))};`)
+    .map((v) => `  ${stringLiteral(v.uri)}: ${literalUnion(v.tools.map((t) => t.name))};`)
     .join("\n");
   const outputs = contract.tools
     .filter((t) => t.output)
@@ -53,7 +51,7 @@ ${tools}
 }
 
 /** The tools a view may call: those whose visibility has \`app\` (hosts refuse the others). */
-export type AppTool = ${union(appTools)};
+export type AppTool = ${literalUnion(appTools)};
 
 /** Each view, by its \`ui://\` URI, and the tools it serves. */
 export interface Views {

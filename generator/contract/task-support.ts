@@ -6,7 +6,7 @@
  * name the tools that may (`TaskTools`) and must (`RequiredTaskTools`) run as tasks.
  */
 
-import { stringLiteral } from "../protocol/escape.js";
+import { literalUnion } from "../protocol/escape.js";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 
@@ -37,9 +37,7 @@ export function taskToolUnions(tools: readonly { name: string; definition: { exe
   taskTools: string;
   requiredTaskTools: string;
 } {
-  const union = (...kinds: TaskSupport[]) => {
-    const names = tools.filter((t) => kinds.includes(taskSupportOf(t.definition))).map((t) => t.name);
-    return names.length === 0 ? "never" : names.map((name) => stringLiteral(name)).join(" | ");
-  };
+  const union = (...kinds: TaskSupport[]) =>
+    literalUnion(tools.filter((t) => kinds.includes(taskSupportOf(t.definition))).map((t) => t.name));
   return { taskTools: union("optional", "required"), requiredTaskTools: union("required") };
 }

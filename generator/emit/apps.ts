@@ -7,7 +7,7 @@
 
 import { extensionHeader, formatTs } from "../output/write.js";
 import type { AppsModel } from "../protocol/apps-model.js";
-import { stringLiteral } from "../protocol/escape.js";
+import { commentText, stringLiteral } from "../protocol/escape.js";
 import { checkName, paramsCheckName, typeName } from "../protocol/naming.js";
 import { emitTypes } from "./types.js";
 import { emitValidators } from "./validators.js";
@@ -30,9 +30,11 @@ export async function emitApps(model: AppsModel): Promise<Record<string, string>
     ...(model.hoisted.length === 0
       ? []
       : [
-          `// Each definition read as its own document: ${model.hoisted.join(", ")} are definitions' own $defs.`,
+          `// Each definition read as its own document: ${commentText(model.hoisted.join(", "))} are definitions' own $defs.`,
         ]),
-    ...model.fixes.map((f) => `// Corrected from schema.json (${f.key}): ${f.why}.`),
+    ...model.fixes.map(
+      (f) => `// Corrected from schema.json (${commentText(f.key)}): ${commentText(f.why)}.`,
+    ),
   ]
     .map((line) => `${line}\n`)
     .join("");

@@ -61,6 +61,10 @@ export function stringLiteral(value: string, quote: '"' | "'" = '"'): string {
   return `'${body}'`;
 }
 
+/** A union type of `names` as string literal types (each through `stringLiteral`); `never` for none. */
+export const literalUnion = (names: readonly string[]): string =>
+  names.length === 0 ? "never" : names.map((name) => stringLiteral(name)).join(" | ");
+
 /**
  * A JavaScript expression whose value is the JSON value `value`, own keys exactly: a key `__proto__` is
  * written computed (`["__proto__"]`), since a literal `"__proto__":` sets the prototype instead.
