@@ -8,7 +8,7 @@
  * references inside its definition point there. Returns the names made, in order.
  */
 
-import { escapePointer, SchemaLoadError } from "./load.js";
+import { escapePointer, isObject, SchemaLoadError } from "./load.js";
 
 type Doc = Record<string, unknown>;
 
@@ -52,8 +52,4 @@ export function hoistNestedDefinitions(doc: Doc, file: string): string[] {
     }
   }
   return made;
-}
-
-function isObject(value: unknown): value is Doc {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
